@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* libjeheap: read and analyse jemalloc heap profiles.
+ *
+ * Opaque handles with create/free pairs (every free accepts NULL), error
+ * codes from one list (jeheap_strerror), the place of a parse error (line,
+ * column). The library never prints and never exits; it keeps no global
+ * state, so different handles may be used from different threads. */
+#ifndef JEHEAP_H
+#define JEHEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JEHEAP_VERSION_STRING "0.1.0"
+
+enum jeheap_error {
+	JEHEAP_OK = 0,
+	JEHEAP_ENOMEM = 1,   /* out of memory */
+	JEHEAP_EIO = 2,      /* cannot read the input (errno tells more) */
+	JEHEAP_EFORMAT = 3,  /* not a heap profile, or a malformed line */
+	JEHEAP_EINVAL = 4,   /* bad argument */
+	JEHEAP_ENOENT = 5,   /* no such thing (file, symbol, entry) */
+};
+const char *jeheap_strerror(int err);
+
+/* Where and why reading failed. line and column are 1-based; 0 if not a
+ * parse error. */
+struct jeheap_error_info {
+	int code;
+	unsigned long line, column;
+	char message[160];
+};
+
+typedef struct jeheap_profile jeheap_profile;
+
+enum jeheap_format {
+	JEHEAP_FORMAT_THREADED = 1, /* jemalloc 4.0+: heap_v2/N, t*: and tN: lines */
+	JEHEAP_FORMAT_ONELINE = 2,  /* jemalloc 3.x and gperftools: "heap profile: ..." */
+};
+
+int jeheap_profile_read_file(const char *path, jeheap_profile **out,
+			     struct jeheap_error_info *ei);
+int jeheap_profile_read_memory(const void *buf, size_t len, jeheap_profile **out,
+			       struct jeheap_error_info *ei);
+/* Reads line by line: the profile is never held whole in memory twice. */
+int jeheap_profile_read_stream(FILE *f, jeheap_profile **out, struct jeheap_error_info *ei);
+void jeheap_profile_free(jeheap_profile *p);
+
+int jeheap_profile_format(const jeheap_profile *p);
+/* The mean sampling interval in bytes (2^lg_prof_sample); 0: not sampled. */
+uint64_t jeheap_profile_sample_period(const jeheap_profile *p);
+size_t jeheap_profile_stack_count(const jeheap_profile *p);
+/* The MAPPED_LIBRARIES section (a copy of /proc/PID/maps), "" if none. */
+const char *jeheap_profile_mappings(const jeheap_profile *p);
+
+/* Counts of one stack or a sum; doubles because un-sampling scales them. */
+struct jeheap_counts {
+	double inuse_objects, inuse_bytes, alloc_objects, alloc_bytes;
+};
+
+enum jeheap_scale {
+	JEHEAP_RAW = 0,       /* as written in the file */
+	JEHEAP_UNSAMPLED = 1, /* each line un-sampled as jeprof and pprof do */
+};
+
+/* Sum over all stacks (their t*: lines). */
+int jeheap_profile_totals(const jeheap_profile *p, int scale, struct jeheap_counts *out);
+
+/* pcs: leaf first, as in the file (return addresses). A non-zero return from
+ * the callback stops the walk and is returned. */
+typedef int (*jeheap_stack_cb)(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c,
+			       void *arg);
+int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, jeheap_stack_cb cb,
+				 void *arg);
+
+/* ---- symbols ---- */
+typedef struct jeheap_symbolizer jeheap_symbolizer;
+
+/* Symbolizes addresses of profile p through its MAPPED_LIBRARIES: address ->
+ * file offset -> ELF virtual address (program headers) -> .symtab or .dynsym.
+ * root: a sysroot to find the files under (NULL: "/"). Each object is opened
+ * and indexed once. */
+int jeheap_symbolizer_new(const jeheap_profile *p, const char *root, jeheap_symbolizer **out);
+void jeheap_symbolizer_free(jeheap_symbolizer *s);
+/* The function containing addr, or NULL. */
+const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr);
+
+/* ---- analyses ---- */
+enum jeheap_metric {
+	JEHEAP_INUSE_SPACE = 0,
+	JEHEAP_INUSE_OBJECTS = 1,
+	JEHEAP_ALLOC_SPACE = 2,
+	JEHEAP_ALLOC_OBJECTS = 3,
+};
+
+struct jeheap_top_entry {
+	const char *name; /* function, or 0x... address when unknown */
+	double flat, cum;
+};
+
+typedef struct jeheap_top jeheap_top;
+
+/* jeprof --text's table: un-sampled values per function, allocator frames
+ * pruned as jeprof prunes them, caller addresses minus one; sorted by flat
+ * value, then name. s may be NULL (addresses only). */
+int jeheap_top_new(const jeheap_profile *p, jeheap_symbolizer *s, int metric, jeheap_top **out);
+void jeheap_top_free(jeheap_top *t);
+double jeheap_top_total(const jeheap_top *t);
+size_t jeheap_top_count(const jeheap_top *t);
+const struct jeheap_top_entry *jeheap_top_entry(const jeheap_top *t, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

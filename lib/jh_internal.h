@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Internal to libjeheap: the profile model shared by its files. */
+#ifndef JH_INTERNAL_H
+#define JH_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "jeheap.h"
+
+#define JH_EXPORT __attribute__((visibility("default")))
+
+struct jh_stack {
+	size_t pc_off;  /* index of the first pc in profile->pcs */
+	uint32_t npcs;
+	uint64_t raw[4]; /* curobjs, curbytes, accumobjs, accumbytes of the t*: line */
+};
+
+struct jh_thread_line {
+	size_t stack; /* index into stacks; SIZE_MAX for the header totals */
+	uint64_t tid;
+	uint64_t raw[4];
+};
+
+struct jeheap_profile {
+	int format;
+	uint64_t period;
+	struct jh_stack *stacks;
+	size_t nstacks, stacks_cap;
+	uint64_t *pcs;
+	size_t npcs, pcs_cap;
+	struct jh_thread_line *threads;
+	size_t nthreads, threads_cap;
+	char *maps;
+	size_t maps_len, maps_cap;
+};
+
+/* jeprof's un-sampling of one line (AdjustSamples, algorithm 2). */
+void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os);
+void jh_counts(const jeheap_profile *p, const uint64_t raw[4], int scale, struct jeheap_counts *c);
+double jh_metric(const struct jeheap_counts *c, int metric);
+
+#endif

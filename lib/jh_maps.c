@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* start-end perms offset major:minor inode [path]: fs/proc/task_mmu.c
+ * (show_map_vma) pads the inode to a fixed column, then the path, which may
+ * contain spaces and ends with " (deleted)" once the file is unlinked. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "jh_maps.h"
+
+int jh_maps_parse_line(const char *line, struct jh_maps_line *m)
+{
+	char perms[5];
+	int pos = 0;
+	unsigned long long s, e, off, ino;
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &s, &e, perms, &off, &m->dev_major,
+		   &m->dev_minor, &ino, &pos) != 7 || e < s || strlen(perms) != 4)
+		return -1;
+	m->start = s;
+	m->end = e;
+	m->offset = off;
+	m->inode = ino;
+	m->r = perms[0] == 'r';
+	m->w = perms[1] == 'w';
+	m->x = perms[2] == 'x';
+	m->p = perms[3] == 'p';
+	const char *p = line + pos;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	m->path = p;
+	m->path_len = strcspn(p, "\n");
+	static const char del[] = " (deleted)";
+	const size_t dl = sizeof(del) - 1;
+	m->deleted = m->path_len >= dl && !strncmp(p + m->path_len - dl, del, dl);
+	if (m->deleted)
+		m->path_len -= dl;
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One line of /proc/PID/maps (also the MAPPED_LIBRARIES section of a heap
+ * profile). Shared by libjeheap and jeattach's symbol layer: internal,
+ * not exported. */
+#ifndef JH_MAPS_H
+#define JH_MAPS_H
+
+#include <stdint.h>
+
+struct jh_maps_line {
+	uint64_t start, end, offset, inode;
+	unsigned dev_major, dev_minor;
+	int r, w, x, p;
+	const char *path; /* points into the line; "" for anonymous */
+	size_t path_len;  /* without a trailing " (deleted)" */
+	int deleted;
+};
+
+/* 0, or -1 if the line is not a maps line. */
+int jh_maps_parse_line(const char *line, struct jh_maps_line *m);
+
+#endif

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The profile model: accessors, un-sampling, iteration. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include "jh_internal.h"
+
+JH_EXPORT void jeheap_profile_free(jeheap_profile *p)
+{
+	if (!p)
+		return;
+	free(p->stacks);
+	free(p->pcs);
+	free(p->threads);
+	free(p->maps);
+	free(p);
+}
+
+JH_EXPORT int jeheap_profile_format(const jeheap_profile *p)
+{
+	return p ? p->format : 0;
+}
+
+JH_EXPORT uint64_t jeheap_profile_sample_period(const jeheap_profile *p)
+{
+	return p ? p->period : 0;
+}
+
+JH_EXPORT size_t jeheap_profile_stack_count(const jeheap_profile *p)
+{
+	return p ? p->nstacks : 0;
+}
+
+JH_EXPORT const char *jeheap_profile_mappings(const jeheap_profile *p)
+{
+	return p && p->maps ? p->maps : "";
+}
+
+/* Each line separately, before any sum (jeprof's AdjustSamples, pprof's
+ * scaleHeapSample): an allocation of size s is sampled with probability
+ * 1 - exp(-s / period), so a line of n objects and s bytes stands for
+ * n / (1 - exp(-(s/n)/period)) objects. */
+void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os)
+{
+	double dn = (double)n, ds = (double)s;
+	if (period && n) {
+		double ratio = (ds / dn) / (double)period;
+		double scale = 1.0 / (1.0 - exp(-ratio));
+		dn *= scale;
+		ds *= scale;
+	}
+	*on = dn;
+	*os = ds;
+}
+
+void jh_counts(const jeheap_profile *p, const uint64_t raw[4], int scale, struct jeheap_counts *c)
+{
+	uint64_t period = scale == JEHEAP_UNSAMPLED ? p->period : 0;
+	jh_unsample(period, raw[0], raw[1], &c->inuse_objects, &c->inuse_bytes);
+	jh_unsample(period, raw[2], raw[3], &c->alloc_objects, &c->alloc_bytes);
+}
+
+double jh_metric(const struct jeheap_counts *c, int metric)
+{
+	switch (metric) {
+	case JEHEAP_INUSE_OBJECTS:
+		return c->inuse_objects;
+	case JEHEAP_ALLOC_SPACE:
+		return c->alloc_bytes;
+	case JEHEAP_ALLOC_OBJECTS:
+		return c->alloc_objects;
+	default:
+		return c->inuse_bytes;
+	}
+}
+
+JH_EXPORT int jeheap_profile_totals(const jeheap_profile *p, int scale, struct jeheap_counts *out)
+{
+	if (!p || !out)
+		return JEHEAP_EINVAL;
+	struct jeheap_counts sum = { 0, 0, 0, 0 };
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct jeheap_counts c;
+		jh_counts(p, p->stacks[i].raw, scale, &c);
+		sum.inuse_objects += c.inuse_objects;
+		sum.inuse_bytes += c.inuse_bytes;
+		sum.alloc_objects += c.alloc_objects;
+		sum.alloc_bytes += c.alloc_bytes;
+	}
+	*out = sum;
+	return 0;
+}
+
+JH_EXPORT int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, jeheap_stack_cb cb,
+					   void *arg)
+{
+	if (!p || !cb)
+		return JEHEAP_EINVAL;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct jeheap_counts c;
+		const struct jh_stack *st = &p->stacks[i];
+		jh_counts(p, st->raw, scale, &c);
+		int r = cb(p->pcs + st->pc_off, st->npcs, &c, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Install the Debian 12 packages jeattach needs to build and test. Idempotent:
+# when every package is already installed it changes nothing and exits 0.
+set -eu
+PKGS="build-essential autoconf automake libtool pkg-config
+      libelf-dev libunwind-dev check libjemalloc-dev libjemalloc2
+      gdb redis-server redis-tools util-linux procps groff-base"
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all build and test dependencies are installed"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing:$missing; run this script as root (it uses apt-get)" >&2
+	exit 1
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* act_: the actions a user asks for (--status, --activate, --dump...). They
+ * speak jemalloc through rctl_ and never see a register. Results are data
+ * (fields and a message); the CLI decides how to show them. */
+#ifndef JEATTACH_ACT_H
+#define JEATTACH_ACT_H
+
+#include "exitcode.h"
+#include "rctl.h"
+#include "target.h"
+
+enum act_kind { ACT_STATUS, ACT_ACTIVATE, ACT_DEACTIVATE, ACT_DUMP, ACT_GET, ACT_SET };
+
+struct act {
+	enum act_kind kind;
+	const char *arg; /* --dump FILE (NULL: automatic name), --get NAME, --set NAME=VALUE */
+};
+
+#define ACT_MAX_FIELDS 24
+
+struct act_field {
+	char key[48];
+	struct rctl_value v; /* a null string when absent */
+};
+
+struct act_result {
+	const char *action; /* "status", "activate"... */
+	int ran;
+	enum je_exit code;  /* JE_EXIT_OK or why it failed */
+	char msg[768];      /* "what happened: why; what to do" when code != OK */
+	struct act_field f[ACT_MAX_FIELDS];
+	int nf;
+	int dump_fd;        /* --dump: our handle on the profile, copied after release */
+	pt_usec_t dump_us;  /* --dump: time jemalloc took to write it */
+};
+
+const char *act_name(enum act_kind kind);
+/* Run during the hold. Returns the result's code. */
+enum je_exit act_run(struct target *t, const struct act *a, struct act_result *r);
+/* After the target is released: work that needs no hold (writing the dump). */
+enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
+void act_result_init(struct act_result *r, enum act_kind kind);
+void act_result_free(struct act_result *r);
+
+/* Helpers for the act_*.c files. */
+void act_field_value(struct act_result *r, const char *key, const struct rctl_value *v);
+void act_field_str(struct act_result *r, const char *key, const char *s);
+void act_field_u64(struct act_result *r, const char *key, uint64_t u);
+void act_field_bool(struct act_result *r, const char *key, int b);
+enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Map an rctl/rcall transport error to a result. */
+enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e);
+/* Read a control into a field; absent (ENOENT) gives null. Returns transport error. */
+int act_read_field(struct target *t, struct act_result *r, const char *key, const char *ctl);
+/* Check that profiling can work here; fills r and returns non-OK if not. */
+enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing);
+/* The environment variable that carries jemalloc's options for this prefix. */
+void act_conf_var(const struct target *t, char *buf, size_t len);
+
+enum je_exit act_status(struct target *t, struct act_result *r);
+enum je_exit act_set_active(struct target *t, struct act_result *r, int on);
+enum je_exit act_dump(struct target *t, struct act_result *r);
+enum je_exit act_dump_finish(struct target *t, const char *file, struct act_result *r);
+enum je_exit act_get(struct target *t, const char *name, struct act_result *r);
+enum je_exit act_set(struct target *t, const char *assignment, struct act_result *r);
+
+#endif

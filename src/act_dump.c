@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* --dump: jemalloc writes the profile (prof.dump) into a memfd created in
+ * the target, never into the target's filesystem; jeattach reads it through
+ * /proc/PID/fd/N and publishes it at the operator's path with
+ * write-to-temporary + fsync + rename(2), so no reader sees half a profile
+ * and it lands where the operator asked, whatever the target's user, mount
+ * namespace or working directory. jemalloc opens the name it is given with
+ * creat() (prof_dump_open_file in 5.3), and opening /proc/self/fd/N re-opens
+ * the memfd itself, O_TRUNC and all. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "act.h"
+#include "rcall.h"
+
+/* First bytes of every heap profile format jemalloc has written. */
+static int looks_like_profile(const char *buf, size_t n)
+{
+	return (n >= 8 && !memcmp(buf, "heap_v2/", 8)) || (n >= 13 && !memcmp(buf, "heap profile:", 13));
+}
+
+/* jemalloc's automatic name, <prefix>.<pid>.<seq>.m<seq>.heap, in jeattach's
+ * working directory; the sequence is the first one not already there (the
+ * target's own counter is private to it). */
+static void automatic_name(const char *prefix, pid_t pid, char *buf, size_t len)
+{
+	char copy[4096];
+	snprintf(copy, sizeof(copy), "%s", prefix && *prefix ? prefix : "jeprof");
+	const char *base = basename(copy);
+	for (unsigned seq = 0;; seq++) {
+		snprintf(buf, len, "%s.%d.%u.m%u.heap", base, (int)pid, seq, seq);
+		if (access(buf, F_OK) != 0 || seq > 100000)
+			return;
+	}
+}
+
+static int remote_close(struct target *t, long fd)
+{
+	uint64_t a = (uint64_t)fd;
+	long ret;
+	int e = rcall_syscall(t, SYS_close, &a, 1, &ret);
+	return e ? e : (ret < 0 ? (int)ret : 0);
+}
+
+enum je_exit act_dump(struct target *t, struct act_result *r)
+{
+	const char *doing = "cannot dump a heap profile";
+	enum je_exit c = act_need_prof(t, r, doing);
+	if (c)
+		return c;
+	struct rctl_value prefix;
+	int merr = 0, e;
+	if ((e = rctl_read(t, "opt.prof_prefix", &prefix, &merr)))
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		prefix.is_null = 1;
+	act_field_str(r, "prof_prefix", prefix.is_null ? NULL : prefix.s);
+
+	/* 1. An anonymous file in the target. */
+	uint64_t a_name;
+	rcall_scratch_reset(t);
+	if ((e = rcall_push_string(t, "jeattach-dump", &a_name)))
+		return act_transport_error(t, r, doing, e);
+	uint64_t args[2] = { a_name, MFD_CLOEXEC };
+	long fd;
+	if ((e = rcall_syscall(t, SYS_memfd_create, args, 2, &fd)))
+		return act_transport_error(t, r, doing, e);
+	if (fd < 0)
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: memfd_create in the target failed (%s); a seccomp filter or an "
+				"old kernel (< 3.17) forbids it",
+				doing, strerror((int)-fd));
+
+	/* 2. jemalloc writes the profile into it. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+	struct rctl_value newv = { .type = RCTL_STRING };
+	snprintf(newv.s, sizeof(newv.s), "%s", path);
+	pt_usec_t t0 = pt_now_us();
+	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
+	r->dump_us = pt_now_us() - t0;
+	if (e) {
+		c = act_transport_error(t, r, doing, e);
+		goto close_remote;
+	}
+	if (merr) {
+		c = act_fail(r, merr == EFAULT ? JE_EXIT_OUTPUT : JE_EXIT_MALLCTL,
+			     "%s: jemalloc's prof.dump failed (%s)%s", doing, strerror(merr),
+			     merr == EFAULT ? "; it could not open or write /proc/self/fd in the "
+					      "target (is /proc mounted in its mount namespace? is "
+					      "open() forbidden by seccomp?)"
+					    : "");
+		goto close_remote;
+	}
+
+	/* 3. Our own handle on it, before the target's descriptor goes away. */
+	char ours[64];
+	snprintf(ours, sizeof(ours), "/proc/%d/fd/%ld", (int)t->pid, fd);
+	r->dump_fd = open(ours, O_RDONLY | O_CLOEXEC);
+	if (r->dump_fd < 0)
+		c = act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open %s: %s", doing, ours,
+			     strerror(errno));
+close_remote:
+	/* 4. Nothing left in the target: its descriptor table is as found. */
+	e = remote_close(t, fd);
+	if (e && c == JE_EXIT_OK)
+		c = act_transport_error(t, r, "cannot close the dump descriptor in the target", e);
+	r->code = c;
+	return c;
+}
+
+static int copy_all(int in, int out, uint64_t *bytes)
+{
+	static char buf[1 << 18];
+	*bytes = 0;
+	int first = 1;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		if (first && !looks_like_profile(buf, (size_t)n))
+			return -EBADMSG;
+		first = 0;
+		for (ssize_t o = 0; o < n;) {
+			ssize_t w = write(out, buf + o, (size_t)(n - o));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -errno;
+			o += w;
+		}
+		*bytes += (uint64_t)n;
+	}
+}
+
+enum je_exit act_dump_finish(struct target *t, const char *file, struct act_result *r)
+{
+	char autoname[4200], tmp[4300];
+	if (!file) {
+		const char *prefix = NULL;
+		for (int i = 0; i < r->nf; i++)
+			if (!strcmp(r->f[i].key, "prof_prefix") && !r->f[i].v.is_null)
+				prefix = r->f[i].v.s;
+		automatic_name(prefix, t->pid, autoname, sizeof(autoname));
+		file = autoname;
+	}
+	char dircopy[4200];
+	snprintf(dircopy, sizeof(dircopy), "%s", file);
+	snprintf(tmp, sizeof(tmp), "%s/.jeattach-XXXXXX", dirname(dircopy));
+	int out = mkstemp(tmp);
+	if (out < 0)
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
+				file, strerror(errno));
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(out, 0666 & ~um);
+	uint64_t bytes = 0;
+	int e = copy_all(r->dump_fd, out, &bytes);
+	if (!e && bytes == 0)
+		e = -EBADMSG;
+	if (!e && fsync(out) < 0)
+		e = -errno;
+	if (close(out) < 0 && !e)
+		e = -errno;
+	if (!e && rename(tmp, file) < 0)
+		e = -errno;
+	if (e) {
+		unlink(tmp);
+		if (e == -EBADMSG)
+			return act_fail(r, JE_EXIT_MALLCTL,
+					"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
+					"not a heap profile",
+					(unsigned long long)bytes);
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
+				"another directory", file, strerror(-e));
+	}
+	act_field_str(r, "file", file);
+	act_field_u64(r, "bytes", bytes);
+	act_field_u64(r, "dump_us", (uint64_t)r->dump_us);
+	return JE_EXIT_OK;
+}

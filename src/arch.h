@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* arch.h: what generic code may ask of an architecture. Each port lives in
+ * src/arch/<cpu>/ (chosen once by configure from $host_cpu) and provides
+ * arch_defs.h (types and constants) and arch_*.c (the ABI, as data and pure
+ * functions: no ptrace, no I/O; the mechanism stays in pt_ and rcall_). */
+#ifndef JEATTACH_ARCH_H
+#define JEATTACH_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arch_defs.h"
+
+/* A small write the ABI needs before a call starts (x86_64: the pushed
+ * return address; an architecture with a link register needs none). */
+struct arch_stack_write {
+	uint64_t addr;
+	uint64_t value;
+	int present;
+};
+
+uint64_t arch_pc(const arch_gpregs_t *r);
+uint64_t arch_sp(const arch_gpregs_t *r);
+/* Is this thread stopped inside a system call (its orig syscall number is set)? */
+int arch_in_syscall(const arch_gpregs_t *r);
+long arch_syscall_nr(const arch_gpregs_t *r);
+/* Make the thread re-execute the system call it just returned from, with the
+ * same arguments (what the kernel does itself for -ERESTARTNOHAND). */
+void arch_syscall_rewind(arch_gpregs_t *r);
+/* The return value of the syscall the thread was stopped in. */
+long arch_syscall_ret(const arch_gpregs_t *r);
+/* Is the thread running code of another ABI (32-bit compat mode)? */
+int arch_is_compat(const arch_gpregs_t *r);
+
+/* Turn *r into the state at the first instruction of fn(args...), with the
+ * stack top at stack_top (already below the red zone) and returning to
+ * ret_addr. Fills *w with the memory write the call frame needs. */
+int arch_call_setup(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
+		    uint64_t stack_top, uint64_t ret_addr, struct arch_stack_write *w);
+uint64_t arch_call_result(const arch_gpregs_t *r);
+
+/* Turn *r into the state that executes one system call instruction found at
+ * insn_addr with number nr and the given arguments. */
+int arch_syscall_setup(arch_gpregs_t *r, uint64_t insn_addr, long nr, const uint64_t *args,
+		       int nargs);
+long arch_syscall_result(const arch_gpregs_t *r);
+
+/* Value of libunwind's register number regnum in r; -1 if not a general
+ * register. */
+int arch_unwind_reg(const arch_gpregs_t *r, int regnum, uint64_t *val);
+
+#endif

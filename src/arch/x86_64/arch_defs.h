@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* x86_64 types and constants for the generic code (see src/arch.h). */
+#ifndef JEATTACH_ARCH_DEFS_H
+#define JEATTACH_ARCH_DEFS_H
+
+#include <elf.h>
+#include <sys/user.h>
+
+typedef struct user_regs_struct arch_gpregs_t;
+
+#define ARCH_NAME "x86_64"
+#define ARCH_ELF_MACHINE EM_X86_64
+/* The full FP/vector state (x87, SSE, AVX, AVX-512, AMX tiles...) as the
+ * kernel's XSAVE layout; PTRACE_GETREGSET tells its real length, which is at
+ * most a few KiB (AMX makes it ~11 KiB), so 32 KiB always fits. */
+#define ARCH_FPSTATE_NOTE NT_X86_XSTATE
+#define ARCH_FPSTATE_MAX (32 * 1024)
+/* SysV ABI: 128 bytes below %rsp belong to the interrupted function. */
+#define ARCH_RED_ZONE 128
+#define ARCH_STACK_ALIGN 16
+/* Return address of injected calls: below vm.mmap_min_addr, so never mapped;
+ * the callee's `ret` faults there with SIGSEGV, si_addr == this value
+ * (Frida uses the same trick). */
+#define ARCH_RETURN_TRAP 0x320UL
+/* `syscall` instruction bytes, searched for in the target's own text so
+ * no code is ever written into the target. */
+#define ARCH_SYSCALL_INSN "\x0f\x05"
+#define ARCH_SYSCALL_INSN_LEN 2
+#define ARCH_MAX_CALL_ARGS 6
+
+#endif

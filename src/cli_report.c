@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include "cli_report.h"
+#include "json.h"
+
+void cli_report_error(const struct cli_run *run)
+{
+	fprintf(stderr, "jeattach: %d: %s\n", (int)run->pid, run->msg);
+}
+
+void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run)
+{
+	char buf[4200];
+	for (int i = 0; i < run->nres; i++) {
+		const struct act_result *r = &run->res[i];
+		if (r->code != JE_EXIT_OK)
+			continue;
+		fprintf(out, "%d (%s) %s\n", (int)run->pid, run->t.info.comm, r->action);
+		for (int k = 0; k < r->nf; k++) {
+			rctl_format(&r->f[k].v, 0, buf, sizeof(buf));
+			fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
+		}
+	}
+	if (o->verbose)
+		fprintf(stderr,
+			"jeattach: %d: held %d time(s), longest %" PRId64 " us, total %" PRId64
+			" us; wall %" PRId64 " us\n",
+			(int)run->pid, run->t.nholds, run->t.hold_us_max, run->t.hold_us_total,
+			run->wall_us);
+}
+
+static void json_fields(FILE *out, const struct act_result *r)
+{
+	char buf[9000];
+	for (int k = 0; k < r->nf; k++) {
+		fputc(',', out);
+		json_put_string(out, r->f[k].key);
+		rctl_format(&r->f[k].v, 1, buf, sizeof(buf));
+		fprintf(out, ":%s", buf);
+	}
+}
+
+void cli_report_json(FILE *out, const struct cli_run *run)
+{
+	const struct target *t = &run->t;
+	fprintf(out, "{\"pid\":%d,\"ns_pid\":%d,\"comm\":", (int)run->pid, (int)t->info.ns_pid);
+	json_put_string(out, t->info.comm);
+	fprintf(out, ",\"ok\":%s,\"exit_code\":%d,\"error\":", run->code ? "false" : "true",
+		(int)run->code);
+	if (run->code)
+		json_put_string(out, run->msg);
+	else
+		fputs("null", out);
+	fputs(",\"jemalloc\":", out);
+	if (run->located) {
+		fputs("{\"object\":", out);
+		json_put_string(out, t->je.object);
+		fputs(",\"symbol_prefix\":", out);
+		json_put_string(out, t->je.prefix);
+		fprintf(out, ",\"static\":%s,\"deleted\":%s}", t->je.is_main_executable ? "true" : "false",
+			t->je.object_deleted ? "true" : "false");
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\"actions\":[", out);
+	for (int i = 0; i < run->nres; i++) {
+		const struct act_result *r = &run->res[i];
+		fprintf(out, "%s{\"action\":\"%s\",\"ok\":%s,\"error\":", i ? "," : "", r->action,
+			r->code ? "false" : "true");
+		if (r->code)
+			json_put_string(out, r->msg);
+		else
+			fputs("null", out);
+		json_fields(out, r);
+		fputc('}', out);
+	}
+	fprintf(out,
+		"],\"holds\":%d,\"hold_us_max\":%" PRId64 ",\"hold_us_total\":%" PRId64
+		",\"wall_us\":%" PRId64 "}\n",
+		t->nholds, t->hold_us_max, t->hold_us_total, run->wall_us);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* RFC 8259 string escaping: quote, backslash and control characters; bytes
+ * >= 0x80 pass through (paths are bytes, JSON wants UTF-8: invalid UTF-8 in
+ * a path is escaped as \u00XX per byte so the output always parses). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+
+/* Length of a valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (s[0] >= 0xf5)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+static size_t escape_into(const char *s, char *out, size_t cap)
+{
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		char tmp[8];
+		size_t tl;
+		if (*p == '"' || *p == '\\') {
+			tmp[0] = '\\';
+			tmp[1] = (char)*p;
+			tl = 2;
+			p++;
+		} else if (*p < 0x20 || (*p >= 0x80 && !utf8_len(p))) {
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", *p);
+			p++;
+		} else if (*p >= 0x80) {
+			tl = utf8_len(p);
+			memcpy(tmp, p, tl);
+			p += tl;
+		} else {
+			tmp[0] = (char)*p++;
+			tl = 1;
+		}
+		if (out) {
+			if (o + tl + 1 > cap)
+				break;
+			memcpy(out + o, tmp, tl);
+		}
+		o += tl;
+	}
+	return o;
+}
+
+void json_escape(const char *s, char *buf, size_t len)
+{
+	if (len < 3) {
+		if (len)
+			buf[0] = 0;
+		return;
+	}
+	buf[0] = '"';
+	size_t o = 1 + escape_into(s, buf + 1, len - 2);
+	buf[o++] = '"';
+	buf[o] = 0;
+}
+
+void json_put_string(FILE *f, const char *s)
+{
+	size_t n = escape_into(s, NULL, 0) + 3;
+	char stackbuf[1024];
+	char *buf = n <= sizeof(stackbuf) ? stackbuf : malloc(n);
+	if (!buf) {
+		fputs("null", f); /* out of memory: still valid JSON */
+		return;
+	}
+	json_escape(s, buf, n);
+	fputs(buf, f);
+	if (buf != stackbuf)
+		free(buf);
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ptrace wrappers. PTRACE_SEIZE, never PTRACE_ATTACH: ATTACH sends SIGSTOP,
+ * which makes epoll_wait() and friends return EINTR in the target when it is
+ * continued (signal(7): "interruption of system calls ... by stop signals").
+ * SEIZE + PTRACE_INTERRUPT stops a thread without any signal, so a blocked
+ * syscall reports -ERESTART* to the kernel and is restarted on resume. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "pt.h"
+
+pt_usec_t pt_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (pt_usec_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int ret_errno(long r)
+{
+	return r < 0 ? -errno : 0;
+}
+
+int pt_seize(pid_t tid)
+{
+	/* No options: in particular no PTRACE_O_EXITKILL, so that if jeattach
+	 * dies the kernel detaches and the target lives on. */
+	return ret_errno(ptrace(PTRACE_SEIZE, tid, 0, 0));
+}
+
+int pt_interrupt(pid_t tid)
+{
+	return ret_errno(ptrace(PTRACE_INTERRUPT, tid, 0, 0));
+}
+
+int pt_cont(pid_t tid, int sig)
+{
+	return ret_errno(ptrace(PTRACE_CONT, tid, 0, (void *)(long)sig));
+}
+
+int pt_singlestep(pid_t tid)
+{
+	return ret_errno(ptrace(PTRACE_SINGLESTEP, tid, 0, 0));
+}
+
+int pt_detach(pid_t tid, int sig)
+{
+	return ret_errno(ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig));
+}
+
+int pt_wait(pid_t tid, pt_usec_t deadline, int *status)
+{
+	/* Polling keeps SIGALRM and its EINTR out of jeattach's own design.
+	 * A stop or an injected mallctl normally comes back within tens of
+	 * microseconds, so spin (yielding) for the first 200 us, then sleep
+	 * with a growing nap: a long prof.dump costs no CPU. */
+	long nap_ns = 20000;
+	pt_usec_t spin_until = pt_now_us() + 200;
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		if (r == tid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		pt_usec_t now = pt_now_us();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (now < spin_until) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, nap_ns };
+			nanosleep(&ts, NULL);
+			if (nap_ns < 1000000)
+				nap_ns *= 2;
+		}
+	}
+}
+
+static int regset(int req, pid_t tid, int note, void *buf, size_t *len)
+{
+	struct iovec iov = { buf, *len };
+	if (ptrace(req, tid, (void *)(long)note, &iov) < 0)
+		return -errno;
+	*len = iov.iov_len;
+	return 0;
+}
+
+int pt_get_gpregs(pid_t tid, arch_gpregs_t *r)
+{
+	size_t len = sizeof(*r);
+	int e = regset(PTRACE_GETREGSET, tid, NT_PRSTATUS, r, &len);
+	return e ? e : (len == sizeof(*r) ? 0 : -EIO);
+}
+
+int pt_set_gpregs(pid_t tid, const arch_gpregs_t *r)
+{
+	size_t len = sizeof(*r);
+	return regset(PTRACE_SETREGSET, tid, NT_PRSTATUS, (void *)r, &len);
+}
+
+int pt_get_fpstate(pid_t tid, void *buf, size_t *len)
+{
+	return regset(PTRACE_GETREGSET, tid, ARCH_FPSTATE_NOTE, buf, len);
+}
+
+int pt_set_fpstate(pid_t tid, const void *buf, size_t len)
+{
+	return regset(PTRACE_SETREGSET, tid, ARCH_FPSTATE_NOTE, (void *)buf, &len);
+}
+
+/* PTRACE_GETSIGMASK/SETSIGMASK (Linux 3.11) take the kernel's 8-byte mask. */
+int pt_get_sigmask(pid_t tid, uint64_t *mask)
+{
+	return ret_errno(ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(*mask), mask));
+}
+
+int pt_set_sigmask(pid_t tid, uint64_t mask)
+{
+	return ret_errno(ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask));
+}
+
+int pt_get_siginfo(pid_t tid, siginfo_t *si)
+{
+	return ret_errno(ptrace(PTRACE_GETSIGINFO, tid, 0, si));
+}
+
+/* /proc/PID/mem as the fallback: process_vm_readv() may be denied by a
+ * seccomp policy on jeattach's side or an LSM, /proc/PID/mem rarely is for a
+ * tracer. Both honour the target's page protections for writes only through
+ * FOLL_FORCE (mem), so scratch writes go to the stack, which is writable. */
+static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0 && !write)
+		return -EFAULT;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	int fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+	int e = n < 0 ? -errno : (n == (ssize_t)len ? 0 : -EFAULT);
+	close(fd);
+	return e;
+}
+
+int pt_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	return mem_io(pid, addr, buf, len, 0);
+}
+
+int pt_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	return mem_io(pid, addr, (void *)buf, len, 1);
+}
+
+int pt_read_string(pid_t pid, uint64_t addr, char *buf, size_t cap)
+{
+	/* Read page by page: a string near the end of a mapping must not make
+	 * the whole read fail. */
+	size_t got = 0;
+	while (got + 1 < cap) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (a & 4095);
+		if (chunk > cap - 1 - got)
+			chunk = cap - 1 - got;
+		int e = pt_read(pid, a, buf + got, chunk);
+		if (e)
+			return e;
+		void *nul = memchr(buf + got, 0, chunk);
+		if (nul)
+			return 0;
+		got += chunk;
+	}
+	buf[cap - 1] = 0;
+	return -ENAMETOOLONG;
+}

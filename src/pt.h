@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pt_: the ptrace layer. Thin, errno-returning wrappers that know the kernel
+ * and nothing of ELF or jemalloc. Every function returns 0 or -errno. */
+#ifndef JEATTACH_PT_H
+#define JEATTACH_PT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "arch.h"
+
+/* A monotonic deadline in microseconds (CLOCK_MONOTONIC). */
+typedef int64_t pt_usec_t;
+pt_usec_t pt_now_us(void);
+
+int pt_seize(pid_t tid);
+int pt_interrupt(pid_t tid);
+int pt_cont(pid_t tid, int sig);
+int pt_singlestep(pid_t tid);
+int pt_detach(pid_t tid, int sig);
+
+/* Wait for the next ptrace event of tid until deadline; -ETIMEDOUT when it
+ * passes. *status is waitpid's. */
+int pt_wait(pid_t tid, pt_usec_t deadline, int *status);
+
+int pt_get_gpregs(pid_t tid, arch_gpregs_t *r);
+int pt_set_gpregs(pid_t tid, const arch_gpregs_t *r);
+/* The architecture's full FP/vector state; *len in: buffer size, out: used. */
+int pt_get_fpstate(pid_t tid, void *buf, size_t *len);
+int pt_set_fpstate(pid_t tid, const void *buf, size_t len);
+int pt_get_sigmask(pid_t tid, uint64_t *mask);
+int pt_set_sigmask(pid_t tid, uint64_t mask);
+int pt_get_siginfo(pid_t tid, siginfo_t *si);
+
+/* Memory of a process (any thread of it). Short reads are -EFAULT. */
+int pt_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+int pt_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* Read a NUL-terminated string of at most cap-1 bytes. */
+int pt_read_string(pid_t pid, uint64_t addr, char *buf, size_t cap);
+
+#endif

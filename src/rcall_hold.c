@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* target_hold / target_release: stop exactly one thread at a safe point,
+ * remember everything about it, and later give it back exactly as found.
+ * Only that thread is stopped: the others keep running, because a stopped
+ * thread may hold a lock the injected call needs (memray had to drop
+ * all-thread stopping for this reason). */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "sym_maps.h"
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "rcall.h"
+#include "rcall_internal.h"
+
+#define MAX_THREADS 65536
+
+static int is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Is a signal pending for tid that it does not block (then an EINTR it got
+ * is the signal's doing, not ours)? Unknown counts as yes. */
+static int signal_deliverable(pid_t pid, pid_t tid)
+{
+	char path[80], *text;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (sym_read_proc_file(path, &text, NULL))
+		return 1;
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	const char *p;
+	if ((p = strstr(text, "\nSigPnd:")))
+		pnd = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(text, "\nShdPnd:")))
+		shd = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(text, "\nSigBlk:")))
+		blk = strtoull(p + 8, NULL, 16);
+	free(text);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/* PTRACE_INTERRUPT wakes a thread blocked in a syscall the way a signal
+ * does (signal_wake_up sets TIF_SIGPENDING). Most syscalls then return
+ * -ERESTART*, which the kernel restarts itself when we let go; but some
+ * return a plain -EINTR on signal_pending(): epoll_wait (ep_poll),
+ * semtimedop, io_getevents, sigtimedwait... That EINTR would reach the
+ * program although no signal came (seen here: one EINTR in a victim's
+ * epoll_wait(-1) per stop). When no deliverable signal is pending, the
+ * EINTR is ours alone: make the thread re-issue the syscall, exactly as the
+ * kernel does for -ERESTARTNOHAND. Nothing was consumed: these syscalls
+ * return EINTR only when they have nothing to report. */
+static int undo_spurious_eintr(struct target *t, pid_t tid)
+{
+	arch_gpregs_t r;
+	int e = pt_get_gpregs(tid, &r);
+	if (e)
+		return e;
+	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
+	    signal_deliverable(t->pid, tid))
+		return 0;
+	arch_syscall_rewind(&r);
+	return pt_set_gpregs(tid, &r);
+}
+
+/* Seize and interrupt tid; wait for its first stop. 0 held, 1 not usable
+ * (gone or about to take a signal; already let go), <0 error. */
+static int stop_thread(struct target *t, pid_t tid, struct target_hold_state *h)
+{
+	int e = pt_seize(tid);
+	if (e == -ESRCH)
+		return 1; /* the thread ended meanwhile */
+	if (e)
+		return e;
+	h->since = pt_now_us();
+	e = pt_interrupt(tid);
+	if (e == -ESRCH)
+		return 1;
+	int status;
+	e = pt_wait(tid, t->deadline, &status);
+	if (e == -ECHILD || e == -ESRCH)
+		return 1;
+	if (e) {
+		pt_detach(tid, 0);
+		return e;
+	}
+	if (!WIFSTOPPED(status))
+		return 1; /* exited */
+	int sig = WSTOPSIG(status), event = status >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		/* Interrupt stop (SIGTRAP) or group-stop (the stop signal): the
+		 * latter means the process is stopped (state T) and must stay so. */
+		h->group_stop = is_stop_signal(sig);
+		e = undo_spurious_eintr(t, tid);
+		if (e) {
+			pt_detach(tid, 0);
+			return e == -ESRCH ? 1 : e;
+		}
+		return 0;
+	}
+	/* A signal-delivery-stop came first: this thread is about to run a
+	 * handler. Give the signal back untouched and look elsewhere. */
+	pt_detach(tid, sig);
+	return 1;
+}
+
+static int save_thread(struct target *t, struct target_hold_state *h)
+{
+	int e = pt_get_gpregs(h->tid, &h->regs);
+	if (e)
+		return e;
+	h->fplen = ARCH_FPSTATE_MAX;
+	h->fpstate = malloc(h->fplen);
+	if (!h->fpstate)
+		return -ENOMEM;
+	e = pt_get_fpstate(h->tid, h->fpstate, &h->fplen);
+	if (e) {
+		h->fplen = 0;
+		return e;
+	}
+	uint64_t top = arch_sp(&h->regs) - ARCH_RED_ZONE;
+	e = pt_read(t->pid, top - RCALL_SCRATCH_SIZE, h->saved_stack, RCALL_SCRATCH_SIZE);
+	if (e)
+		return e;
+	h->scratch_hi = h->scratch_cur = top;
+	h->scratch_lo = top - RCALL_SCRATCH_SIZE;
+	e = pt_get_sigmask(h->tid, &h->sigmask);
+	if (e)
+		return e;
+	h->mask_saved = 1;
+	/* Block every signal while we borrow the thread: a signal meant for it
+	 * stays pending (with its siginfo) and is delivered after release, when
+	 * the mask is back; process-wide signals go to the other threads, which
+	 * keep running. SIGKILL and SIGSTOP cannot be blocked (handled in rcall). */
+	return pt_set_sigmask(h->tid, ~0ULL);
+}
+
+static void drop_hold(struct target_hold_state *h)
+{
+	free(h->fpstate);
+	free(h);
+}
+
+int target_hold(struct target *t)
+{
+	if (t->hold)
+		return 0;
+	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
+	if (!tids)
+		return -ENOMEM;
+	int last_err = -ETIMEDOUT;
+	char reason[200] = "";
+	for (;;) {
+		int n = target_threads(t->pid, tids, MAX_THREADS);
+		if (n <= 0) {
+			free(tids);
+			return n < 0 ? n : -ESRCH;
+		}
+		if (t->only_tid) {
+			int found = 0;
+			for (int i = 0; i < n; i++)
+				found |= tids[i] == t->only_tid;
+			if (!found) {
+				free(tids);
+				target_why(t, "thread %d is not a thread of process %d",
+					   (int)t->only_tid, (int)t->pid);
+				return -ESRCH;
+			}
+			tids[0] = t->only_tid;
+			n = 1;
+		}
+		for (int i = 0; i < n; i++) {
+			struct target_hold_state *h = calloc(1, sizeof(*h));
+			if (!h) {
+				free(tids);
+				return -ENOMEM;
+			}
+			h->tid = tids[i];
+			int e = stop_thread(t, tids[i], h);
+			if (e < 0 && e != -ETIMEDOUT) {
+				drop_hold(h);
+				free(tids);
+				return e;
+			}
+			if (e) {
+				drop_hold(h);
+				continue;
+			}
+			int safe = -ENOEXEC;
+			if (pt_get_gpregs(h->tid, &h->regs) == 0 && !arch_is_compat(&h->regs))
+				safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, sizeof(reason));
+			if (safe == 1) {
+				t->hold = h;
+				e = save_thread(t, h);
+				if (!e) {
+					free(tids);
+					return 0;
+				}
+				/* Its stack is unreadable or its state could not be
+				 * saved: put back what was changed and try another. */
+				snprintf(reason, sizeof(reason), "thread %d: cannot save its state (%s)",
+					 (int)h->tid, strerror(-e));
+				target_release(t);
+				continue;
+			}
+			if (safe == -ENOEXEC)
+				last_err = -ENOEXEC;
+			pt_detach(h->tid, 0);
+			drop_hold(h);
+			if (last_err == -ENOEXEC) {
+				free(tids);
+				return -ENOEXEC; /* a 32-bit thread: nothing to do here */
+			}
+		}
+		if (pt_now_us() >= t->deadline)
+			break;
+		/* Every thread was inside the allocator or the dynamic linker:
+		 * give them a moment to leave it. */
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	free(tids);
+	target_why(t, "no thread was at a safe point before the timeout (%s)",
+		   reason[0] ? reason : "none could be stopped");
+	return last_err;
+}
+
+/* Undo in reverse order of save_thread; a failing step does not stop the
+ * others. Registers go back with their original orig_rax and -ERESTART* rax,
+ * so the kernel restarts an interrupted syscall as it would have anyway
+ * (arch_do_signal_or_restart runs when the thread resumes from this stop). */
+int target_release(struct target *t)
+{
+	struct target_hold_state *h = t->hold;
+	if (!h)
+		return 0;
+	int first = 0, e;
+	if (h->scratch_hi && (e = pt_write(t->pid, h->scratch_lo, h->saved_stack,
+					   (size_t)(h->scratch_hi - h->scratch_lo))) && !first)
+		first = e;
+	if (h->fpstate && h->fplen && (e = pt_set_fpstate(h->tid, h->fpstate, h->fplen)) && !first)
+		first = e;
+	if ((e = pt_set_gpregs(h->tid, &h->regs)) && !first)
+		first = e;
+	if (h->mask_saved && (e = pt_set_sigmask(h->tid, h->sigmask)) && !first)
+		first = e;
+	/* Detaching from a group-stop leaves the thread in it (the kernel
+	 * re-arms JOBCTL_STOP_PENDING in __ptrace_unlink while the group stop
+	 * is in effect): a stopped process stays stopped. */
+	if ((e = pt_detach(h->tid, h->pending_sig)) && !first)
+		first = e;
+	int64_t held = pt_now_us() - h->since;
+	if (held > t->hold_us_max)
+		t->hold_us_max = held;
+	t->hold_us_total += held;
+	t->nholds++;
+	t->hold = NULL;
+	drop_hold(h);
+	return first;
+}

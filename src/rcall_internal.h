@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* State of a held thread, shared by rcall_hold.c and rcall.c only. */
+#ifndef JEATTACH_RCALL_INTERNAL_H
+#define JEATTACH_RCALL_INTERNAL_H
+
+#include "arch.h"
+#include "pt.h"
+#include "target.h"
+
+/* Scratch room below the red zone: mallctl names, out-parameters and short
+ * paths need a few hundred bytes; 8 KiB leaves room for strings. */
+#define RCALL_SCRATCH_SIZE 8192
+
+struct target_hold_state {
+	pid_t tid;
+	pt_usec_t since;        /* when the thread was stopped */
+	arch_gpregs_t regs;     /* as found */
+	unsigned char *fpstate; /* as found, fplen bytes */
+	size_t fplen;
+	uint64_t sigmask;       /* as found */
+	int mask_saved;
+	int group_stop;         /* the process was (or became) stopped by a signal */
+	int pending_sig;        /* a stop signal that arrived meanwhile, to deliver on detach */
+	uint64_t scratch_lo, scratch_hi; /* saved stack bytes [lo, hi) */
+	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
+	uint64_t scratch_cur;   /* next push goes below this */
+	int fault_sig;          /* signal of the last injected call that faulted */
+};
+
+#endif

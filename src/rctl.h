@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rctl_: jemalloc's mallctl, called inside the target. Knows jemalloc's
+ * control names and their C types (one table, rctl_types.c); knows nothing
+ * of ptrace or registers. Returns 0 or -errno when the call could not be
+ * made; mallctl's own result (0, ENOENT, EINVAL, EFAULT...) comes back in
+ * *merr. */
+#ifndef JEATTACH_RCTL_H
+#define JEATTACH_RCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "target.h"
+
+enum rctl_type {
+	RCTL_VOID,     /* no value: an operation (arena.<i>.purge) */
+	RCTL_BOOL,     /* bool */
+	RCTL_UNSIGNED, /* unsigned */
+	RCTL_SIZE,     /* size_t */
+	RCTL_SSIZE,    /* ssize_t */
+	RCTL_U64,      /* uint64_t */
+	RCTL_STRING,   /* const char * */
+};
+
+enum rctl_access { RCTL_R = 1, RCTL_W = 2, RCTL_RW = 3 };
+
+struct rctl_value {
+	enum rctl_type type;
+	uint64_t u;   /* bool, unsigned, size_t, uint64_t */
+	int64_t i;    /* ssize_t */
+	int is_null;  /* a NULL const char * */
+	char s[4096]; /* strings */
+};
+
+/* Look a control up in the table. "arena.4096.purge" matches "arena.<i>.purge". */
+int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access);
+const char *rctl_type_name(enum rctl_type type);
+/* Parse text as a value of type (--set). -EINVAL when it does not fit. */
+int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v);
+/* The value as text: for humans, or as a JSON value. */
+void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len);
+
+int rctl_read(struct target *t, const char *name, struct rctl_value *out, int *merr);
+/* Write newv; if oldv is given, read the old value in the same mallctl call
+ * (atomic in jemalloc: ctl_mtx is held across both). */
+int rctl_write(struct target *t, const char *name, const struct rctl_value *newv,
+	       struct rctl_value *oldv, int *merr);
+/* A control with no value (RCTL_VOID). */
+int rctl_exec(struct target *t, const char *name, int *merr);
+
+#endif

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The one table of jemalloc controls jeattach knows, with their C types and
+ * access, from jemalloc's ctl.c and jemalloc(3) (5.x; 4.x lacks a few, which
+ * then answer ENOENT). thread.* controls are left out on purpose: they would
+ * act on the borrowed thread, which is not something a user can ask for. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+#include "rctl.h"
+
+struct rctl_entry {
+	const char *pattern; /* '#' stands for one decimal component */
+	enum rctl_type type;
+	enum rctl_access access;
+};
+
+static const struct rctl_entry table[] = {
+	{ "version", RCTL_STRING, RCTL_R },
+	{ "epoch", RCTL_U64, RCTL_RW },
+	{ "background_thread", RCTL_BOOL, RCTL_RW },
+	{ "max_background_threads", RCTL_SIZE, RCTL_RW },
+	{ "config.cache_oblivious", RCTL_BOOL, RCTL_R },
+	{ "config.debug", RCTL_BOOL, RCTL_R },
+	{ "config.fill", RCTL_BOOL, RCTL_R },
+	{ "config.lazy_lock", RCTL_BOOL, RCTL_R },
+	{ "config.malloc_conf", RCTL_STRING, RCTL_R },
+	{ "config.opt_safety_checks", RCTL_BOOL, RCTL_R },
+	{ "config.prof", RCTL_BOOL, RCTL_R },
+	{ "config.prof_libgcc", RCTL_BOOL, RCTL_R },
+	{ "config.prof_libunwind", RCTL_BOOL, RCTL_R },
+	{ "config.stats", RCTL_BOOL, RCTL_R },
+	{ "config.utrace", RCTL_BOOL, RCTL_R },
+	{ "config.xmalloc", RCTL_BOOL, RCTL_R },
+	{ "opt.abort", RCTL_BOOL, RCTL_R },
+	{ "opt.abort_conf", RCTL_BOOL, RCTL_R },
+	{ "opt.retain", RCTL_BOOL, RCTL_R },
+	{ "opt.dss", RCTL_STRING, RCTL_R },
+	{ "opt.narenas", RCTL_UNSIGNED, RCTL_R },
+	{ "opt.percpu_arena", RCTL_STRING, RCTL_R },
+	{ "opt.oversize_threshold", RCTL_SIZE, RCTL_R },
+	{ "opt.background_thread", RCTL_BOOL, RCTL_R },
+	{ "opt.max_background_threads", RCTL_SIZE, RCTL_R },
+	{ "opt.dirty_decay_ms", RCTL_SSIZE, RCTL_R },
+	{ "opt.muzzy_decay_ms", RCTL_SSIZE, RCTL_R },
+	{ "opt.stats_print", RCTL_BOOL, RCTL_R },
+	{ "opt.stats_print_opts", RCTL_STRING, RCTL_R },
+	{ "opt.junk", RCTL_STRING, RCTL_R },
+	{ "opt.zero", RCTL_BOOL, RCTL_R },
+	{ "opt.tcache", RCTL_BOOL, RCTL_R },
+	{ "opt.tcache_max", RCTL_SIZE, RCTL_R },
+	{ "opt.thp", RCTL_STRING, RCTL_R },
+	{ "opt.metadata_thp", RCTL_STRING, RCTL_R },
+	{ "opt.prof", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_prefix", RCTL_STRING, RCTL_R },
+	{ "opt.prof_active", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_thread_active_init", RCTL_BOOL, RCTL_R },
+	{ "opt.lg_prof_sample", RCTL_SIZE, RCTL_R },
+	{ "opt.prof_accum", RCTL_BOOL, RCTL_R },
+	{ "opt.lg_prof_interval", RCTL_SSIZE, RCTL_R },
+	{ "opt.prof_gdump", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_final", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_leak", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_leak_error", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_sys_thread_name", RCTL_BOOL, RCTL_R },
+	{ "opt.zero_realloc", RCTL_STRING, RCTL_R },
+	{ "prof.active", RCTL_BOOL, RCTL_RW },
+	{ "prof.thread_active_init", RCTL_BOOL, RCTL_RW },
+	{ "prof.gdump", RCTL_BOOL, RCTL_RW },
+	{ "prof.dump", RCTL_STRING, RCTL_W },
+	{ "prof.prefix", RCTL_STRING, RCTL_W },
+	{ "prof.reset", RCTL_SIZE, RCTL_W },
+	{ "prof.lg_sample", RCTL_SIZE, RCTL_R },
+	{ "prof.interval", RCTL_U64, RCTL_R },
+	{ "stats.allocated", RCTL_SIZE, RCTL_R },
+	{ "stats.active", RCTL_SIZE, RCTL_R },
+	{ "stats.metadata", RCTL_SIZE, RCTL_R },
+	{ "stats.metadata_thp", RCTL_SIZE, RCTL_R },
+	{ "stats.resident", RCTL_SIZE, RCTL_R },
+	{ "stats.mapped", RCTL_SIZE, RCTL_R },
+	{ "stats.retained", RCTL_SIZE, RCTL_R },
+	{ "stats.zero_reallocs", RCTL_SIZE, RCTL_R },
+	{ "stats.background_thread.num_threads", RCTL_SIZE, RCTL_R },
+	{ "stats.background_thread.num_runs", RCTL_U64, RCTL_R },
+	{ "stats.arenas.#.pactive", RCTL_SIZE, RCTL_R },
+	{ "stats.arenas.#.pdirty", RCTL_SIZE, RCTL_R },
+	{ "stats.arenas.#.pmuzzy", RCTL_SIZE, RCTL_R },
+	{ "stats.arenas.#.mapped", RCTL_SIZE, RCTL_R },
+	{ "stats.arenas.#.resident", RCTL_SIZE, RCTL_R },
+	{ "stats.arenas.#.nthreads", RCTL_UNSIGNED, RCTL_R },
+	{ "arenas.narenas", RCTL_UNSIGNED, RCTL_R },
+	{ "arenas.dirty_decay_ms", RCTL_SSIZE, RCTL_RW },
+	{ "arenas.muzzy_decay_ms", RCTL_SSIZE, RCTL_RW },
+	{ "arenas.quantum", RCTL_SIZE, RCTL_R },
+	{ "arenas.page", RCTL_SIZE, RCTL_R },
+	{ "arenas.tcache_max", RCTL_SIZE, RCTL_R },
+	{ "arenas.nbins", RCTL_UNSIGNED, RCTL_R },
+	{ "arenas.nhbins", RCTL_UNSIGNED, RCTL_R },
+	{ "arenas.nlextents", RCTL_UNSIGNED, RCTL_R },
+	{ "arena.#.purge", RCTL_VOID, RCTL_W },
+	{ "arena.#.decay", RCTL_VOID, RCTL_W },
+	{ "arena.#.dirty_decay_ms", RCTL_SSIZE, RCTL_RW },
+	{ "arena.#.muzzy_decay_ms", RCTL_SSIZE, RCTL_RW },
+};
+
+static int matches(const char *pattern, const char *name)
+{
+	while (*pattern) {
+		if (*pattern == '#') {
+			if (*name < '0' || *name > '9')
+				return 0;
+			while (*name >= '0' && *name <= '9')
+				name++;
+			pattern++;
+			continue;
+		}
+		if (*pattern++ != *name++)
+			return 0;
+	}
+	return *name == 0;
+}
+
+int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (matches(table[i].pattern, name)) {
+			*type = table[i].type;
+			*access = table[i].access;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const char *rctl_type_name(enum rctl_type type)
+{
+	static const char *const names[] = { "void", "bool", "unsigned", "size_t", "ssize_t",
+					     "uint64_t", "string" };
+	return names[type];
+}
+
+int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->type = type;
+	char *end = NULL;
+	errno = 0;
+	switch (type) {
+	case RCTL_VOID:
+		return *text ? -EINVAL : 0;
+	case RCTL_BOOL:
+		if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "on"))
+			v->u = 1;
+		else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "off"))
+			v->u = 0;
+		else
+			return -EINVAL;
+		return 0;
+	case RCTL_UNSIGNED:
+	case RCTL_SIZE:
+	case RCTL_U64:
+		if (*text == '-' || !*text)
+			return -EINVAL;
+		v->u = strtoull(text, &end, 0);
+		if (errno || *end || (type == RCTL_UNSIGNED && v->u > UINT32_MAX))
+			return -EINVAL;
+		return 0;
+	case RCTL_SSIZE:
+		v->i = strtoll(text, &end, 0);
+		return errno || !*text || *end ? -EINVAL : 0;
+	case RCTL_STRING:
+		if (strlen(text) >= sizeof(v->s))
+			return -ENAMETOOLONG;
+		snprintf(v->s, sizeof(v->s), "%s", text);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len)
+{
+	switch (v->type) {
+	case RCTL_VOID:
+		snprintf(buf, len, "%s", json ? "null" : "");
+		break;
+	case RCTL_BOOL:
+		snprintf(buf, len, "%s", v->u ? "true" : "false");
+		break;
+	case RCTL_UNSIGNED:
+	case RCTL_SIZE:
+	case RCTL_U64:
+		snprintf(buf, len, "%" PRIu64, v->u);
+		break;
+	case RCTL_SSIZE:
+		snprintf(buf, len, "%" PRId64, v->i);
+		break;
+	case RCTL_STRING:
+		if (v->is_null)
+			snprintf(buf, len, "%s", json ? "null" : "(null)");
+		else if (json)
+			json_escape(v->s, buf, len);
+		else
+			snprintf(buf, len, "%s", v->s);
+		break;
+	}
+}

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Locate jemalloc in a target. Objects are taken from /proc/PID/maps (what
+ * is really mapped) in the dynamic linker's search order (link_map: the
+ * program, LD_PRELOAD, then DT_NEEDED breadth-first), so the mallctl found is
+ * the one the program's own calls bind to. Each object is read through
+ * /proc/PID/map_files/ (the exact inode the target mapped, even if deleted or
+ * replaced since), or /proc/PID/root/PATH checked by device and inode
+ * (another mount namespace); never by a path in jeattach's own filesystem. */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "arch.h"
+#include "pt.h"
+#include "sym.h"
+#include "sym_elf.h"
+
+/* Symbol prefixes seen in the wild (see FACTS.md): Debian and most builds
+ * export plain names; --with-jemalloc-prefix=je_ (Redis' bundled copy, many
+ * static builds); Rust's tikv-jemalloc-sys uses _rjem_. */
+static const char *const known_prefixes[] = { "", "je_", "_rjem_" };
+
+/* jemalloc's public entry points: a thread with one of these (or anything
+ * prefixed je_, jemalloc's private namespace) on its stack is inside the
+ * allocator and may hold its locks. */
+static const char *const public_api[] = {
+	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
+	"valloc", "pvalloc", "mallocx", "rallocx", "xallocx", "sallocx", "dallocx", "sdallocx",
+	"nallocx", "mallctl", "mallctlnametomib", "mallctlbymib", "malloc_stats_print",
+	"malloc_usable_size", "malloc_message", "smallocx", "free_sized", "free_aligned_sized",
+};
+
+struct object {
+	size_t first, last; /* indices of its mappings in maps */
+	int linkmap_rank;   /* position in link_map order, or a large number */
+	uint64_t l_addr;
+	int in_linkmap;
+};
+
+static void add_why(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_why(char *why, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(why);
+	if (used + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static int same_file(const struct sym_map *m, int fd)
+{
+	struct stat st;
+	return !fstat(fd, &st) && st.st_ino == m->inode && major(st.st_dev) == m->dev_major &&
+	       minor(st.st_dev) == m->dev_minor;
+}
+
+/* Open the file behind mapping m as the target sees it. */
+static int open_mapped(pid_t pid, const struct sym_map *m)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	/* map_files needs CAP_SYS_ADMIN (proc_map_files_get_link); the root
+	 * link is enough for a tracer, but the file there may have been replaced:
+	 * accept it only if it is the very inode that is mapped. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!same_file(m, fd)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Group file-backed mappings by file; each group is one loaded object. */
+static size_t group_objects(const struct sym_maps *maps, struct object *objs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct sym_map *m = &maps->v[i];
+		if (!m->inode || m->path[0] != '/')
+			continue;
+		size_t j;
+		for (j = 0; j < n; j++) {
+			const struct sym_map *f = &maps->v[objs[j].first];
+			if (f->inode == m->inode && f->dev_major == m->dev_major &&
+			    f->dev_minor == m->dev_minor && !strcmp(f->path, m->path))
+				break;
+		}
+		if (j == n) {
+			objs[n].first = i;
+			objs[n].linkmap_rank = 1 << 30;
+			objs[n].in_linkmap = 0;
+			objs[n].l_addr = 0;
+			n++;
+		}
+		objs[j].last = i;
+	}
+	return n;
+}
+
+static void rank_by_linkmap(pid_t pid, const struct sym_maps *maps, struct object *objs, size_t n)
+{
+	struct sym_linkmap_entry *lm;
+	size_t nlm;
+	if (sym_linkmap_read(pid, &lm, &nlm))
+		return;
+	for (size_t k = 0; k < nlm; k++) {
+		/* l_ld (the object's dynamic section) lies inside one of its own
+		 * mappings: that ties the entry to the object without trusting
+		 * its name (names differ across merged-/usr symlinks). */
+		const struct sym_map *m = sym_maps_find(maps, lm[k].l_ld);
+		if (!m)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct sym_map *f = &maps->v[objs[j].first];
+			if (f->inode == m->inode && f->dev_major == m->dev_major &&
+			    f->dev_minor == m->dev_minor && !objs[j].in_linkmap) {
+				objs[j].linkmap_rank = (int)k;
+				objs[j].in_linkmap = 1;
+				objs[j].l_addr = lm[k].l_addr;
+			}
+		}
+	}
+	free(lm);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct object *x = a, *y = b;
+	if (x->linkmap_rank != y->linkmap_rank)
+		return x->linkmap_rank < y->linkmap_rank ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Load bias: where the first PT_LOAD's file page is mapped, minus its
+ * link-time page address. Works for PIE, non-PIE and shared objects alike. */
+static int object_bias(struct sym_elf *e, const struct sym_maps *maps, const struct object *o,
+		       uint64_t *bias)
+{
+	uint64_t vaddr, off;
+	int err = sym_elf_first_load(e, &vaddr, &off);
+	if (err)
+		return err;
+	for (size_t i = o->first; i <= o->last; i++) {
+		const struct sym_map *m = &maps->v[i];
+		if (m->inode == maps->v[o->first].inode && m->offset == (off & ~4095ULL)) {
+			*bias = m->start - (vaddr & ~4095ULL);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int add_object_text(const struct sym_maps *maps, const struct object *o,
+			   struct sym_ranges *r)
+{
+	for (size_t i = o->first; i <= o->last; i++) {
+		const struct sym_map *m = &maps->v[i];
+		if (m->x && m->inode == maps->v[o->first].inode) {
+			int e = sym_ranges_add(r, m->start, m->end);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+struct unsafe_ctx {
+	struct sym_ranges *r;
+	uint64_t bias;
+	const char *prefix;
+};
+
+static int is_allocator_name(const char *name, const char *prefix)
+{
+	if (!strncmp(name, "je_", 3) || !strncmp(name, "_rjem_", 6))
+		return 1;
+	size_t pl = strlen(prefix);
+	if (pl && !strncmp(name, prefix, pl))
+		return 1;
+	for (size_t i = 0; i < sizeof(public_api) / sizeof(public_api[0]); i++)
+		if (!strcmp(name + (pl && !strncmp(name, prefix, pl) ? pl : 0), public_api[i]))
+			return 1;
+	return 0;
+}
+
+static int unsafe_cb(const char *name, uint64_t value, uint64_t size, void *arg)
+{
+	struct unsafe_ctx *c = arg;
+	if (!is_allocator_name(name, c->prefix))
+		return 0;
+	return sym_ranges_add(c->r, c->bias + value, c->bias + value + (size ? size : 1));
+}
+
+static int is_exported(struct sym_elf *e, const char *name)
+{
+	uint64_t v;
+	return !sym_elf_lookup_dynsym(e, name, &v);
+}
+
+/* Try one object: 1 found, 0 not here, <0 error. */
+static int try_object(pid_t pid, const struct sym_maps *maps, const struct object *o,
+		      int is_main, const char *const *prefixes, size_t nprefixes, struct sym_jemalloc *je,
+		      char *why, size_t whylen)
+{
+	const struct sym_map *m = &maps->v[o->first];
+	int fd = open_mapped(pid, m);
+	if (fd < 0) {
+		if (fd == -ESTALE)
+			add_why(why, whylen, "%s was replaced on disk and map_files is not readable; ",
+				m->path);
+		return 0;
+	}
+	struct sym_elf *e;
+	if (sym_elf_open(fd, &e))
+		return 0; /* not ELF: locale archives, fonts, data files */
+	int found = 0;
+	for (size_t p = 0; p < nprefixes && !found; p++) {
+		char name[128];
+		uint64_t v;
+		snprintf(name, sizeof(name), "%smallctl", prefixes[p]);
+		if (sym_elf_lookup(e, name, &v, NULL))
+			continue;
+		if (sym_elf_class(e) != ELFCLASS64 || sym_elf_machine(e) != ARCH_ELF_MACHINE) {
+			add_why(why, whylen, "%s has %s but not for this architecture; ", m->path, name);
+			break;
+		}
+		uint64_t bias;
+		if (object_bias(e, maps, o, &bias)) {
+			add_why(why, whylen, "%s: cannot tell where it is loaded; ", m->path);
+			break;
+		}
+		if (o->in_linkmap && o->l_addr != bias) {
+			add_why(why, whylen, "%s: link_map says loaded at %#llx, maps say %#llx; ",
+				m->path, (unsigned long long)o->l_addr, (unsigned long long)bias);
+			break;
+		}
+		found = 1;
+		snprintf(je->object, sizeof(je->object), "%s", m->path);
+		snprintf(je->prefix, sizeof(je->prefix), "%s", prefixes[p]);
+		je->object_deleted = m->deleted;
+		je->found_by_link_map = o->in_linkmap;
+		je->bias = bias;
+		je->mallctl = bias + v;
+		je->from_symtab_only = !is_exported(e, name);
+		snprintf(name, sizeof(name), "%smalloc_stats_print", prefixes[p]);
+		if (!sym_elf_lookup(e, name, &v, NULL))
+			je->malloc_stats_print = bias + v;
+		/* Where threads must not be borrowed. A shared jemalloc: its
+		 * whole text. Linked into another object: its functions by name. */
+		je->is_main_executable = is_main;
+		if (!is_main) {
+			add_object_text(maps, o, &je->unsafe);
+		} else {
+			struct unsafe_ctx c = { &je->unsafe, bias, prefixes[p] };
+			sym_elf_foreach_func(e, unsafe_cb, &c);
+		}
+	}
+	sym_elf_close(e);
+	return found;
+}
+
+/* The dynamic linker's text: a thread inside it (lazy binding, dlopen) holds
+ * its lock, and jemalloc may need the linker (TLS, dlsym). */
+static int add_interp_text(pid_t pid, const struct sym_maps *maps, struct object *objs, size_t n,
+			   struct sym_ranges *r)
+{
+	char path[64], *text;
+	size_t len;
+	uint64_t base = 0;
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	if (sym_read_proc_file(path, &text, &len))
+		return 0;
+	for (size_t off = 0; off + 16 <= len; off += 16) {
+		uint64_t kv[2];
+		memcpy(kv, text + off, sizeof(kv));
+		if (kv[0] == AT_BASE)
+			base = kv[1];
+	}
+	free(text);
+	if (!base)
+		return 0;
+	for (size_t j = 0; j < n; j++)
+		if (maps->v[objs[j].first].start == base)
+			return add_object_text(maps, &objs[j], r);
+	return 0;
+}
+
+int sym_locate_jemalloc(pid_t pid, const struct sym_maps *maps, const char *prefix,
+			struct sym_jemalloc *je, char *why, size_t whylen)
+{
+	memset(je, 0, sizeof(*je));
+	why[0] = 0;
+	struct object *objs = calloc(maps->n ? maps->n : 1, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	size_t n = group_objects(maps, objs);
+	rank_by_linkmap(pid, maps, objs, n);
+	qsort(objs, n, sizeof(objs[0]), cmp_rank);
+
+	const char *const *prefixes = known_prefixes;
+	size_t nprefixes = sizeof(known_prefixes) / sizeof(known_prefixes[0]);
+	if (prefix) {
+		prefixes = &prefix;
+		nprefixes = 1;
+	}
+	int found = 0;
+	for (size_t j = 0; j < n && !found; j++) {
+		/* link_map's first entry is the program; without a link map
+		 * (static executable) the program is the lowest file mapping. */
+		int is_main = objs[j].in_linkmap ? objs[j].linkmap_rank == 0 : objs[j].first == 0;
+		found = try_object(pid, maps, &objs[j], is_main, prefixes, nprefixes, je, why,
+				   whylen);
+	}
+	if (found > 0)
+		add_interp_text(pid, maps, objs, n, &je->unsafe);
+	free(objs);
+	if (found <= 0)
+		return found < 0 ? found : -ENOENT;
+	sym_ranges_sort(&je->unsafe);
+	return 0;
+}
+
+void sym_jemalloc_free(struct sym_jemalloc *je)
+{
+	sym_ranges_free(&je->unsafe);
+}
+
+int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,
+		     struct sym_unwind_table *out)
+{
+	/* From the target's memory, not the file: the ELF header and program
+	 * headers sit in the object's first mapping (file offset 0), so two
+	 * small reads find PT_GNU_EH_FRAME without opening anything, which
+	 * matters because this runs while a thread is held. */
+	const struct sym_map *m = sym_maps_find(maps, ip);
+	if (!m || !m->inode || m->path[0] != '/')
+		return -ENOENT;
+	const struct sym_map *first = NULL;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct sym_map *c = &maps->v[i];
+		if (c->inode == m->inode && c->dev_major == m->dev_major &&
+		    c->dev_minor == m->dev_minor && c->offset == 0 && c->start <= m->start) {
+			first = c; /* the last one at or below m: its own load */
+		}
+	}
+	if (!first)
+		return -ENOENT;
+	Elf64_Ehdr eh;
+	int e = pt_read(pid, first->start, &eh, sizeof(eh));
+	if (e)
+		return e;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 128 ||
+	    eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr) > first->end - first->start)
+		return -ENOEXEC;
+	Elf64_Phdr ph[128];
+	e = pt_read(pid, first->start + eh.e_phoff, ph, eh.e_phnum * sizeof(Elf64_Phdr));
+	if (e)
+		return e;
+	uint64_t load = UINT64_MAX, hdr = 0;
+	int have_hdr = 0;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && load == UINT64_MAX)
+			load = ph[i].p_vaddr & ~4095ULL;
+		if (ph[i].p_type == PT_GNU_EH_FRAME) {
+			hdr = ph[i].p_vaddr;
+			have_hdr = 1;
+		}
+	}
+	if (load == UINT64_MAX || !have_hdr)
+		return -ENOENT;
+	out->text_start = m->start;
+	out->text_end = m->end;
+	out->eh_frame_hdr = first->start - load + hdr;
+	return 0;
+}
+
+int sym_find_syscall_insn(pid_t pid, const struct sym_maps *maps, uint64_t *addr)
+{
+	/* Any executable bytes 0f 05 decode as `syscall` when jumped to; we only
+	 * ever single-step that one instruction, so its place in the original
+	 * instruction stream does not matter. [vsyscall] is emulated, skip it. */
+	static unsigned char buf[65536];
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct sym_map *m = &maps->v[i];
+		if (!m->x || !m->r || !strcmp(m->path, "[vsyscall]"))
+			continue;
+		for (uint64_t a = m->start; a < m->end; a += sizeof(buf)) {
+			size_t len = m->end - a < sizeof(buf) ? m->end - a : sizeof(buf);
+			if (pt_read(pid, a, buf, len))
+				break;
+			void *hit = memmem(buf, len, ARCH_SYSCALL_INSN, ARCH_SYSCALL_INSN_LEN);
+			if (hit) {
+				*addr = a + (uint64_t)((unsigned char *)hit - buf);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* sym_: where jemalloc is in a target: its object, its symbol prefix, the
+ * addresses of the functions jeattach calls, and the code that must not be
+ * interrupted (jemalloc's and the dynamic linker's). */
+#ifndef JEATTACH_SYM_H
+#define JEATTACH_SYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "sym_maps.h"
+
+struct sym_range {
+	uint64_t start, end;
+};
+
+struct sym_ranges {
+	struct sym_range *v;
+	size_t n, cap;
+};
+
+int sym_ranges_add(struct sym_ranges *r, uint64_t start, uint64_t end);
+void sym_ranges_sort(struct sym_ranges *r);
+int sym_ranges_contains(const struct sym_ranges *r, uint64_t addr);
+void sym_ranges_free(struct sym_ranges *r);
+
+struct sym_jemalloc {
+	char object[4096];      /* the object's path as the target maps it */
+	char prefix[64];        /* "", "je_", "_rjem_", or --prefix */
+	int object_deleted;     /* replaced or deleted on disk since it was mapped */
+	int is_main_executable; /* linked statically into the program */
+	int from_symtab_only;   /* found in .symtab, not exported in .dynsym */
+	int found_by_link_map;  /* the object is in the dynamic linker's list */
+	uint64_t mallctl;
+	uint64_t malloc_stats_print;
+	uint64_t bias;
+	struct sym_ranges unsafe; /* pcs where no thread may be borrowed */
+};
+
+/* Objects looked at and why none had jemalloc, for the error message. */
+int sym_locate_jemalloc(pid_t pid, const struct sym_maps *maps, const char *prefix,
+			struct sym_jemalloc *je, char *why, size_t whylen);
+void sym_jemalloc_free(struct sym_jemalloc *je);
+
+/* The dynamic linker's list of loaded objects (r_debug / link_map), read from
+ * the target's memory: its load biases and names. */
+struct sym_linkmap_entry {
+	uint64_t l_addr, l_ld;
+	char name[4096];
+};
+int sym_linkmap_read(pid_t pid, struct sym_linkmap_entry **out, size_t *n);
+
+/* Where the unwind table (.eh_frame_hdr, PT_GNU_EH_FRAME) of the object
+ * whose code contains ip is, in the target's memory, and the bounds of that
+ * code mapping. -ENOENT if ip is not in a file-backed object or it has none. */
+struct sym_unwind_table {
+	uint64_t text_start, text_end;
+	uint64_t eh_frame_hdr;
+};
+int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,
+		     struct sym_unwind_table *out);
+
+/* Find a `syscall` instruction in the target's executable mappings. */
+int sym_find_syscall_insn(pid_t pid, const struct sym_maps *maps, uint64_t *addr);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Sorted address ranges, for "is this pc inside jemalloc or ld.so?". */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include "sym.h"
+
+int sym_ranges_add(struct sym_ranges *r, uint64_t start, uint64_t end)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct sym_range *v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n].start = start;
+	r->v[r->n].end = end;
+	r->n++;
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct sym_range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void sym_ranges_sort(struct sym_ranges *r)
+{
+	if (r->n)
+		qsort(r->v, r->n, sizeof(r->v[0]), cmp_range);
+}
+
+int sym_ranges_contains(const struct sym_ranges *r, uint64_t addr)
+{
+	/* Ranges may overlap (a function inside a mapping); find the last range
+	 * starting at or before addr, then look back over overlapping ones. */
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		if (addr < r->v[i].end)
+			return 1;
+		if (lo - i > 64)
+			break;
+	}
+	return 0;
+}
+
+void sym_ranges_free(struct sym_ranges *r)
+{
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* target_open / target_close: what /proc says about a process, before any
+ * thread is stopped. */
+#include "config.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include "rcall.h"
+#include "target.h"
+
+void target_why(struct target *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Value of "Key:" in a status file, or NULL. */
+static const char *status_field(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == ':') {
+			p += kl + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void read_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *text;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	buf[0] = 0;
+	if (sym_read_proc_file(path, &text, NULL))
+		return;
+	text[strcspn(text, "\n")] = 0;
+	snprintf(buf, len, "%s", text);
+	free(text);
+}
+
+static int read_status(pid_t pid, struct target_info *in)
+{
+	char path[64], *text;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int e = sym_read_proc_file(path, &text, NULL);
+	if (e)
+		return e == -ENOENT ? -ESRCH : e;
+	const char *v;
+	if ((v = status_field(text, "Name")))
+		snprintf(in->comm, sizeof(in->comm), "%.*s", (int)strcspn(v, "\n"), v);
+	if ((v = status_field(text, "State")))
+		in->state = *v;
+	if ((v = status_field(text, "TracerPid")))
+		in->tracer = (pid_t)atoi(v);
+	if ((v = status_field(text, "Uid")))
+		in->uid = (uid_t)strtoul(v, NULL, 10);
+	if ((v = status_field(text, "Seccomp")))
+		in->seccomp = atoi(v);
+	/* The last number of NSpid is the pid in the innermost namespace. */
+	if ((v = status_field(text, "NSpid"))) {
+		const char *end = v + strcspn(v, "\n");
+		const char *last = v;
+		for (const char *p = v; p < end; p++)
+			if (isspace((unsigned char)*p) && p + 1 < end && !isspace((unsigned char)p[1]))
+				last = p + 1;
+		in->ns_pid = (pid_t)atoi(last);
+	}
+	/* Linux 6.6+ with CONFIG_X86_USER_SHADOW_STACK: "x86_Thread_features: shstk". */
+	if ((v = status_field(text, "x86_Thread_features")))
+		in->shadow_stack = !strncmp(v, "shstk", 5) || strstr(v, " shstk") != NULL;
+	int tgid = (v = status_field(text, "Tgid")) ? atoi(v) : pid;
+	free(text);
+	return tgid == pid ? 0 : -EDOM; /* a thread id, not a process id */
+}
+
+/* Kernel threads: PF_KTHREAD (0x00200000) in field 9 of /proc/PID/stat. */
+static int is_kernel_thread(pid_t pid)
+{
+	char path[64], *text;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (sym_read_proc_file(path, &text, NULL))
+		return 0;
+	const char *p = strrchr(text, ')');
+	unsigned long flags = 0;
+	if (p)
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags);
+	free(text);
+	return (flags & 0x00200000UL) != 0;
+}
+
+static int exe_class(pid_t pid)
+{
+	char path[64];
+	unsigned char id[EI_NIDENT];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, id, sizeof(id));
+	close(fd);
+	if (n != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
+		return 0;
+	return id[EI_CLASS];
+}
+
+int target_threads(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	int n = 0;
+	/* The thread group leader first: it is the thread most programs keep
+	 * in an event loop, and its id is the one the user gave. */
+	if (max > 0)
+		tids[n++] = pid;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		if (tid > 0 && tid != pid)
+			tids[n++] = tid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The first thread of pid that someone traces, with the tracer's name. */
+static void find_tracer(pid_t pid, struct target_info *in)
+{
+	if (in->tracer)
+		goto name;
+	pid_t tids[1024];
+	int n = target_threads(pid, tids, 1024);
+	for (int i = 0; i < n && !in->tracer; i++) {
+		char path[64], *text;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tids[i]);
+		if (sym_read_proc_file(path, &text, NULL))
+			continue;
+		const char *v = status_field(text, "TracerPid");
+		in->tracer = v ? (pid_t)atoi(v) : 0;
+		free(text);
+	}
+name:
+	if (in->tracer)
+		read_comm(in->tracer, in->tracer_comm, sizeof(in->tracer_comm));
+}
+
+int target_open(struct target *t, pid_t pid)
+{
+	struct target keep = *t; /* settings made before opening */
+	memset(t, 0, sizeof(*t));
+	t->deadline = keep.deadline;
+	t->verbose = keep.verbose;
+	t->only_tid = keep.only_tid;
+	t->pid = pid;
+	if (pid <= 0)
+		return -ESRCH;
+	int e = read_status(pid, &t->info);
+	if (e)
+		return e;
+	if (is_kernel_thread(pid)) {
+		t->info.kernel_thread = 1;
+		return -EINVAL;
+	}
+	if (t->info.state == 'Z' || t->info.state == 'X')
+		return -ECHILD;
+	find_tracer(pid, &t->info);
+	t->info.elf_class = exe_class(pid);
+	if (t->info.elf_class == ELFCLASS32)
+		return -ENOEXEC;
+	e = sym_maps_read(pid, &t->maps);
+	if (e)
+		return e == -ENOENT ? -ESRCH : e;
+	return 0;
+}
+
+int target_locate(struct target *t, const char *prefix)
+{
+	int e = sym_locate_jemalloc(t->pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));
+	if (e)
+		return e;
+	e = sym_find_syscall_insn(t->pid, &t->maps, &t->syscall_insn);
+	if (e)
+		target_why(t, "no syscall instruction found in the target's executable mappings");
+	return e;
+}
+
+void target_close(struct target *t)
+{
+	target_release(t);
+	rcall_unwind_free(t);
+	sym_jemalloc_free(&t->je);
+	sym_maps_free(&t->maps);
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* libjeheap: parsing (good input and every kind of bad input, with its
+ * position), un-sampling, symbolization and jeprof-style pruning. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jeheap.h"
+
+static jeheap_profile *p;
+static struct jeheap_error_info ei;
+
+static int read_text(const char *text)
+{
+	jeheap_profile_free(p);
+	p = NULL;
+	return jeheap_profile_read_memory(text, strlen(text), &p, &ei);
+}
+
+static void teardown(void)
+{
+	jeheap_profile_free(p);
+	p = NULL;
+}
+
+static const char threaded[] = "heap_v2/524288\n"
+			       "  t*: 3: 3072 [0: 0]\n"
+			       "  t0: 2: 2048 [0: 0]\n"
+			       "  t1: 1: 1024 [0: 0] worker thread\n"
+			       "@ 0x1000 0x2000 0x3000\n"
+			       "  t*: 2: 2048 [4: 4096]\n"
+			       "  t0: 2: 2048 [4: 4096]\n"
+			       "@\n"
+			       "  t*: 1: 1024 [0: 0]\n"
+			       "  t1: 1: 1024 [0: 0] worker thread\n"
+			       "\n"
+			       "MAPPED_LIBRARIES:\n"
+			       "00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n";
+
+START_TEST(threaded_format)
+{
+	ck_assert_int_eq(read_text(threaded), JEHEAP_OK);
+	ck_assert_int_eq(jeheap_profile_format(p), JEHEAP_FORMAT_THREADED);
+	ck_assert_uint_eq(jeheap_profile_sample_period(p), 524288);
+	ck_assert_uint_eq(jeheap_profile_stack_count(p), 2);
+	ck_assert_str_eq(jeheap_profile_mappings(p), "00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n");
+	struct jeheap_counts c;
+	ck_assert_int_eq(jeheap_profile_totals(p, JEHEAP_RAW, &c), 0);
+	ck_assert(c.inuse_objects == 3 && c.inuse_bytes == 3072);
+	ck_assert(c.alloc_objects == 4 && c.alloc_bytes == 4096);
+}
+END_TEST
+
+/* The formula of FACTS.md, each line on its own before summing. */
+START_TEST(unsampling)
+{
+	ck_assert_int_eq(read_text(threaded), JEHEAP_OK);
+	struct jeheap_counts c;
+	ck_assert_int_eq(jeheap_profile_totals(p, JEHEAP_UNSAMPLED, &c), 0);
+	double r = 1024.0 / 524288.0, scale = 1.0 / (1.0 - exp(-r));
+	double ra = 1024.0 / 524288.0, scale_a = 1.0 / (1.0 - exp(-ra));
+	ck_assert_double_eq_tol(c.inuse_bytes, 2048 * scale + 1024 * scale, 1e-6);
+	ck_assert_double_eq_tol(c.inuse_objects, 2 * scale + 1 * scale, 1e-9);
+	ck_assert_double_eq_tol(c.alloc_bytes, 4096 * scale_a, 1e-6);
+	/* Unsampled is much larger than raw for small objects: about R/size. */
+	ck_assert(c.inuse_bytes > 3072 * 500);
+}
+END_TEST
+
+START_TEST(oneline_formats)
+{
+	ck_assert_int_eq(read_text("heap profile:   3:  3072 [  0:     0] @ heap_v2/524288\n"
+				   "     2:  2048 [     0:     0] @ 0x1 0x2\n"
+				   "     1:  1024 [     0:     0] @ 0x3\n"
+				   "\nMAPPED_LIBRARIES:\n"),
+			 JEHEAP_OK);
+	ck_assert_int_eq(jeheap_profile_format(p), JEHEAP_FORMAT_ONELINE);
+	ck_assert_uint_eq(jeheap_profile_sample_period(p), 524288);
+	ck_assert_uint_eq(jeheap_profile_stack_count(p), 2);
+	ck_assert_int_eq(read_text("heap profile: 1: 10 [ 1: 10] @ heapprofile\n"
+				   "1: 10 [1: 10] @ 0xa 0xb\n"),
+			 JEHEAP_OK);
+	ck_assert_uint_eq(jeheap_profile_sample_period(p), 0);
+	struct jeheap_counts c;
+	jeheap_profile_totals(p, JEHEAP_UNSAMPLED, &c);
+	ck_assert(c.inuse_bytes == 10); /* not sampled: unchanged */
+}
+END_TEST
+
+struct bad {
+	const char *text;
+	unsigned long line, column;
+};
+
+START_TEST(errors_have_positions)
+{
+	static const struct bad cases[] = {
+		{ "hello\n", 1, 1 },
+		{ "heap_v2/\n", 1, 9 },
+		{ "heap_v2/12x\n", 1, 9 },
+		{ "heap_v2/8\n@ 0x1 zz\n  t*: 1: 1 [0: 0]\n", 2, 7 },
+		{ "heap_v2/8\n@ 0x1\n  t*: 1: 1 [0: 0\n", 3, 17 },
+		{ "heap_v2/8\n@ 0x1\n  t*: 1 1 [0: 0]\n", 3, 9 },
+		{ "heap_v2/8\n@ 0x1\n@ 0x2\n  t*: 1: 1 [0: 0]\n", 3, 1 },
+		{ "heap_v2/8\n@ 0x1\n", 2, 1 },
+		{ "heap_v2/8\n@ 0x1\n  t*: 1: 1 [0: 0]\n  t*: 1: 1 [0: 0]\n", 4, 1 },
+		{ "heap_v2/8\n@ 0x11111111111111111\n", 2, 3 },
+		{ "heap_v2/8\n  x\n", 2, 3 },
+		{ "heap_v2/8\n@ 0x1\n  tq: 1: 1 [0: 0]\n", 3, 4 },
+		{ "heap_v2/8\n@ 0x1\n  t*: 99999999999999999999: 1 [0: 0]\n", 3, 7 },
+		{ "heap profile: 1: 1 [0: 0] @ growthz\n", 1, 29 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = read_text(cases[i].text);
+		ck_assert_msg(r == JEHEAP_EFORMAT, "case %zu: %d", i, r);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(ei.line == cases[i].line && ei.column == cases[i].column,
+			      "case %zu: got %lu:%lu (%s)", i, ei.line, ei.column, ei.message);
+		ck_assert(ei.message[0] != 0);
+	}
+	ck_assert_int_eq(jeheap_profile_read_memory("", 0, &p, &ei), JEHEAP_EFORMAT);
+	ck_assert_int_eq(jeheap_profile_read_memory("heap_v2/1\n\0x", 12, &p, &ei), JEHEAP_EFORMAT);
+	ck_assert_uint_eq(ei.line, 2);
+	ck_assert_int_eq(jeheap_profile_read_file("/nonexistent/x.heap", &p, &ei), JEHEAP_ENOENT);
+	ck_assert_int_eq(jeheap_profile_read_memory(NULL, 5, &p, &ei), JEHEAP_EINVAL);
+	ck_assert_str_eq(jeheap_strerror(JEHEAP_EFORMAT),
+			 "not a jemalloc heap profile, or a malformed line");
+	jeheap_profile_free(NULL); /* accepted */
+}
+END_TEST
+
+__attribute__((noinline)) void *jh_test_site(size_t n);
+__attribute__((noinline)) void *jh_test_site(size_t n)
+{
+	void *q = malloc(n);
+	__asm__ volatile("" ::: "memory");
+	return q;
+}
+
+/* A stack as jemalloc writes one: leaf (an address in malloc), then return
+ * addresses. The reader must name our function, prune malloc and count the
+ * callers once each. */
+START_TEST(symbolize_and_prune)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	ck_assert_ptr_nonnull(f);
+	char maps[65536];
+	size_t n = fread(maps, 1, sizeof(maps) - 1, f);
+	maps[n] = 0;
+	fclose(f);
+	uint64_t in_malloc = (uint64_t)(uintptr_t)&malloc + 4;
+	uint64_t ret_site = (uint64_t)(uintptr_t)&jh_test_site + 9; /* minus one stays inside */
+	uint64_t ret_main = (uint64_t)(uintptr_t)&jh_test_site + 9;
+	char *text = malloc(n + 1024);
+	snprintf(text, n + 1024,
+		 "heap_v2/0\n  t*: 1: 100 [0: 0]\n"
+		 "@ 0x%llx 0x%llx 0x%llx\n  t*: 1: 100 [0: 0]\n"
+		 "@ 0x%llx\n  t*: 2: 50 [0: 0]\n"
+		 "\nMAPPED_LIBRARIES:\n%s",
+		 (unsigned long long)in_malloc, (unsigned long long)ret_site,
+		 (unsigned long long)ret_main, (unsigned long long)0x10, maps);
+	ck_assert_int_eq(read_text(text), JEHEAP_OK);
+	free(text);
+	jeheap_symbolizer *s;
+	ck_assert_int_eq(jeheap_symbolizer_new(p, NULL, &s), 0);
+	ck_assert_str_eq(jeheap_symbolize(s, (uint64_t)(uintptr_t)&jh_test_site + 1),
+			 "jh_test_site");
+	ck_assert_ptr_null(jeheap_symbolize(s, 0x10));
+	jeheap_top *t;
+	ck_assert_int_eq(jeheap_top_new(p, s, JEHEAP_INUSE_SPACE, &t), 0);
+	ck_assert_double_eq(jeheap_top_total(t), 150);
+	ck_assert_uint_eq(jeheap_top_count(t), 2);
+	const struct jeheap_top_entry *e0 = jeheap_top_entry(t, 0), *e1 = jeheap_top_entry(t, 1);
+	ck_assert_str_eq(e0->name, "jh_test_site"); /* malloc pruned, recursion once */
+	ck_assert_double_eq(e0->flat, 100);
+	ck_assert_double_eq(e0->cum, 100);
+	ck_assert_str_eq(e1->name, "0x0000000000000010");
+	ck_assert_double_eq(e1->flat, 50);
+	ck_assert_ptr_null(jeheap_top_entry(t, 2));
+	jeheap_top_free(t);
+	jeheap_symbolizer_free(s);
+	jeheap_top_free(NULL);
+	jeheap_symbolizer_free(NULL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("jeheap");
+	TCase *tc = tcase_create("parse");
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, threaded_format);
+	tcase_add_test(tc, unsampling);
+	tcase_add_test(tc, oneline_formats);
+	tcase_add_test(tc, errors_have_positions);
+	tcase_add_test(tc, symbolize_and_prune);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

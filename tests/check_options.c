@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Command-line parsing: every action, every refusal, before any target. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+static struct options o;
+static char err[512];
+
+static int parse(const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"jeattach";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	err[0] = 0;
+	return options_parse(argc, argv, &o, err, sizeof(err));
+}
+
+#define PARSE(...) parse((const char *const[]){ __VA_ARGS__, NULL })
+
+START_TEST(actions_in_order)
+{
+	ck_assert_int_eq(PARSE("-p", "42", "--status", "--activate", "--dump", "/tmp/x.heap",
+			       "--deactivate", "--get", "prof.active", "--set", "prof.gdump=true"),
+			 0);
+	ck_assert_int_eq(o.npids, 1);
+	ck_assert_int_eq(o.pids[0], 42);
+	ck_assert_int_eq(o.nactions, 6);
+	ck_assert_int_eq(o.actions[0].kind, ACT_STATUS);
+	ck_assert_int_eq(o.actions[1].kind, ACT_ACTIVATE);
+	ck_assert_int_eq(o.actions[2].kind, ACT_DUMP);
+	ck_assert_str_eq(o.actions[2].arg, "/tmp/x.heap");
+	ck_assert_int_eq(o.actions[3].kind, ACT_DEACTIVATE);
+	ck_assert_int_eq(o.actions[4].kind, ACT_GET);
+	ck_assert_str_eq(o.actions[4].arg, "prof.active");
+	ck_assert_int_eq(o.actions[5].kind, ACT_SET);
+}
+END_TEST
+
+START_TEST(dump_without_file)
+{
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "--status"), 0);
+	ck_assert_int_eq(o.actions[0].kind, ACT_DUMP);
+	ck_assert_ptr_null(o.actions[0].arg);
+	ck_assert_int_eq(PARSE("-p", "1", "--dump=a.heap"), 0);
+	ck_assert_str_eq(o.actions[0].arg, "a.heap");
+	ck_assert_int_eq(PARSE("-p", "1", "--dump"), 0);
+	ck_assert_ptr_null(o.actions[0].arg);
+}
+END_TEST
+
+START_TEST(pid_lists)
+{
+	ck_assert_int_eq(PARSE("-p", "1,2,3", "--status"), 0);
+	ck_assert_int_eq(o.npids, 3);
+	ck_assert_int_eq(o.pids[2], 3);
+	ck_assert_int_eq(PARSE("-p", "1,", "--status"), 0);
+	ck_assert_int_eq(o.npids, 1);
+	ck_assert_int_eq(PARSE("-p", "x", "--status"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "bad pid list"));
+	ck_assert_int_eq(PARSE("-p", "0", "--status"), -1);
+	ck_assert_int_eq(PARSE("-p", "-5", "--status"), -1);
+	ck_assert_int_eq(PARSE("-p", "99999999999", "--status"), -1);
+	ck_assert_int_eq(PARSE("-p", "1,,2", "--status"), -1);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	ck_assert_int_eq(PARSE("--status"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no target"));
+	ck_assert_int_eq(PARSE("-p", "1"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "nothing to do"));
+	ck_assert_int_eq(PARSE("-p", "1", "--bogus"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown option"));
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "stray"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unexpected argument"));
+	ck_assert_int_eq(PARSE("-p", "1", "--get", "no.such.ctl"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown control"));
+	ck_assert_int_eq(PARSE("-p", "1", "--get", "prof.dump"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "only be written"));
+	ck_assert_int_eq(PARSE("-p", "1", "--set", "version=1"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "read-only"));
+	ck_assert_int_eq(PARSE("-p", "1", "--set", "prof.active=maybe"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not a valid bool"));
+	ck_assert_int_eq(PARSE("-p", "1", "--set", "prof.active"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "NAME=VALUE"));
+	ck_assert_int_eq(PARSE("-p", "1", "--set", "prof.dump=/x"), -1);
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--timeout", "0"), -1);
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--timeout", "abc"), -1);
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--tid", "x"), -1);
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--prefix", "a/b"), -1);
+	ck_assert_int_eq(PARSE("-p", "1,2", "--dump", "x.heap"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "overwrite"));
+	ck_assert_int_eq(PARSE("-p", "1", "--dump="), -1);
+	ck_assert_int_eq(PARSE("-p"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "needs a value"));
+}
+END_TEST
+
+START_TEST(flags)
+{
+	ck_assert_int_eq(PARSE("-p", "7", "--status", "--json", "-v", "-q", "--timeout", "2.5",
+			       "--prefix", "je_", "--tid", "9"),
+			 0);
+	ck_assert_int_eq(o.json, 1);
+	ck_assert_int_eq(o.verbose, 1);
+	ck_assert_int_eq(o.quiet, 1);
+	ck_assert(o.timeout_s == 2.5);
+	ck_assert_str_eq(o.prefix, "je_");
+	ck_assert_int_eq(o.tid, 9);
+	ck_assert_int_eq(PARSE("--help"), 0);
+	ck_assert_int_eq(o.help, 1);
+	ck_assert_int_eq(PARSE("--version"), 0);
+	ck_assert_int_eq(o.version, 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("parse");
+	tcase_add_test(tc, actions_in_order);
+	tcase_add_test(tc, dump_without_file);
+	tcase_add_test(tc, pid_lists);
+	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, flags);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

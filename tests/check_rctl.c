@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The mallctl type table, value parsing and formatting, JSON escaping. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+#include "rctl.h"
+
+START_TEST(lookup)
+{
+	enum rctl_type t;
+	enum rctl_access a;
+	ck_assert_int_eq(rctl_lookup("prof.active", &t, &a), 0);
+	ck_assert_int_eq(t, RCTL_BOOL);
+	ck_assert_int_eq(a, RCTL_RW);
+	ck_assert_int_eq(rctl_lookup("version", &t, &a), 0);
+	ck_assert_int_eq(t, RCTL_STRING);
+	ck_assert_int_eq(rctl_lookup("arena.4096.purge", &t, &a), 0);
+	ck_assert_int_eq(t, RCTL_VOID);
+	ck_assert_int_eq(rctl_lookup("stats.arenas.12.pactive", &t, &a), 0);
+	ck_assert_int_eq(t, RCTL_SIZE);
+	ck_assert_int_eq(rctl_lookup("arena..purge", &t, &a), -ENOENT);
+	ck_assert_int_eq(rctl_lookup("arena.x.purge", &t, &a), -ENOENT);
+	ck_assert_int_eq(rctl_lookup("prof.activ", &t, &a), -ENOENT);
+	ck_assert_int_eq(rctl_lookup("prof.active.x", &t, &a), -ENOENT);
+	ck_assert_int_eq(rctl_lookup("thread.arena", &t, &a), -ENOENT);
+	ck_assert_int_eq(rctl_lookup("opt.lg_prof_interval", &t, &a), 0);
+	ck_assert_int_eq(t, RCTL_SSIZE);
+	ck_assert_int_eq(rctl_lookup("arenas.narenas", &t, &a), 0);
+	ck_assert_int_eq(t, RCTL_UNSIGNED);
+}
+END_TEST
+
+START_TEST(parse_values)
+{
+	struct rctl_value v;
+	ck_assert_int_eq(rctl_parse(RCTL_BOOL, "true", &v), 0);
+	ck_assert_uint_eq(v.u, 1);
+	ck_assert_int_eq(rctl_parse(RCTL_BOOL, "off", &v), 0);
+	ck_assert_uint_eq(v.u, 0);
+	ck_assert_int_eq(rctl_parse(RCTL_BOOL, "yes?", &v), -EINVAL);
+	ck_assert_int_eq(rctl_parse(RCTL_UNSIGNED, "4294967295", &v), 0);
+	ck_assert_int_eq(rctl_parse(RCTL_UNSIGNED, "4294967296", &v), -EINVAL);
+	ck_assert_int_eq(rctl_parse(RCTL_SIZE, "-1", &v), -EINVAL);
+	ck_assert_int_eq(rctl_parse(RCTL_SIZE, "0x10", &v), 0);
+	ck_assert_uint_eq(v.u, 16);
+	ck_assert_int_eq(rctl_parse(RCTL_SIZE, "", &v), -EINVAL);
+	ck_assert_int_eq(rctl_parse(RCTL_SIZE, "12abc", &v), -EINVAL);
+	ck_assert_int_eq(rctl_parse(RCTL_U64, "18446744073709551615", &v), 0);
+	ck_assert_int_eq(rctl_parse(RCTL_U64, "18446744073709551616", &v), -EINVAL);
+	ck_assert_int_eq(rctl_parse(RCTL_SSIZE, "-1", &v), 0);
+	ck_assert_int_eq(v.i, -1);
+	ck_assert_int_eq(rctl_parse(RCTL_STRING, "abc", &v), 0);
+	ck_assert_str_eq(v.s, "abc");
+	ck_assert_int_eq(rctl_parse(RCTL_VOID, "", &v), 0);
+	ck_assert_int_eq(rctl_parse(RCTL_VOID, "1", &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(format_values)
+{
+	struct rctl_value v;
+	char buf[64];
+	memset(&v, 0, sizeof(v));
+	v.type = RCTL_BOOL;
+	v.u = 1;
+	rctl_format(&v, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "true");
+	v.type = RCTL_SSIZE;
+	v.i = -5;
+	rctl_format(&v, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "-5");
+	v.type = RCTL_STRING;
+	snprintf(v.s, sizeof(v.s), "a\"b\\c\n");
+	rctl_format(&v, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\u000a\"");
+	rctl_format(&v, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "a\"b\\c\n");
+	v.is_null = 1;
+	rctl_format(&v, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "null");
+}
+END_TEST
+
+START_TEST(json_escaping)
+{
+	char buf[32];
+	json_escape("\xc3\xa9t\xc3", buf, sizeof(buf)); /* valid é, then a broken byte */
+	ck_assert_str_eq(buf, "\"\xc3\xa9t\\u00c3\"");
+	json_escape("0123456789abcdef", buf, 8); /* truncated, still quoted */
+	ck_assert_uint_eq(strlen(buf), 7);
+	ck_assert_int_eq(buf[0], '"');
+	ck_assert_int_eq(buf[6], '"');
+	json_escape("", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "\"\"");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rctl");
+	TCase *tc = tcase_create("types");
+	tcase_add_test(tc, lookup);
+	tcase_add_test(tc, parse_values);
+	tcase_add_test(tc, format_values);
+	tcase_add_test(tc, json_escaping);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Shared by the integration tests: start victims, finish them, clean up.
+# Every test runs under a watchdog and kills what it started, also on failure.
+set -u
+: "${top_builddir:?run through make check}"
+JEATTACH="$top_builddir/src/jeattach"
+JEHEAP="$top_builddir/src/jeheap"
+TARGETS="$top_builddir/tests/targets"
+WORK=$(mktemp -d /tmp/jeattach-test.XXXXXX)
+chmod 755 "$WORK"
+STARTED=""
+WATCHDOG_SECONDS=${WATCHDOG_SECONDS:-240}
+
+cleanup() {
+	trap '' USR2
+	for p in $STARTED; do kill -9 "$p" 2>/dev/null; done
+	if [ -n "${WATCHDOG:-}" ]; then
+		pkill -P "$WATCHDOG" 2>/dev/null
+		kill "$WATCHDOG" 2>/dev/null
+	fi
+	[ -n "${MOUNTED:-}" ] && umount "$MOUNTED" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'echo "FAIL: killed by the watchdog after ${WATCHDOG_SECONDS}s"; exit 1' USR2
+# The watchdog keeps none of our output open, or the harness waits for it.
+( sleep "$WATCHDOG_SECONDS"; kill -USR2 $$ ) </dev/null >/dev/null 2>&1 &
+WATCHDOG=$!
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+pass() { echo "ok: $*"; }
+
+# start_victim_env NAME "VAR=VALUE ..." BINARY [ARGS...]: runs the victim
+# with MALLOC_CONF=prof:true,prof_active:false and the given variables
+# (which may override it), waits for its "ready" line, sets $NAME to its
+# pid and ${NAME}_out to its output file.
+start_victim_env() {
+	name=$1; venv=$2; bin=$3; shift 3
+	out="$WORK/$name.out"
+	# shellcheck disable=SC2086
+	env MALLOC_CONF=prof:true,prof_active:false $venv "$bin" "$@" >"$out" 2>&1 &
+	pid=$!
+	STARTED="$STARTED $pid"
+	i=0
+	while ! grep -q '^ready' "$out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && fail "victim $name did not start: $(cat "$out")"
+		sleep 0.05
+	done
+	eval "$name=$pid"
+	eval "${name}_out=$out"
+}
+
+start_victim() {
+	n=$1; shift
+	start_victim_env "$n" "" "$@"
+}
+
+# victim_tid NAME ROLE: the thread id of a victim's reader/poller/... thread.
+victim_tid() {
+	eval "out=\$${1}_out"
+	sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$out"
+}
+
+# finish_victim NAME: ask the victim to check itself; fail unless clean.
+finish_victim() {
+	eval "pid=\$$1; out=\$${1}_out"
+	kill -USR1 "$pid" || fail "victim $1 ($pid) is gone"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && ! grep -q '^report' "$out"; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && fail "victim $1 did not report"
+		sleep 0.05
+	done
+	wait "$pid" 2>/dev/null
+	rc=$?
+	report=$(grep '^report' "$out")
+	[ -n "$report" ] || fail "victim $1 died without a report (exit $rc): $(cat "$out")"
+	[ "$rc" = 0 ] || fail "victim $1 was harmed: $report"
+	pass "victim $1 unharmed: $report"
+}
+
+# expect_rc CODE CMD...: run, capture stdout/stderr in $OUT/$ERR, check the exit code.
+expect_rc() {
+	want=$1; shift
+	"$@" >"$WORK/stdout" 2>"$WORK/stderr"
+	got=$?
+	OUT=$(cat "$WORK/stdout")
+	ERR=$(cat "$WORK/stderr")
+	[ "$got" = "$want" ] || fail "exit $got (wanted $want): $* -> $OUT $ERR"
+}
+
+# Skip (77) where this machine forbids ptrace altogether.
+require_ptrace() {
+	if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 3 ]; then
+		skip "kernel.yama.ptrace_scope is 3: ptrace is disabled on this machine"
+	fi
+	start_victim probe "$TARGETS/victim_dyn" -b 0
+	"$JEATTACH" -p "$probe" --status >/dev/null 2>"$WORK/probe.err"
+	rc=$?
+	if [ $rc = 4 ]; then
+		skip "ptrace is not permitted here: $(cat "$WORK/probe.err")"
+	fi
+	[ $rc = 0 ] || fail "cannot probe ptrace: exit $rc $(cat "$WORK/probe.err")"
+	finish_victim probe
+}
+
+# json_get JSON PYTHON-EXPR: evaluate an expression over the parsed object j.
+json_get() {
+	printf '%s' "$1" | python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($2)"
+}

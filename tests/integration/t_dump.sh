@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# --dump: a complete profile where the operator asks, atomically, with
+# nothing left in the target (no descriptor, no file); for a target of
+# another user and in another mount namespace; a full disk; and the profile's
+# numbers checked against the known workload and against jeprof itself.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+# Every allocation sampled (lg_prof_sample:0): the profile is exact.
+EXACT="MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0"
+start_victim_env v "$EXACT" "$TARGETS/victim_dyn" -b 1 -w
+fds_before=$(ls /proc/"$v"/fd | wc -l)
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/a.heap" --json
+[ "$(json_get "$OUT" "j['actions'][0]['bytes']")" = "$(stat -c %s "$WORK/a.heap")" ] ||
+	fail "reported size differs: $OUT"
+head -1 "$WORK/a.heap" | grep -q '^heap_v2/1$' || fail "not a heap profile: $(head -1 "$WORK/a.heap")"
+grep -q '^MAPPED_LIBRARIES:' "$WORK/a.heap" || fail "no MAPPED_LIBRARIES section"
+grep -q "victim_dyn" "$WORK/a.heap" || fail "the maps do not name the victim"
+fds_after=$(ls /proc/"$v"/fd | wc -l)
+[ "$fds_before" = "$fds_after" ] || fail "descriptors in the target: $fds_before -> $fds_after"
+ls -l /proc/"$v"/fd | grep -q 'memfd:jeattach' && fail "a memfd was left in the target"
+ls -a "$WORK" | grep -q '^\.jeattach-' && fail "a temporary file was left behind"
+pass "dump complete, nothing left behind"
+
+# The numbers: the workload's sites, exactly (each function once per stack).
+expect_rc 0 "$JEHEAP" top --inuse_objects "$WORK/a.heap"
+cum() { printf '%s\n' "$OUT" | awk -v f="$1" '$6 == f { print $4 }'; }
+[ "$(cum wl_small)" = 1000 ] || fail "wl_small: $(cum wl_small) objects"
+[ "$(cum wl_big)" = 10 ] || fail "wl_big: $(cum wl_big) objects"
+[ "$(cum wl_rec)" = 100 ] || fail "wl_rec (recursive) counted $(cum wl_rec) times"
+pass "workload sites exact"
+
+# Against jeprof on the same file: the total and every row of the program's
+# own functions agree (libc's internal names differ: jeprof reads DWARF from
+# debug packages through addr2line, jeheap the symbol tables).
+if command -v jeprof >/dev/null; then
+	for metric in inuse_objects inuse_space; do
+		jeprof --"$metric" --text "$TARGETS/victim_dyn" "$WORK/a.heap" >"$WORK/jeprof.txt" 2>/dev/null ||
+			fail "jeprof failed"
+		"$JEHEAP" top --"$metric" "$WORK/a.heap" >"$WORK/jeheap.txt" || fail "jeheap failed"
+		for f in Total: alloc_block wl_small wl_big wl_rec main; do
+			a=$(grep -E "( $f\$|^$f )" "$WORK/jeprof.txt")
+			b=$(grep -E "( $f\$|^$f )" "$WORK/jeheap.txt")
+			[ -n "$a" ] || fail "jeprof has no row $f"
+			[ "$a" = "$b" ] || fail "$metric $f: jeprof '$a' jeheap '$b'"
+		done
+	done
+	pass "jeheap top agrees with jeprof --text"
+else
+	echo "note: jeprof not installed (libjemalloc-dev ships it); comparison skipped"
+fi
+
+# No FILE: jemalloc's automatic name in jeattach's working directory.
+mkdir "$WORK/cwd"
+(cd "$WORK/cwd" && "$JEATTACH" -p "$v" --dump --dump -q) || fail "automatic dump"
+[ -s "$WORK/cwd/jeprof.$v.0.m0.heap" ] && [ -s "$WORK/cwd/jeprof.$v.1.m1.heap" ] ||
+	fail "automatic names: $(ls "$WORK/cwd")"
+pass "automatic names"
+
+# A full disk: exit 8, no partial file, no temporary left, target unharmed.
+mkdir "$WORK/full"
+if mount -t tmpfs -o size=64k tmpfs "$WORK/full" 2>/dev/null; then
+	MOUNTED="$WORK/full"
+	dd if=/dev/zero of="$WORK/full/filler" bs=4k count=64 2>/dev/null
+	expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/full/x.heap"
+	echo "$ERR" | grep -q 'No space left on device' || fail "$ERR"
+	[ "$(ls -A "$WORK/full")" = filler ] || fail "left in the full directory: $(ls -A "$WORK/full")"
+	umount "$WORK/full"
+	MOUNTED=
+	pass "full disk"
+else
+	echo "note: cannot mount a tmpfs here (not root?); full-disk case not tested"
+fi
+finish_victim v
+
+# A target running as another user, which cannot write where we ask.
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	mkdir -m 700 "$WORK/private"
+	start_victim_env other "" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TARGETS/victim_dyn" -b 1
+	expect_rc 0 "$JEATTACH" -p "$other" --dump "$WORK/private/o.heap"
+	[ "$(stat -c %u "$WORK/private/o.heap")" = 0 ] || fail "not owned by the operator"
+	head -1 "$WORK/private/o.heap" | grep -q '^heap_v2/' || fail "bad profile"
+	finish_victim other
+	pass "target of another user"
+else
+	echo "note: not root or no setpriv; other-user case not tested"
+fi
+
+# A target in its own mount namespace with a private /tmp.
+if unshare --mount --propagation private true 2>/dev/null; then
+	start_victim_env ns "" unshare --mount --propagation private sh -c \
+		'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"' "$TARGETS/victim_dyn" -b 1
+	expect_rc 0 "$JEATTACH" -p "$ns" --dump "$WORK/ns.heap"
+	head -1 "$WORK/ns.heap" | grep -q '^heap_v2/' || fail "bad profile from the namespace"
+	finish_victim ns
+	pass "target in another mount namespace"
+else
+	echo "note: unshare --mount not permitted; mount-namespace case not tested"
+fi

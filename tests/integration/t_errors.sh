@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Bad input of every kind: a one-line cause and fix, the documented exit
+# code, and a target left exactly as found (the victims check themselves).
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+one_line() { [ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "not one line: $ERR"; }
+
+# No such process.
+expect_rc 3 "$JEATTACH" -p 2147483646 --status
+one_line
+echo "$ERR" | grep -q '^jeattach: 2147483646: no such process' || fail "$ERR"
+
+# A kernel thread (kthreadd is pid 2 on Linux).
+if grep -q '^Name:.*kthreadd' /proc/2/status 2>/dev/null; then
+	expect_rc 10 "$JEATTACH" -p 2 --status
+	echo "$ERR" | grep -q 'kernel thread' || fail "$ERR"
+fi
+
+# No jemalloc: a glibc malloc program.
+start_victim plain "$TARGETS/victim_plain" -b 1
+expect_rc 5 "$JEATTACH" -p "$plain" --status
+one_line
+echo "$ERR" | grep -q 'no jemalloc found' || fail "$ERR"
+expect_rc 5 "$JEATTACH" -p "$plain" --status --prefix zz_
+echo "$ERR" | grep -q 'zz_mallctl' || fail "$ERR"
+finish_victim plain
+
+# A thread id given as a process id.
+start_victim dyn "$TARGETS/victim_dyn" -b 1
+tid=$(victim_tid dyn reader)
+expect_rc 2 "$JEATTACH" -p "$tid" --status
+echo "$ERR" | grep -q 'thread id, not a process id' || fail "$ERR"
+# --tid of another process.
+expect_rc 3 "$JEATTACH" -p "$dyn" --tid 1 --status
+echo "$ERR" | grep -q 'not a thread of process' || fail "$ERR"
+# An unknown control is refused before attaching.
+expect_rc 2 "$JEATTACH" -p "$dyn" --get no.such.thing
+# A control this jemalloc lacks (an arena that does not exist): mallctl's
+# ENOENT, explained; the actions before it ran, the ones after did not.
+expect_rc 7 "$JEATTACH" -p "$dyn" --json --get prof.active --get stats.arenas.9999.pactive \
+	--activate
+echo "$ERR" | grep -q 'has no control named stats.arenas.9999.pactive' || fail "$ERR"
+[ "$(json_get "$OUT" "[a['ok'] for a in j['actions']]")" = "[True, False]" ] || fail "$OUT"
+expect_rc 0 "$JEATTACH" -p "$dyn" --get prof.active --json
+[ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "activated after an error: $OUT"
+# Output directory not writable: refused before touching the target.
+expect_rc 8 "$JEATTACH" -p "$dyn" --dump /nonexistent-dir/x.heap
+echo "$ERR" | grep -q 'cannot write a profile in /nonexistent-dir' || fail "$ERR"
+finish_victim dyn
+
+# Profiling not enabled at start-up: --status works, --activate explains.
+start_victim_env noprof "MALLOC_CONF=stats_print:false" "$TARGETS/victim_dyn" -b 1
+expect_rc 0 "$JEATTACH" -p "$noprof" --status --json
+[ "$(json_get "$OUT" "j['actions'][0]['opt_prof']")" = False ] || fail "opt_prof: $OUT"
+for a in --activate --deactivate --dump="$WORK/np.heap"; do
+	expect_rc 6 "$JEATTACH" -p "$noprof" "$a"
+	one_line
+	echo "$ERR" | grep -q 'restart the process with MALLOC_CONF=prof:true,prof_active:false' ||
+		fail "$a: $ERR"
+done
+[ ! -e "$WORK/np.heap" ] || fail "a profile file appeared although the dump failed"
+finish_victim noprof
+
+# Already traced by someone else: say by whom.
+if command -v strace >/dev/null; then
+	start_victim traced "$TARGETS/victim_dyn" -b 0
+	strace -q -p "$traced" -o /dev/null &
+	spid=$!
+	i=0
+	while [ "$(sed -n 's/^TracerPid:\t//p' /proc/"$traced"/status)" = 0 ] && [ $i -lt 100 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	expect_rc 4 "$JEATTACH" -p "$traced" --status
+	echo "$ERR" | grep -q "already traced by pid $spid (strace)" || fail "$ERR"
+	kill "$spid"; wait "$spid" 2>/dev/null
+	finish_victim traced
+else
+	echo "note: strace not installed, the already-traced case is not tested"
+fi
+
+# A zombie.
+sh -c 'exit 0' &
+zpid=$!
+# The child is a zombie until we wait for it.
+sleep 0.2
+if grep -q '^State:.*Z' /proc/$zpid/status 2>/dev/null; then
+	expect_rc 3 "$JEATTACH" -p "$zpid" --status
+	echo "$ERR" | grep -q 'zombie' || fail "$ERR"
+fi
+wait $zpid 2>/dev/null
+pass "error paths"

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# A real server: Debian's redis-server links Debian's jemalloc. Profile it
+# through jeattach while redis-benchmark keeps it busy on loopback; every
+# request must keep succeeding.
+. "$top_srcdir/tests/integration/lib.sh"
+command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
+	skip "redis-server/redis-benchmark not installed (Debian packages redis-server, redis-tools)"
+require_ptrace
+
+port=$((20000 + $$ % 20000))
+env MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0.0.1 \
+	--save '' --appendonly no --daemonize no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+rpid=$!
+STARTED="$STARTED $rpid"
+i=0
+until redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "redis did not start: $(cat "$WORK/redis.log")"
+	sleep 0.05
+done
+
+redis-benchmark -p "$port" -n 200000 -c 8 -P 4 -t set,get,lpush,lpop -q --csv \
+	>"$WORK/bench.csv" 2>"$WORK/bench.err" &
+bpid=$!
+STARTED="$STARTED $bpid"
+sleep 0.3
+expect_rc 0 "$JEATTACH" -p "$rpid" --status --json
+[ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" = True ] || fail "$OUT"
+expect_rc 0 "$JEATTACH" -p "$rpid" --activate
+for n in 1 2 3; do
+	sleep 0.2
+	expect_rc 0 "$JEATTACH" -p "$rpid" --dump "$WORK/redis.$n.heap" --json
+done
+expect_rc 0 "$JEATTACH" -p "$rpid" --deactivate
+wait "$bpid" || fail "redis-benchmark failed: $(cat "$WORK/bench.err")"
+grep -qi error "$WORK/bench.csv" "$WORK/bench.err" && fail "benchmark saw errors"
+[ "$(grep -c '^"' "$WORK/bench.csv")" -ge 4 ] || fail "benchmark output: $(cat "$WORK/bench.csv")"
+redis-cli -p "$port" ping | grep -q PONG || fail "redis no longer answers"
+"$JEHEAP" top -n 5 "$WORK/redis.3.heap" >"$WORK/top.txt" || fail "jeheap cannot read redis' profile"
+grep -q '^Total:' "$WORK/top.txt" || fail "$(cat "$WORK/top.txt")"
+redis-cli -p "$port" shutdown nosave >/dev/null 2>&1
+pass "redis profiled under load: $(tr '\n' ' ' <"$WORK/bench.csv" | cut -c1-200)"

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# --status, --activate, --deactivate wherever jemalloc may be: a shared
+# libjemalloc, LD_PRELOAD, linked statically into the program; with --json
+# parsed and checked, and the victims checking themselves afterwards.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+check_target() {
+	name=$1; pid=$2; want_static=$3
+	expect_rc 0 "$JEATTACH" -p "$pid" --status --json
+	[ "$(printf '%s\n' "$OUT" | wc -l)" = 1 ] || fail "$name: JSON is not one line"
+	[ "$(json_get "$OUT" "j['ok'] and j['pid'] == $pid and j['exit_code'] == 0")" = True ] ||
+		fail "$name: $OUT"
+	[ "$(json_get "$OUT" "j['jemalloc']['static']")" = "$want_static" ] || fail "$name: static? $OUT"
+	json_get "$OUT" "j['actions'][0]['version']" | grep -q '^5\.' || fail "$name: version $OUT"
+	[ "$(json_get "$OUT" "(j['actions'][0]['opt_prof'], j['actions'][0]['prof_active'])")" = \
+		"(True, False)" ] || fail "$name: $OUT"
+	[ "$(json_get "$OUT" "j['holds'] == 1 and 0 < j['hold_us_max'] <= j['hold_us_total']")" = True ] ||
+		fail "$name: hold times $OUT"
+	expect_rc 0 "$JEATTACH" -p "$pid" --activate --json
+	[ "$(json_get "$OUT" "(j['actions'][0]['previous'], j['actions'][0]['prof_active'])")" = \
+		"(False, True)" ] || fail "$name: activate $OUT"
+	expect_rc 0 "$JEATTACH" -p "$pid" --activate --deactivate --json
+	[ "$(json_get "$OUT" "[(a['previous'], a['prof_active']) for a in j['actions']]")" = \
+		"[(True, True), (True, False)]" ] || fail "$name: activate+deactivate $OUT"
+	# Human output: short, one block per action.
+	expect_rc 0 "$JEATTACH" -p "$pid" --status
+	echo "$OUT" | grep -q "^$pid (.*) status" || fail "$name: text $OUT"
+	expect_rc 0 "$JEATTACH" -p "$pid" --status -q
+	[ -z "$OUT" ] || fail "$name: -q printed $OUT"
+	pass "$name"
+}
+
+start_victim dyn "$TARGETS/victim_dyn" -b 2
+check_target dyn "$dyn" False
+finish_victim dyn
+
+start_victim stat "$TARGETS/victim_static" -b 2
+check_target static "$stat" True
+finish_victim stat
+
+if [ -n "${JEMALLOC_SO:-}" ] && [ -f "$JEMALLOC_SO" ]; then
+	start_victim_env pre "LD_PRELOAD=$JEMALLOC_SO" "$TARGETS/victim_plain" -b 2
+	check_target preload "$pre" False
+	finish_victim pre
+else
+	echo "note: no libjemalloc.so.2 found by configure; LD_PRELOAD case not tested"
+fi
+
+# Several targets in one run: one JSON line each, and exit 11 when one fails.
+start_victim a "$TARGETS/victim_dyn" -b 0
+start_victim b "$TARGETS/victim_plain" -b 0
+expect_rc 11 "$JEATTACH" -p "$a,$b" --status --json
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 2 ] || fail "two targets, not two lines: $OUT"
+[ "$(printf '%s\n' "$OUT" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["ok"])')" = True ] || fail "$OUT"
+[ "$(printf '%s\n' "$OUT" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["exit_code"])')" = 5 ] || fail "$OUT"
+finish_victim a
+finish_victim b

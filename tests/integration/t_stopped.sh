@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# A process stopped by SIGSTOP (state T) is still stopped after jeattach,
+# every thread; once continued it is as healthy as one that was only
+# stopped and continued without jeattach (the stop/continue alone makes
+# epoll_wait return EINTR: signal(7), so both victims are compared).
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+stopped_threads() {
+	n=0
+	for t in /proc/"$1"/task/*; do
+		grep -q '^State:.*T' "$t/status" && n=$((n + 1))
+	done
+	echo $n
+}
+
+start_victim ctl "$TARGETS/victim_dyn" -b 1
+start_victim v "$TARGETS/victim_dyn" -b 1
+kill -STOP "$ctl" "$v"
+sleep 0.2
+nthreads=$(ls /proc/"$v"/task | wc -l)
+expect_rc 0 "$JEATTACH" -p "$v" --status --activate --dump "$WORK/s.heap"
+sleep 0.2
+[ "$(stopped_threads "$v")" = "$nthreads" ] || fail "not all threads stopped after jeattach"
+grep -q '^State:.*T' /proc/"$v"/status || fail "the process is no longer stopped"
+kill -CONT "$ctl" "$v"
+sleep 0.2
+eintr() { eval "out=\$${1}_out"; sed -n 's/.*eintr=\([0-9]*\).*/\1/p' "$out"; }
+kill -USR1 "$ctl" "$v"
+sleep 1
+rc_ctl=$(eintr ctl)
+rc_v=$(eintr v)
+[ -n "$rc_v" ] || fail "victim did not report: $(cat "$v_out")"
+[ "$rc_v" = "$rc_ctl" ] || fail "jeattach added EINTRs: $rc_v (control: $rc_ctl)"
+grep -q 'early=0 heap_errors=0 fp_errors=0' "$v_out" || fail "$(cat "$v_out")"
+pass "stopped process stays stopped; EINTR $rc_v = control $rc_ctl"

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* victim: a process that checks itself, for jeattach's integration tests.
+ *
+ * Threads, each blocked in one syscall for the whole run: read() on a pipe,
+ * epoll_wait(-1), nanosleep(1 h), pthread_cond_wait, accept(). Each counts
+ * every return that was not the one the main thread asked for (EINTR or an
+ * early wake-up). Busy threads allocate and free blocks filled with a
+ * pattern and verify it, and compute a floating-point sum whose exact value
+ * is known, so a corrupted heap, FP or vector register shows up. Long-lived
+ * blocks are checked at the end too.
+ *
+ * It prints "ready <pid>" when set up. On SIGUSR1 it wakes every blocked
+ * thread the proper way, checks everything, prints one line
+ *   report eintr=N early=N heap_errors=N fp_errors=N
+ * and exits 0 if all are zero, 1 otherwise. SIGTERM ends it at once.
+ * Options: -b N busy threads (default 2), -i N idle threads (default 0),
+ *          -w allocate a known workload before "ready" (for profile checks:
+ *             wl_small 1000 x 64 B, wl_big 10 x 100000 B, wl_rec 100 x 256 B
+ *             through a 4-deep recursion), kept live until the end. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_int eintr_count, early_count, heap_errors, fp_errors;
+static atomic_int stopping;
+static atomic_int tids[5];
+static int pipe_read[2], pipe_epoll[2];
+static int listen_fd;
+static char sock_path[108];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int cv_flag;
+
+static void *reader(void *arg)
+{
+	atomic_store((atomic_int *)arg, (int)gettid());
+	for (;;) {
+		char c;
+		ssize_t n = read(pipe_read[0], &c, 1);
+		if (n == 1 && c == 'q')
+			return NULL;
+		if (n < 0 && errno == EINTR)
+			eintr_count++;
+		else
+			early_count++;
+	}
+}
+
+static void *poller(void *arg)
+{
+	atomic_store((atomic_int *)arg, (int)gettid());
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = pipe_epoll[0] };
+	epoll_ctl(ep, EPOLL_CTL_ADD, pipe_epoll[0], &ev);
+	for (;;) {
+		struct epoll_event out;
+		int n = epoll_wait(ep, &out, 1, -1);
+		if (n == 1 && stopping)
+			return NULL;
+		if (n < 0 && errno == EINTR)
+			eintr_count++;
+		else
+			early_count++;
+		if (n == 1) { /* drain whatever woke us early */
+			char c;
+			if (read(pipe_epoll[0], &c, 1) < 0)
+				early_count++;
+		}
+	}
+}
+
+static void *sleeper(void *arg)
+{
+	atomic_store((atomic_int *)arg, (int)gettid());
+	for (;;) {
+		struct timespec ts = { 3600, 0 };
+		int r = nanosleep(&ts, NULL);
+		if (r < 0 && errno == EINTR)
+			eintr_count++;
+		else
+			early_count++; /* an hour has not passed in any test */
+	}
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	atomic_store((atomic_int *)arg, (int)gettid());
+	pthread_mutex_lock(&mu);
+	while (!cv_flag) {
+		pthread_cond_wait(&cv, &mu);
+		if (!cv_flag)
+			early_count++; /* woken with nothing to do */
+	}
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static void *acceptor(void *arg)
+{
+	atomic_store((atomic_int *)arg, (int)gettid());
+	for (;;) {
+		int fd = accept(listen_fd, NULL, NULL);
+		if (fd >= 0) {
+			close(fd);
+			if (stopping)
+				return NULL;
+			early_count++;
+		} else if (errno == EINTR) {
+			eintr_count++;
+		} else {
+			early_count++;
+		}
+	}
+}
+
+/* Known FP result: the sum is computed in registers across many
+ * iterations, long enough for a stop to land in the middle. */
+static double fp_work(void)
+{
+	volatile double seed = 0.5;
+	double a = seed, s = 0;
+	for (int i = 0; i < 200000; i++) {
+		s += a * (double)i;
+		a = a * 1.0000001;
+	}
+	return s;
+}
+
+static __attribute__((noinline)) unsigned char *alloc_block(size_t n, unsigned seed)
+{
+	unsigned char *p = malloc(n);
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(seed + i * 7);
+	return p;
+}
+
+static int check_block(const unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (unsigned char)(seed + i * 7))
+			return 1;
+	return 0;
+}
+
+static double fp_expected;
+
+static void *busy(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	unsigned char *keep[64] = { 0 };
+	size_t keep_n[64] = { 0 };
+	while (!stopping) {
+		for (int i = 0; i < 64; i++) {
+			if (keep[i]) {
+				heap_errors += check_block(keep[i], keep_n[i], seed + (unsigned)i);
+				free(keep[i]);
+			}
+			keep_n[i] = 16 + ((seed * 31u + (unsigned)i * 977u) % 4000);
+			keep[i] = alloc_block(keep_n[i], seed + (unsigned)i);
+		}
+		if (fp_work() != fp_expected)
+			fp_errors++;
+		seed++;
+		/* Subtract the seed bump from the blocks' seeds for the next check. */
+		for (int i = 0; i < 64; i++)
+			if (keep[i])
+				for (size_t k = 0; k < keep_n[i]; k++)
+					keep[i][k] = (unsigned char)(seed + (unsigned)i + k * 7);
+	}
+	for (int i = 0; i < 64; i++)
+		if (keep[i]) {
+			heap_errors += check_block(keep[i], keep_n[i], seed + (unsigned)i);
+			free(keep[i]);
+		}
+	return NULL;
+}
+
+/* The workload: distinct, never-inlined call sites with known sizes. */
+#define NOINL __attribute__((noinline, noclone))
+static void *wl_keep[2000];
+static int wl_n;
+static NOINL void wl_small(void)
+{
+	for (int i = 0; i < 1000; i++)
+		wl_keep[wl_n++] = alloc_block(64, 1);
+	__asm__ volatile("" ::: "memory");
+}
+static NOINL void wl_big(void)
+{
+	for (int i = 0; i < 10; i++)
+		wl_keep[wl_n++] = alloc_block(100000, 2);
+	__asm__ volatile("" ::: "memory");
+}
+static NOINL void wl_rec(int depth)
+{
+	if (depth > 0)
+		wl_rec(depth - 1);
+	else
+		for (int i = 0; i < 100; i++)
+			wl_keep[wl_n++] = alloc_block(256, 3);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *idle(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	while (!cv_flag)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int nbusy = 2, nidle = 0, workload = 0, opt;
+	while ((opt = getopt(argc, argv, "b:i:w")) != -1) {
+		if (opt == 'b')
+			nbusy = atoi(optarg);
+		else if (opt == 'i')
+			nidle = atoi(optarg);
+		else if (opt == 'w')
+			workload = 1;
+		else
+			return 2;
+	}
+	/* Let any process trace us even where Yama restricts ptrace to
+	 * ancestors (ptrace_scope=1): the tests' jeattach is a sibling. */
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	fp_expected = fp_work();
+	if (pipe(pipe_read) || pipe(pipe_epoll))
+		return 3;
+	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sock_path, sizeof(sock_path), "/tmp/victim-%d.sock", (int)getpid());
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+	unlink(sock_path);
+	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(listen_fd, 4))
+		return 3;
+
+	/* Long-lived heap contents, checked at the end. */
+	enum { NLIVE = 256 };
+	unsigned char *live[NLIVE];
+	for (int i = 0; i < NLIVE; i++)
+		live[i] = alloc_block(100 + (size_t)i * 13, (unsigned)i);
+
+	if (workload) {
+		wl_small();
+		wl_big();
+		wl_rec(4);
+	}
+
+	pthread_t th[5];
+	void *(*fns[5])(void *) = { reader, poller, sleeper, waiter, acceptor };
+	for (int i = 0; i < 5; i++)
+		pthread_create(&th[i], NULL, fns[i], (void *)&tids[i]);
+	pthread_t *bt = calloc((size_t)(nbusy + nidle) + 1, sizeof(*bt));
+	for (int i = 0; i < nbusy; i++)
+		pthread_create(&bt[i], NULL, busy, (void *)(uintptr_t)(i * 1000));
+	for (int i = 0; i < nidle; i++)
+		pthread_create(&bt[nbusy + i], NULL, idle, NULL);
+
+	for (int i = 0; i < 5; i++) /* each thread publishes its tid */
+		while (!atomic_load(&tids[i]))
+			sched_yield();
+	printf("ready %d reader=%d poller=%d sleeper=%d waiter=%d acceptor=%d\n", (int)getpid(),
+	       tids[0], tids[1], tids[2], tids[3], tids[4]);
+	fflush(stdout);
+
+	int sig;
+	sigwait(&set, &sig);
+	if (sig == SIGTERM) {
+		unlink(sock_path);
+		_exit(0);
+	}
+	/* Wake each blocked thread the proper way and wait for it. */
+	stopping = 1;
+	if (write(pipe_read[1], "q", 1) != 1 || write(pipe_epoll[1], "e", 1) != 1)
+		return 3;
+	pthread_mutex_lock(&mu);
+	cv_flag = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (connect(c, (struct sockaddr *)&sa, sizeof(sa)))
+		early_count += 1000;
+	close(c);
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	pthread_join(th[3], NULL);
+	pthread_join(th[4], NULL);
+	for (int i = 0; i < nbusy + nidle; i++)
+		pthread_join(bt[i], NULL);
+	for (int i = 0; i < NLIVE; i++)
+		heap_errors += check_block(live[i], 100 + (size_t)i * 13, (unsigned)i);
+	for (int i = 0; i < wl_n; i++)
+		heap_errors += check_block(wl_keep[i], i < 1000 ? 64 : i < 1010 ? 100000 : 256,
+					   i < 1000 ? 1u : i < 1010 ? 2u : 3u);
+	unlink(sock_path);
+	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d\n", eintr_count, early_count,
+	       heap_errors, fp_errors);
+	fflush(stdout);
+	/* The sleeper is still in its hour-long nanosleep: exit ends it. */
+	_exit(eintr_count || early_count || heap_errors || fp_errors);
+}
