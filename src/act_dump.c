@@ -92,6 +92,18 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 		c = act_transport_error(t, r, doing, e);
 		goto close_remote;
 	}
+	if (rcall_seccomp_denied(t)) {
+		/* Even when prof.dump reports success the profile is not whole:
+		 * jemalloc 5.3 ignores a failure to open /proc/self/maps and
+		 * writes a profile without MAPPED_LIBRARIES. */
+		c = act_fail(r, JE_EXIT_UNSAFE,
+			     "%s: the target's seccomp filter forbids system call %d, which "
+			     "jemalloc needs to write a whole profile; jeattach answered it with "
+			     "EPERM, jemalloc went on cleanly, and the incomplete profile was "
+			     "discarded (prof.dump returned %d)",
+			     doing, rcall_seccomp_denied(t), merr);
+		goto close_remote;
+	}
 	if (merr) {
 		c = act_fail(r, merr == EFAULT ? JE_EXIT_OUTPUT : JE_EXIT_MALLCTL,
 			     "%s: jemalloc's prof.dump failed (%s)%s", doing, strerror(merr),

@@ -26,6 +26,8 @@ long arch_syscall_nr(const arch_gpregs_t *r);
 /* Make the thread re-execute the system call it just returned from, with the
  * same arguments (what the kernel does itself for -ERESTARTNOHAND). */
 void arch_syscall_rewind(arch_gpregs_t *r);
+/* Make the syscall the thread is stopped after return ret. */
+void arch_set_syscall_result(arch_gpregs_t *r, long ret);
 /* The return value of the syscall the thread was stopped in. */
 long arch_syscall_ret(const arch_gpregs_t *r);
 /* Is the thread running code of another ABI (32-bit compat mode)? */

@@ -8,10 +8,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,31 +59,54 @@ int pt_detach(pid_t tid, int sig)
 	return ret_errno(ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig));
 }
 
+/* SIGCHLD through a signalfd: a ptrace stop of a tracee notifies the tracer
+ * with SIGCHLD (CLD_TRAPPED), so pt_wait can sleep in ppoll until the stop
+ * arrives or the deadline passes: no polling, no SIGALRM, and jeattach is
+ * woken the moment the target stops, which matters on a loaded machine. */
+static int chld_fd = -1;
+
+int pt_init(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	chld_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return chld_fd < 0 ? -errno : 0;
+}
+
+static void drain_chld(void)
+{
+	struct signalfd_siginfo si[16];
+	while (read(chld_fd, si, sizeof(si)) > 0)
+		;
+}
+
 int pt_wait(pid_t tid, pt_usec_t deadline, int *status)
 {
-	/* Polling keeps SIGALRM and its EINTR out of jeattach's own design.
-	 * A stop or an injected mallctl normally comes back within tens of
-	 * microseconds, so spin (yielding) for the first 200 us, then sleep
-	 * with a growing nap: a long prof.dump costs no CPU. */
-	long nap_ns = 20000;
-	pt_usec_t spin_until = pt_now_us() + 200;
 	for (;;) {
+		/* Drain first, then look: a SIGCHLD arriving after the look
+		 * leaves the signalfd readable, so ppoll cannot miss it. */
+		if (chld_fd >= 0)
+			drain_chld();
 		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
 		if (r == tid)
 			return 0;
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		pt_usec_t now = pt_now_us();
-		if (now >= deadline)
+		pt_usec_t left = deadline - pt_now_us();
+		if (left <= 0)
 			return -ETIMEDOUT;
-		if (now < spin_until) {
-			sched_yield();
-		} else {
-			struct timespec ts = { 0, nap_ns };
-			nanosleep(&ts, NULL);
-			if (nap_ns < 1000000)
-				nap_ns *= 2;
+		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };
+		if (chld_fd < 0) { /* no pt_init (unit tests): short naps */
+			struct timespec nap = { 0, 100000 };
+			nanosleep(left < 100 ? &ts : &nap, NULL);
+			continue;
 		}
+		struct pollfd pfd = { .fd = chld_fd, .events = POLLIN };
+		if (ppoll(&pfd, 1, &ts, NULL) < 0 && errno != EINTR)
+			return -errno;
 	}
 }
 

@@ -14,6 +14,10 @@
 typedef int64_t pt_usec_t;
 pt_usec_t pt_now_us(void);
 
+/* Once, before any other pt_ call: blocks SIGCHLD and opens the signalfd
+ * pt_wait sleeps on. Without it pt_wait polls. */
+int pt_init(void);
+
 int pt_seize(pid_t tid);
 int pt_interrupt(pid_t tid);
 int pt_cont(pid_t tid, int sig);

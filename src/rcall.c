@@ -13,9 +13,20 @@
 #include "rcall.h"
 #include "rcall_internal.h"
 
+/* si_code of a seccomp SECCOMP_RET_TRAP SIGSYS (include/uapi/asm-generic/
+ * siginfo.h); glibc's headers do not name it. */
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1
+#endif
+
 int rcall_fault_signal(const struct target *t)
 {
 	return t->hold ? t->hold->fault_sig : 0;
+}
+
+int rcall_seccomp_denied(const struct target *t)
+{
+	return t->hold ? t->hold->seccomp_nr : 0;
 }
 
 pid_t rcall_held_tid(const struct target *t)
@@ -112,6 +123,29 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 			siginfo_t si;
 			memset(&si, 0, sizeof(si));
 			pt_get_siginfo(tid, &si);
+			if (sig == SIGSYS && si.si_code == SYS_SECCOMP) {
+				/* The target's seccomp filter trapped a syscall of
+				 * the injected code (RET_TRAP). Abandoning the call
+				 * here would leave whatever jemalloc holds locked
+				 * (prof.dump holds its dump mutex around open()), so
+				 * answer the syscall with -EPERM, as a RET_ERRNO
+				 * filter would, and let the call run to its end:
+				 * jemalloc handles the failure and unlocks. The
+				 * kernel rolled the registers back to the syscall's
+				 * return point (syscall_rollback), so only rax
+				 * changes. The target's own SIGSYS handler is not
+				 * run: it expects its own code, not ours. */
+				if (!h->seccomp_nr)
+					h->seccomp_nr = si.si_syscall;
+				arch_gpregs_t r;
+				if ((e = pt_get_gpregs(tid, &r)))
+					return e;
+				arch_set_syscall_result(&r, -EPERM);
+				if ((e = pt_set_gpregs(tid, &r)))
+					return e;
+				e = step ? pt_singlestep(tid) : pt_cont(tid, 0);
+				continue;
+			}
 			/* A fault inside the call: do not deliver it (the target
 			 * would die of our mistake); report it. */
 			if (si.si_code > 0 || sig == SIGSYS) {
@@ -142,6 +176,7 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(t->pid, w.addr, &w.value, 8))))
 		return e ? e : -ENOSPC;
 	h->fault_sig = 0;
+	h->seccomp_nr = 0;
 	e = run_until(t, &r, 0, SIGSEGV, ARCH_RETURN_TRAP, &out);
 	if (e)
 		return e;
@@ -159,6 +194,7 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	if (e)
 		return e;
 	h->fault_sig = 0;
+	h->seccomp_nr = 0;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */
 	e = run_until(t, &r, 1, SIGTRAP, t->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out);

@@ -15,6 +15,10 @@
  * rcall returns -ECANCELED and this gives the signal. */
 int rcall_fault_signal(const struct target *t);
 
+/* The first syscall number the target's seccomp filter trapped (SIGSYS)
+ * during the last injected call, answered with -EPERM; 0 if none. */
+int rcall_seccomp_denied(const struct target *t);
+
 /* Call fn(args...) in the held thread; *ret gets its return value. */
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret);
 /* Make system call nr in the held thread; *ret gets the raw result (-errno

@@ -25,6 +25,7 @@ struct target_hold_state {
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	uint64_t scratch_cur;   /* next push goes below this */
 	int fault_sig;          /* signal of the last injected call that faulted */
+	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 };
 
 #endif

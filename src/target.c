@@ -138,9 +138,13 @@ int target_threads(pid_t pid, pid_t *tids, int max)
 	return n;
 }
 
-/* The first thread of pid that someone traces, with the tracer's name. */
-static void find_tracer(pid_t pid, struct target_info *in)
+/* The first thread that someone traces, with the tracer's name: read for
+ * every thread only when an attach was refused (a process with 1000
+ * threads would otherwise cost 1000 file reads on every run). */
+void target_find_tracer(struct target *t)
 {
+	struct target_info *in = &t->info;
+	pid_t pid = t->pid;
 	if (in->tracer)
 		goto name;
 	pid_t tids[1024];
@@ -178,7 +182,8 @@ int target_open(struct target *t, pid_t pid)
 	}
 	if (t->info.state == 'Z' || t->info.state == 'X')
 		return -ECHILD;
-	find_tracer(pid, &t->info);
+	if (t->info.tracer)
+		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
 	t->info.elf_class = exe_class(pid);
 	if (t->info.elf_class == ELFCLASS32)
 		return -ENOEXEC;

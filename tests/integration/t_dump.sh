@@ -88,10 +88,14 @@ else
 	echo "note: not root or no setpriv; other-user case not tested"
 fi
 
-# A target in its own mount namespace with a private /tmp.
+# A target in its own mount namespace with a private /tmp. The binary is
+# opened before the mount and run through its descriptor, so it works even
+# when the build tree itself is under /tmp (then the target's own files are
+# hidden from it, which map_files copes with).
 if unshare --mount --propagation private true 2>/dev/null; then
 	start_victim_env ns "" unshare --mount --propagation private sh -c \
-		'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"' "$TARGETS/victim_dyn" -b 1
+		'exec 3<"$0"; mount -t tmpfs tmpfs /tmp && exec /proc/self/fd/3 "$@"' \
+		"$TARGETS/victim_dyn" -b 1
 	expect_rc 0 "$JEATTACH" -p "$ns" --dump "$WORK/ns.heap"
 	head -1 "$WORK/ns.heap" | grep -q '^heap_v2/' || fail "bad profile from the namespace"
 	finish_victim ns

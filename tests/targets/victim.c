@@ -14,6 +14,13 @@
  *   report eintr=N early=N heap_errors=N fp_errors=N
  * and exits 0 if all are zero, 1 otherwise. SIGTERM ends it at once.
  * Options: -b N busy threads (default 2), -i N idle threads (default 0),
+ *          -t a ticker thread that wakes every millisecond and keeps the
+ *             longest gap between wake-ups: the pause the process felt;
+ *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
+ *          -s e|t install a seccomp filter once set up, in every thread:
+ *             e: memfd_create fails with EPERM (SECCOMP_RET_ERRNO);
+ *             t: openat raises SIGSYS (SECCOMP_RET_TRAP), which this
+ *             program does not handle (it would die of it).
  *          -w allocate a known workload before "ready" (for profile checks:
  *             wl_small 1000 x 64 B, wl_big 10 x 100000 B, wl_rec 100 x 256 B
  *             through a 4-deep recursion), kept live until the end. */
@@ -27,7 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -191,6 +202,16 @@ static void *busy(void *arg)
 	return NULL;
 }
 
+#ifdef VICTIM_PREFIXED
+/* What a jemalloc built with --with-jemalloc-prefix=je_ exports. */
+#include <jemalloc/jemalloc.h>
+int je_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+int je_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+{
+	return mallctl(name, oldp, oldlenp, newp, newlen);
+}
+#endif
+
 /* The workload: distinct, never-inlined call sites with known sizes. */
 #define NOINL __attribute__((noinline, noclone))
 static void *wl_keep[2000];
@@ -217,6 +238,45 @@ static NOINL void wl_rec(int depth)
 	__asm__ volatile("" ::: "memory");
 }
 
+static atomic_long gap_max_us;
+
+static long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+static void *ticker(void *arg)
+{
+	(void)arg;
+	long last = now_us();
+	for (;;) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+		long t = now_us(), gap = t - last - 1000;
+		if (gap > gap_max_us)
+			gap_max_us = gap;
+		last = t;
+	}
+	return NULL;
+}
+
+/* One rule: syscall nr gets action; everything else is allowed. */
+static int install_seccomp(int nr, unsigned action)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, action),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -229,14 +289,19 @@ static void *idle(void *arg)
 
 int main(int argc, char **argv)
 {
-	int nbusy = 2, nidle = 0, workload = 0, opt;
-	while ((opt = getopt(argc, argv, "b:i:w")) != -1) {
+	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
+	char sec = 0;
+	while ((opt = getopt(argc, argv, "b:i:s:tw")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
 			nidle = atoi(optarg);
 		else if (opt == 'w')
 			workload = 1;
+		else if (opt == 't')
+			tick = 1;
+		else if (opt == 's')
+			sec = optarg[0];
 		else
 			return 2;
 	}
@@ -246,6 +311,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
@@ -282,6 +348,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nidle; i++)
 		pthread_create(&bt[nbusy + i], NULL, idle, NULL);
 
+	if ((sec == 'e' && install_seccomp(SYS_memfd_create, SECCOMP_RET_ERRNO | EPERM)) ||
+	    (sec == 't' && install_seccomp(SYS_openat, SECCOMP_RET_TRAP))) {
+		perror("seccomp");
+		return 3;
+	}
 	for (int i = 0; i < 5; i++) /* each thread publishes its tid */
 		while (!atomic_load(&tids[i]))
 			sched_yield();
@@ -289,8 +360,16 @@ int main(int argc, char **argv)
 	       tids[0], tids[1], tids[2], tids[3], tids[4]);
 	fflush(stdout);
 
+	if (tick) {
+		pthread_t tt;
+		pthread_create(&tt, NULL, ticker, NULL);
+	}
 	int sig;
-	sigwait(&set, &sig);
+	while (sigwait(&set, &sig) == 0 && sig == SIGUSR2) {
+		printf("gap max_us=%ld\n", (long)gap_max_us);
+		fflush(stdout);
+		gap_max_us = 0;
+	}
 	if (sig == SIGTERM) {
 		unlink(sock_path);
 		_exit(0);

@@ -42,6 +42,12 @@ void arch_syscall_rewind(arch_gpregs_t *r)
 	r->rip -= ARCH_SYSCALL_INSN_LEN;
 }
 
+void arch_set_syscall_result(arch_gpregs_t *r, long ret)
+{
+	r->rax = (unsigned long long)ret;
+	r->orig_rax = (unsigned long long)-1; /* nothing left to restart */
+}
+
 long arch_syscall_ret(const arch_gpregs_t *r)
 {
 	return (long)r->rax;

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Reproduce every figure in doc/benchmarks.md.
+
+bench/run.py BUILDDIR [--runs N] [--gdb-runs M] [--big] [--skip-attach] [--skip-heap]
+
+Attach: a busy 8-thread victim and a 1000-idle-thread victim (tests/targets/
+victim_dyn with a ticker thread that measures the longest gap between its
+1 ms wake-ups: the pause the process felt). For `jeattach --status` and
+`--activate`, N runs each: jeattach's own hold_us_max (the longest any thread
+was stopped), the wall time of the command, the ticker's gap; then the same
+mallctl through `gdb -p PID -batch -ex 'call ...'`, M runs. EINTRs leaked are
+what each victim counted in its blocked threads, one victim per tool.
+
+Heap: ../shared/bench/bigprof.c profiles (20,000 stacks; with --big also
+200,000 stacks, ~68 MB): `jeheap top` against `jeprof --text`, wall time and
+peak RSS, and jeheap's parsing throughput.
+
+Medians of all runs, with min and max; ratios to the peer from the same run.
+"""
+import argparse, json, os, platform, re, signal, statistics, subprocess, sys, tempfile, time
+
+def machine():
+    cpu = "?"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    return f"{platform.node()}: {os.cpu_count()} cores, {cpu}, Linux {platform.release()}"
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+def spread(xs):
+    return f"{med(xs):.0f} (min {min(xs):.0f}, max {max(xs):.0f}, n={len(xs)})" if xs else "-"
+
+class Victim:
+    def __init__(self, build, args, env_extra=None):
+        env = dict(os.environ, MALLOC_CONF="prof:true,prof_active:false")
+        self.out = tempfile.NamedTemporaryFile("w+", delete=False, prefix="bench-victim-")
+        self.p = subprocess.Popen([f"{build}/tests/targets/victim_dyn"] + args, stdout=self.out,
+                                  stderr=subprocess.STDOUT, env=env)
+        for _ in range(400):
+            if "ready" in open(self.out.name).read():
+                break
+            time.sleep(0.05)
+        else:
+            raise SystemExit("victim did not start")
+        self.pid = self.p.pid
+
+    def gap(self):
+        """The longest pause since the last call, microseconds."""
+        before = open(self.out.name).read().count("gap max_us=")
+        os.kill(self.pid, signal.SIGUSR2)
+        for _ in range(200):
+            text = open(self.out.name).read()
+            found = re.findall(r"gap max_us=(\d+)", text)
+            if len(found) > before:
+                return int(found[-1])
+            time.sleep(0.01)
+        raise SystemExit("victim did not answer SIGUSR2")
+
+    def finish(self):
+        os.kill(self.pid, signal.SIGUSR1)
+        self.p.wait(timeout=30)
+        text = open(self.out.name).read()
+        os.unlink(self.out.name)
+        m = re.search(r"report eintr=(\d+) early=(\d+) heap_errors=(\d+) fp_errors=(\d+)", text)
+        return tuple(int(x) for x in m.groups()) if m else None
+
+def timed(cmd):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r, (time.perf_counter() - t0) * 1e6
+
+def bench_attach(build, kind, args, runs, gdb_runs, results):
+    je = f"{build}/src/jeattach"
+    for op in ("status", "activate"):
+        v = Victim(build, args)
+        v.gap()
+        holds, walls, gaps = [], [], []
+        for i in range(runs):
+            action = "--status" if op == "status" else ("--activate" if i % 2 == 0 else "--deactivate")
+            v.gap()
+            r, wall = timed([je, "-p", str(v.pid), action, "--json", "--timeout", "10"])
+            if r.returncode != 0:
+                raise SystemExit(f"jeattach failed: {r.stderr}")
+            gaps.append(v.gap())
+            holds.append(json.loads(r.stdout)["hold_us_max"])
+            walls.append(wall)
+        rep = v.finish()
+        results.append((kind, op, "jeattach", holds, walls, gaps, rep, runs))
+        if gdb_runs:
+            v = Victim(build, args)
+            v.gap()
+            walls, gaps = [], []
+            call = ('call (int)mallctl("version",0,0,0,0)' if op == "status" else
+                    'call (int)mallctl("prof.active",0,0,"\\001",1)')
+            for i in range(gdb_runs):
+                v.gap()
+                r, wall = timed(["gdb", "-p", str(v.pid), "-batch", "-nx", "-ex", call])
+                if "$1 = 0" not in r.stdout:
+                    raise SystemExit(f"gdb failed: {r.stdout} {r.stderr}")
+                gaps.append(v.gap())
+                walls.append(wall)
+            rep = v.finish()
+            results.append((kind, op, "gdb", None, walls, gaps, rep, gdb_runs))
+
+def run_measured(cmd, stdout=subprocess.DEVNULL):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"{cmd} failed: {status}")
+    return wall, ru.ru_maxrss * 1024
+
+def bench_heap(build, big, runs, out):
+    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench")
+    src = os.path.join(shared, "bigprof.c")
+    if not os.path.exists(src):
+        out.append("bigprof.c not found next to the repository (../shared/bench): heap benchmark skipped")
+        return
+    work = tempfile.mkdtemp(prefix="bench-heap-")
+    exe = os.path.join(work, "bigprof")
+    subprocess.run(["cc", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls",
+                    "-o", exe, src, "-ljemalloc"], check=True)
+    sizes = [(20000, 8)] + ([(200000, 10)] if big else [])
+    for n, depth in sizes:
+        heap = os.path.join(work, f"big{n}.heap")
+        env = dict(os.environ, MALLOC_CONF="prof:true,lg_prof_sample:0")
+        subprocess.run([exe, str(n), str(depth), heap], check=True, env=env)
+        size = os.path.getsize(heap)
+        jh = [run_measured([f"{build}/src/jeheap", "top", heap]) for _ in range(runs)]
+        jp_runs = 3 if n <= 20000 else 1
+        jp = [run_measured(["jeprof", "--text", exe, heap]) for _ in range(jp_runs)]
+        jt, jr = med([w for w, _ in jh]), max(r for _, r in jh)
+        pt, pr = med([w for w, _ in jp]), max(r for _, r in jp)
+        out.append(f"| {n:,} stacks, {size / 1e6:.1f} MB | {jt:.3f} s ({min(w for w, _ in jh):.3f}-"
+                   f"{max(w for w, _ in jh):.3f}, n={runs}) | {jr / 1e6:.0f} MB | {pt:.2f} s (n={jp_runs}) "
+                   f"| {pr / 1e6:.0f} MB | {pt / jt:.0f}x | {size / 1e6 / jt:.0f} MB/s |")
+    subprocess.run(["rm", "-rf", work])
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--gdb-runs", type=int, default=5)
+    ap.add_argument("--big", action="store_true")
+    ap.add_argument("--skip-attach", action="store_true")
+    ap.add_argument("--skip-heap", action="store_true")
+    a = ap.parse_args()
+    print(f"# bench/run.py {' '.join(sys.argv[1:])}")
+    print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M')}")
+    if not a.skip_attach:
+        results = []
+        bench_attach(a.build, "busy, 8 threads", ["-b", "8", "-t"], a.runs, a.gdb_runs, results)
+        bench_attach(a.build, "idle, 1000 threads", ["-b", "0", "-i", "1000", "-t"], a.runs,
+                     a.gdb_runs, results)
+        print("\n| victim | operation | tool | longest thread stop, us | ticker gap, us | wall, us | EINTR leaked / runs | victim checks |")
+        print("|---|---|---|---|---|---|---|---|")
+        for kind, op, tool, holds, walls, gaps, rep, n in results:
+            stop = spread(holds) if holds else "all threads, = gap"
+            ok = "clean" if rep and rep[1:] == (0, 0, 0) else f"{rep}"
+            print(f"| {kind} | {op} | {tool} | {stop} | {spread(gaps)} | {spread(walls)} | "
+                  f"{rep[0] if rep else '?'} / {n} | {ok} |")
+        print("\nRatios, gdb / jeattach (medians, same run):")
+        for i in range(0, len(results), 2):
+            j, g = results[i], results[i + 1] if i + 1 < len(results) else None
+            if g and g[2] == "gdb":
+                print(f"- {j[0]}, {j[1]}: wall {med(g[4]) / med(j[4]):.0f}x, "
+                      f"pause felt {med(g[5]) / max(med(j[3]), 1):.0f}x (gdb's ticker gap / jeattach's longest stop)")
+    if not a.skip_heap:
+        out = []
+        bench_heap(a.build, a.big, 5, out)
+        print("\n| profile | jeheap top | jeheap peak RSS | jeprof --text | jeprof peak RSS | speed-up | jeheap throughput |")
+        print("|---|---|---|---|---|---|---|")
+        print("\n".join(out))
+
+if __name__ == "__main__":
+    main()
