@@ -5,7 +5,8 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libunwind-dev check libjemalloc-dev libjemalloc2
-      gdb redis-server redis-tools util-linux procps groff-base"
+      gcc-multilib gdb strace redis-server redis-tools util-linux procps
+      groff-base python3"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then

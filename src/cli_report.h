@@ -9,6 +9,7 @@
 struct cli_run {
 	pid_t pid;
 	struct target t;
+	int opened;                  /* target_open succeeded */
 	int located;                 /* jemalloc was found */
 	struct act_result res[OPT_MAX_ACTIONS];
 	int nres;

@@ -157,6 +157,7 @@ static enum je_exit run_target(struct cli_run *run, const struct options *o)
 		open_error(run, e);
 		goto out;
 	}
+	run->opened = 1;
 	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
 	e = target_locate(t, o->prefix);
 	if (e) {
@@ -179,6 +180,12 @@ static enum je_exit run_target(struct cli_run *run, const struct options *o)
 		if (act_finish(t, &o->actions[i], &run->res[i]) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
 out:
+	/* Whatever failed, if the process is gone that is the whole story
+	 * (an exiting process loses its mappings, threads and /proc entries
+	 * one by one, and each stage fails its own way). */
+	if (run->opened && run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE &&
+	    !target_alive(t))
+		fail(run, JE_EXIT_GONE, "the process exited while jeattach worked on it");
 	for (int i = 0; i < run->nres; i++)
 		act_result_free(&run->res[i]);
 	target_close(t);

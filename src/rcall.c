@@ -13,6 +13,9 @@
 #include "rcall.h"
 #include "rcall_internal.h"
 
+/* How long a started call may run past --timeout before it is abandoned. */
+#define CALL_GRACE_US 1000000
+
 /* si_code of a seccomp SECCOMP_RET_TRAP SIGSYS (include/uapi/asm-generic/
  * siginfo.h); glibc's headers do not name it. */
 #ifndef SYS_SECCOMP
@@ -75,6 +78,15 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 {
 	struct target_hold_state *h = t->hold;
 	pid_t tid = h->tid;
+	/* Never start a call after the deadline: one that is started is
+	 * given at least CALL_GRACE_US to finish, because abandoning it midway
+	 * could leave a jemalloc lock held by this thread forever. */
+	pt_usec_t now = pt_now_us();
+	if (now >= t->deadline) {
+		target_why(t, "the timeout passed before the call could start");
+		return -ETIMEDOUT;
+	}
+	pt_usec_t until = t->deadline > now + CALL_GRACE_US ? t->deadline : now + CALL_GRACE_US;
 	int e = pt_set_gpregs(tid, regs);
 	if (e)
 		return e;
@@ -83,7 +95,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 		if (e)
 			return e;
 		int status;
-		e = pt_wait(tid, t->deadline, &status);
+		e = pt_wait(tid, until, &status);
 		if (e == -ETIMEDOUT) {
 			/* Stuck (a lock held elsewhere forever?): stop it so that
 			 * release can put the original state back. */
@@ -91,7 +103,8 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 			int st2;
 			if (pt_wait(tid, pt_now_us() + 1000000, &st2) == 0 && !WIFSTOPPED(st2))
 				return -ESRCH;
-			target_why(t, "the injected call did not return before the timeout");
+			target_why(t, "the injected call did not return in time and was abandoned "
+				      "(a lock it took may stay held; jemalloc's dump lock, if so)");
 			return -ETIMEDOUT;
 		}
 		if (e)

@@ -19,6 +19,7 @@
 #include "rcall_internal.h"
 
 #define MAX_THREADS 65536
+#define STOP_GRACE_US 2000000
 
 static int is_stop_signal(int sig)
 {
@@ -81,12 +82,18 @@ static int stop_thread(struct target *t, pid_t tid, struct target_hold_state *h)
 	e = pt_interrupt(tid);
 	if (e == -ESRCH)
 		return 1;
+	/* Once interrupted, the thread will stop, and must be seen stopped
+	 * before it can be let go: PTRACE_DETACH needs a stopped tracee, and
+	 * the spurious EINTR must be undone at that stop. So the wait outlives
+	 * --timeout by a grace period (a stop takes microseconds, unless the
+	 * thread sits in an uninterruptible sleep). */
 	int status;
-	e = pt_wait(tid, t->deadline, &status);
+	pt_usec_t grace = pt_now_us() + STOP_GRACE_US;
+	e = pt_wait(tid, t->deadline > grace ? t->deadline : grace, &status);
 	if (e == -ECHILD || e == -ESRCH)
 		return 1;
 	if (e) {
-		pt_detach(tid, 0);
+		pt_detach(tid, 0); /* fails while it runs; the kernel detaches at our exit */
 		return e;
 	}
 	if (!WIFSTOPPED(status))
@@ -174,7 +181,7 @@ int target_hold(struct target *t)
 			tids[0] = t->only_tid;
 			n = 1;
 		}
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n && pt_now_us() < t->deadline; i++) {
 			struct target_hold_state *h = calloc(1, sizeof(*h));
 			if (!h) {
 				free(tids);

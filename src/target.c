@@ -193,6 +193,18 @@ int target_open(struct target *t, pid_t pid)
 	return 0;
 }
 
+int target_alive(const struct target *t)
+{
+	char path[64], *text;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
+	if (sym_read_proc_file(path, &text, NULL))
+		return 0;
+	const char *v = status_field(text, "State");
+	int alive = v && *v != 'Z' && *v != 'X';
+	free(text);
+	return alive;
+}
+
 int target_locate(struct target *t, const char *prefix)
 {
 	int e = sym_locate_jemalloc(t->pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));

@@ -57,6 +57,8 @@ void target_close(struct target *t);
 /* Record why something failed, for the message the CLI prints. */
 void target_why(struct target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Is the process still there, and not a zombie? */
+int target_alive(const struct target *t);
 /* Fill info.tracer / tracer_comm from any thread's TracerPid. */
 void target_find_tracer(struct target *t);
 /* The ids of pid's threads, leader first; count or -errno. */

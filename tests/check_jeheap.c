@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -199,9 +200,5 @@ int main(void)
 	tcase_add_test(tc, errors_have_positions);
 	tcase_add_test(tc, symbolize_and_prune);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
@@ -132,9 +133,5 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, flags);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,9 +109,5 @@ int main(void)
 	tcase_add_test(tc, format_values);
 	tcase_add_test(tc, json_escaping);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

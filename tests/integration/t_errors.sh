@@ -80,6 +80,52 @@ else
 	echo "note: strace not installed, the already-traced case is not tested"
 fi
 
+# Not allowed: another user without CAP_SYS_PTRACE.
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	start_victim mine "$TARGETS/victim_dyn" -b 0
+	expect_rc 4 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$JEATTACH" -p "$mine" --status
+	one_line
+	echo "$ERR" | grep -q 'runs as uid 0 and you are uid 65534 without CAP_SYS_PTRACE' ||
+		fail "$ERR"
+	finish_victim mine
+fi
+
+# A timeout too short to stop anything: exit 9, the target untouched.
+start_victim slow "$TARGETS/victim_dyn" -b 2
+expect_rc 9 "$JEATTACH" -p "$slow" --status --timeout 0.000001
+echo "$ERR" | grep -q 'larger --timeout' || fail "$ERR"
+finish_victim slow
+
+# A target that exits while jeattach works on it: every run ends with 0 or
+# 3 (gone), never a hang or a crash.
+MALLOC_CONF=prof:true,prof_active:false "$TARGETS/victim_dyn" -b 2 -x 400 >/dev/null 2>&1 &
+xpid=$!
+STARTED="$STARTED $xpid"
+n=0
+while kill -0 "$xpid" 2>/dev/null; do
+	"$JEATTACH" -p "$xpid" --status --activate --dump "$WORK/x.heap" --timeout 5 \
+		>/dev/null 2>"$WORK/x.err"
+	rc=$?
+	case $rc in 0|3|6) ;; *) fail "exit $rc while the target exited: $(cat "$WORK/x.err")" ;; esac
+	n=$((n + 1))
+done
+wait "$xpid" 2>/dev/null
+pass "target exiting mid-way: $n runs, none failed badly"
+
+# A 32-bit process.
+if [ -x "$TARGETS/victim32" ]; then
+	"$TARGETS/victim32" >"$WORK/v32.out" &
+	v32=$!
+	STARTED="$STARTED $v32"
+	while ! grep -q ready "$WORK/v32.out" 2>/dev/null; do sleep 0.05; done
+	expect_rc 10 "$JEATTACH" -p "$v32" --status
+	echo "$ERR" | grep -q '32-bit process' || fail "$ERR"
+	grep -q '^State:.*S' /proc/"$v32"/status || fail "the 32-bit victim was disturbed"
+else
+	echo "note: no -m32 compiler (gcc-multilib); the 32-bit case is not tested"
+fi
+
 # A zombie.
 sh -c 'exit 0' &
 zpid=$!

@@ -14,6 +14,8 @@
  *   report eintr=N early=N heap_errors=N fp_errors=N
  * and exits 0 if all are zero, 1 otherwise. SIGTERM ends it at once.
  * Options: -b N busy threads (default 2), -i N idle threads (default 0),
+ *          -x MS exit (status 0) MS milliseconds after start, from a
+ *             busy thread, wherever the others are
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
@@ -277,6 +279,17 @@ static int install_seccomp(int nr, unsigned action)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
 }
 
+static long exit_after_ms;
+
+static void *exiter(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { exit_after_ms / 1000, (exit_after_ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+	unlink(sock_path);
+	_exit(0);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -291,7 +304,7 @@ int main(int argc, char **argv)
 {
 	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
 	char sec = 0;
-	while ((opt = getopt(argc, argv, "b:i:s:tw")) != -1) {
+	while ((opt = getopt(argc, argv, "b:i:s:tx:w")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
@@ -302,6 +315,8 @@ int main(int argc, char **argv)
 			tick = 1;
 		else if (opt == 's')
 			sec = optarg[0];
+		else if (opt == 'x')
+			exit_after_ms = atol(optarg);
 		else
 			return 2;
 	}
@@ -363,6 +378,10 @@ int main(int argc, char **argv)
 	if (tick) {
 		pthread_t tt;
 		pthread_create(&tt, NULL, ticker, NULL);
+	}
+	if (exit_after_ms) {
+		pthread_t xt;
+		pthread_create(&xt, NULL, exiter, NULL);
 	}
 	int sig;
 	while (sigwait(&set, &sig) == 0 && sig == SIGUSR2) {
