@@ -162,6 +162,7 @@ int target_hold(struct target *t)
 		return -ENOMEM;
 	int last_err = -ETIMEDOUT;
 	char reason[200] = "";
+	long backoff_ns = 1000000;
 	for (;;) {
 		int n = target_threads(t->pid, tids, MAX_THREADS);
 		if (n <= 0) {
@@ -226,10 +227,15 @@ int target_hold(struct target *t)
 		}
 		if (pt_now_us() >= t->deadline)
 			break;
-		/* Every thread was inside the allocator or the dynamic linker:
-		 * give them a moment to leave it. */
-		struct timespec ts = { 0, 1000000 };
+		/* Every thread was inside the allocator, the dynamic linker or
+		 * a signal handler: give them time to leave, more each round
+		 * (1 ms doubling to 64 ms), so that a thread that holds a lock
+		 * is not slowed down by being stopped a thousand times a
+		 * second. */
+		struct timespec ts = { 0, backoff_ns };
 		nanosleep(&ts, NULL);
+		if (backoff_ns < 64000000)
+			backoff_ns *= 2;
 	}
 	free(tids);
 	target_why(t, "no thread was at a safe point before the timeout (%s)",

@@ -13,9 +13,17 @@
  * thread the proper way, checks everything, prints one line
  *   report eintr=N early=N heap_errors=N fp_errors=N
  * and exits 0 if all are zero, 1 otherwise. SIGTERM ends it at once.
+ * Real-time signal SIGRTMIN+1 is counted (they queue, none may be lost):
+ * the report ends with "rt=N". 
  * Options: -b N busy threads (default 2), -i N idle threads (default 0),
  *          -x MS exit (status 0) MS milliseconds after start, from a
  *             busy thread, wherever the others are
+ *          -f FIFO a thread that calls mallctl("prof.dump", FIFO): it blocks
+ *             inside jemalloc (holding its dump lock) until a reader opens
+ *             the FIFO; its tid is printed as infifo=TID
+ *          -H a thread that sits in a signal handler (sigsuspend inside
+ *             it) for the whole run; its tid is printed as inhandler=TID
+ *          -c a thread that creates and joins short-lived threads nonstop
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
@@ -279,6 +287,63 @@ static int install_seccomp(int nr, unsigned action)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
 }
 
+/* Weak: victim_plain has no jemalloc unless it is preloaded. */
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+	__attribute__((weak));
+static const char *fifo_path;
+static atomic_int extra_tids[2]; /* infifo, inhandler */
+
+static void *fifo_dumper(void *arg)
+{
+	(void)arg;
+	atomic_store(&extra_tids[0], (int)gettid());
+	if (!mallctl || mallctl("prof.dump", NULL, NULL, &fifo_path, sizeof(fifo_path)))
+		early_count++;
+	return NULL;
+}
+
+static void handler_sleep(int sig)
+{
+	(void)sig;
+	atomic_store(&extra_tids[1], (int)gettid());
+	sigset_t all;
+	sigfillset(&all);
+	for (;;) /* every signal blocked: this never returns */
+		sigsuspend(&all);
+}
+
+static void *in_handler(void *arg)
+{
+	(void)arg;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler_sleep;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGRTMAX, &sa, NULL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, SIGRTMAX);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	pthread_kill(pthread_self(), SIGRTMAX);
+	return NULL;
+}
+
+static void *churn_one(void *arg)
+{
+	return arg;
+}
+
+static void *churner(void *arg)
+{
+	(void)arg;
+	while (!stopping) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, churn_one, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
 static long exit_after_ms;
 
 static void *exiter(void *arg)
@@ -304,7 +369,8 @@ int main(int argc, char **argv)
 {
 	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
 	char sec = 0;
-	while ((opt = getopt(argc, argv, "b:i:s:tx:w")) != -1) {
+	int in_sig_handler = 0, churn = 0;
+	while ((opt = getopt(argc, argv, "b:cf:Hi:s:tx:w")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
@@ -317,6 +383,12 @@ int main(int argc, char **argv)
 			sec = optarg[0];
 		else if (opt == 'x')
 			exit_after_ms = atol(optarg);
+		else if (opt == 'f')
+			fifo_path = optarg;
+		else if (opt == 'H')
+			in_sig_handler = 1;
+		else if (opt == 'c')
+			churn = 1;
 		else
 			return 2;
 	}
@@ -328,6 +400,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGRTMIN + 1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	fp_expected = fp_work();
@@ -368,11 +441,23 @@ int main(int argc, char **argv)
 		perror("seccomp");
 		return 3;
 	}
+	pthread_t xth;
+	if (fifo_path)
+		pthread_create(&xth, NULL, fifo_dumper, NULL);
+	if (in_sig_handler)
+		pthread_create(&xth, NULL, in_handler, NULL);
+	if (churn)
+		pthread_create(&xth, NULL, churner, NULL);
 	for (int i = 0; i < 5; i++) /* each thread publishes its tid */
 		while (!atomic_load(&tids[i]))
 			sched_yield();
-	printf("ready %d reader=%d poller=%d sleeper=%d waiter=%d acceptor=%d\n", (int)getpid(),
-	       tids[0], tids[1], tids[2], tids[3], tids[4]);
+	while ((fifo_path && !atomic_load(&extra_tids[0])) ||
+	       (in_sig_handler && !atomic_load(&extra_tids[1])))
+		sched_yield();
+	printf("ready %d reader=%d poller=%d sleeper=%d waiter=%d acceptor=%d infifo=%d "
+	       "inhandler=%d\n",
+	       (int)getpid(), tids[0], tids[1], tids[2], tids[3], tids[4], extra_tids[0],
+	       extra_tids[1]);
 	fflush(stdout);
 
 	if (tick) {
@@ -384,7 +469,12 @@ int main(int argc, char **argv)
 		pthread_create(&xt, NULL, exiter, NULL);
 	}
 	int sig;
-	while (sigwait(&set, &sig) == 0 && sig == SIGUSR2) {
+	long rt_count = 0;
+	while (sigwait(&set, &sig) == 0 && (sig == SIGUSR2 || sig == SIGRTMIN + 1)) {
+		if (sig == SIGRTMIN + 1) {
+			rt_count++;
+			continue;
+		}
 		printf("gap max_us=%ld\n", (long)gap_max_us);
 		fflush(stdout);
 		gap_max_us = 0;
@@ -417,8 +507,8 @@ int main(int argc, char **argv)
 		heap_errors += check_block(wl_keep[i], i < 1000 ? 64 : i < 1010 ? 100000 : 256,
 					   i < 1000 ? 1u : i < 1010 ? 2u : 3u);
 	unlink(sock_path);
-	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d\n", eintr_count, early_count,
-	       heap_errors, fp_errors);
+	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d rt=%ld\n", eintr_count,
+	       early_count, heap_errors, fp_errors, rt_count);
 	fflush(stdout);
 	/* The sleeper is still in its hour-long nanosleep: exit ends it. */
 	_exit(eintr_count || early_count || heap_errors || fp_errors);
