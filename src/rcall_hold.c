@@ -147,6 +147,23 @@ static int save_thread(struct target *t, struct target_hold_state *h)
 	return pt_set_sigmask(h->tid, ~0ULL);
 }
 
+/* mallctl may set errno (jemalloc's failure paths, its own syscalls); the
+ * thread's errno is thread-local memory that must read as found. libc's
+ * __errno_location() gives its address: one call, done first. */
+static int save_errno(struct target *t, struct target_hold_state *h)
+{
+	uint64_t addr;
+	if (!t->errno_location)
+		return 0;
+	int e = rcall(t, t->errno_location, NULL, 0, &addr);
+	if (e)
+		return e;
+	if (pt_read(t->pid, addr, &h->errno_val, sizeof(h->errno_val)))
+		return 0; /* not readable: leave errno alone rather than guess */
+	h->errno_addr = addr;
+	return 0;
+}
+
 static void drop_hold(struct target_hold_state *h)
 {
 	free(h->fpstate);
@@ -205,6 +222,8 @@ int target_hold(struct target *t)
 			if (safe == 1) {
 				t->hold = h;
 				e = save_thread(t, h);
+				if (!e)
+					e = save_errno(t, h);
 				if (!e) {
 					free(tids);
 					return 0;
@@ -253,6 +272,9 @@ int target_release(struct target *t)
 	if (!h)
 		return 0;
 	int first = 0, e;
+	if (h->errno_addr && (e = pt_write(t->pid, h->errno_addr, &h->errno_val,
+					   sizeof(h->errno_val))) && !first)
+		first = e;
 	if (h->scratch_hi && (e = pt_write(t->pid, h->scratch_lo, h->saved_stack,
 					   (size_t)(h->scratch_hi - h->scratch_lo))) && !first)
 		first = e;

@@ -19,6 +19,8 @@ struct target_hold_state {
 	size_t fplen;
 	uint64_t sigmask;       /* as found */
 	int mask_saved;
+	uint64_t errno_addr;    /* the thread's errno, 0 if unknown */
+	int errno_val;          /* as found */
 	int group_stop;         /* the process was (or became) stopped by a signal */
 	int pending_sig;        /* a stop signal that arrived meanwhile, to deliver on detach */
 	uint64_t scratch_lo, scratch_hi; /* saved stack bytes [lo, hi) */

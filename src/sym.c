@@ -303,17 +303,50 @@ static int add_interp_text(pid_t pid, const struct sym_maps *maps, struct object
 	return 0;
 }
 
+/* The loaded objects in the order the dynamic linker searches them. */
+static struct object *ordered_objects(pid_t pid, const struct sym_maps *maps, size_t *n)
+{
+	struct object *objs = calloc(maps->n ? maps->n : 1, sizeof(*objs));
+	if (!objs)
+		return NULL;
+	*n = group_objects(maps, objs);
+	rank_by_linkmap(pid, maps, objs, *n);
+	qsort(objs, *n, sizeof(objs[0]), cmp_rank);
+	return objs;
+}
+
+int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name, uint64_t *addr)
+{
+	size_t n;
+	struct object *objs = ordered_objects(pid, maps, &n);
+	if (!objs)
+		return -ENOMEM;
+	int e = -ENOENT;
+	for (size_t j = 0; j < n && e == -ENOENT; j++) {
+		int fd = open_mapped(pid, &maps->v[objs[j].first]);
+		struct sym_elf *elf;
+		uint64_t v, bias;
+		if (fd < 0 || sym_elf_open(fd, &elf))
+			continue;
+		if (!sym_elf_lookup(elf, name, &v, NULL) && !object_bias(elf, maps, &objs[j], &bias)) {
+			*addr = bias + v;
+			e = 0;
+		}
+		sym_elf_close(elf);
+	}
+	free(objs);
+	return e;
+}
+
 int sym_locate_jemalloc(pid_t pid, const struct sym_maps *maps, const char *prefix,
 			struct sym_jemalloc *je, char *why, size_t whylen)
 {
 	memset(je, 0, sizeof(*je));
 	why[0] = 0;
-	struct object *objs = calloc(maps->n ? maps->n : 1, sizeof(*objs));
+	size_t n;
+	struct object *objs = ordered_objects(pid, maps, &n);
 	if (!objs)
 		return -ENOMEM;
-	size_t n = group_objects(maps, objs);
-	rank_by_linkmap(pid, maps, objs, n);
-	qsort(objs, n, sizeof(objs[0]), cmp_rank);
 
 	const char *const *prefixes = known_prefixes;
 	size_t nprefixes = sizeof(known_prefixes) / sizeof(known_prefixes[0]);

@@ -211,9 +211,14 @@ int target_locate(struct target *t, const char *prefix)
 	if (e)
 		return e;
 	e = sym_find_syscall_insn(t->pid, &t->maps, &t->syscall_insn);
-	if (e)
+	if (e) {
 		target_why(t, "no syscall instruction found in the target's executable mappings");
-	return e;
+		return e;
+	}
+	/* Optional: without it the borrowed thread's errno is not preserved. */
+	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &t->errno_location))
+		t->errno_location = 0;
+	return 0;
 }
 
 void target_close(struct target *t)

@@ -35,6 +35,7 @@ struct target {
 	struct sym_maps maps;
 	struct sym_jemalloc je;        /* where jemalloc and its functions are */
 	uint64_t syscall_insn;         /* a `syscall` instruction in the target's text */
+	uint64_t errno_location;       /* libc's __errno_location, 0 if none */
 	void *unwind_as;               /* libunwind address space, made once */
 	void *unwind_tables;           /* unwind tables found so far (rcall_safe.c) */
 	struct target_hold_state *hold; /* non-NULL while a thread is held */

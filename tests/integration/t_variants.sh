@@ -53,8 +53,10 @@ finish_victim sece
 # seccomp: openat raises SIGSYS, which would kill this victim: jeattach
 # answers EPERM instead, jemalloc gives up cleanly (and unlocks), and a
 # later status still works.
+# The main thread is borrowed: libc sets its errno to EPERM inside the
+# call; the victim checks that errno reads as before once released.
 start_victim sect "$TARGETS/victim_dyn" -b 1 -s t
-expect_rc 10 "$JEATTACH" -p "$sect" --dump "$WORK/sect.heap"
+expect_rc 10 "$JEATTACH" -p "$sect" --tid "$sect" --dump "$WORK/sect.heap"
 echo "$ERR" | grep -q 'seccomp filter forbids system call' || fail "$ERR"
 expect_rc 10 "$JEATTACH" -p "$sect" --dump "$WORK/sect.heap"
 expect_rc 0 "$JEATTACH" -p "$sect" --status --activate

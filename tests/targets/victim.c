@@ -470,6 +470,8 @@ int main(int argc, char **argv)
 	}
 	int sig;
 	long rt_count = 0;
+	/* A borrowed main thread must get its errno back as it was. */
+	errno = 4242;
 	while (sigwait(&set, &sig) == 0 && (sig == SIGUSR2 || sig == SIGRTMIN + 1)) {
 		if (sig == SIGRTMIN + 1) {
 			rt_count++;
@@ -479,6 +481,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		gap_max_us = 0;
 	}
+	int errno_errors = errno != 4242;
 	if (sig == SIGTERM) {
 		unlink(sock_path);
 		_exit(0);
@@ -507,9 +510,9 @@ int main(int argc, char **argv)
 		heap_errors += check_block(wl_keep[i], i < 1000 ? 64 : i < 1010 ? 100000 : 256,
 					   i < 1000 ? 1u : i < 1010 ? 2u : 3u);
 	unlink(sock_path);
-	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d rt=%ld\n", eintr_count,
-	       early_count, heap_errors, fp_errors, rt_count);
+	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d errno_errors=%d rt=%ld\n",
+	       eintr_count, early_count, heap_errors, fp_errors, errno_errors, rt_count);
 	fflush(stdout);
 	/* The sleeper is still in its hour-long nanosleep: exit ends it. */
-	_exit(eintr_count || early_count || heap_errors || fp_errors);
+	_exit(eintr_count || early_count || heap_errors || fp_errors || errno_errors);
 }
