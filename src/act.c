@@ -7,15 +7,20 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "act.h"
 #include "rcall.h"
 
 const char *act_name(enum act_kind kind)
 {
-	static const char *const names[] = { "status", "activate", "deactivate",
-					     "dump",   "get",      "set" };
+	static const char *const names[] = {
+		"status", "activate", "deactivate", "dump", "get",   "set",
+		"stats",  "stats_full", "reset", "gdump", "thread_active_init", "purge",
+		"decay",  "for_begin", "for_end", "wait",
+	};
 	return names[kind];
 }
 
@@ -31,12 +36,38 @@ void act_result_free(struct act_result *r)
 	if (r->dump_fd >= 0)
 		close(r->dump_fd);
 	r->dump_fd = -1;
+	free(r->blob);
+	r->blob = NULL;
+	free(r->f);
+	r->f = NULL;
+	r->nf = r->capf = 0;
 }
 
-enum je_exit act_run(struct target *t, const struct act *a, struct act_result *r)
+enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
+		     struct act_result *r)
 {
 	r->ran = 1;
 	switch (a->kind) {
+	case ACT_STATS:
+		return act_stats(t, r);
+	case ACT_STATS_FULL:
+		return act_stats_full(t, a->arg != NULL, r); /* arg "json" */
+	case ACT_RESET:
+		return act_reset(t, a->arg, r);
+	case ACT_GDUMP:
+		return act_set_bool(t, "prof.gdump", a->arg, r);
+	case ACT_THREAD_ACTIVE_INIT:
+		return act_set_bool(t, "prof.thread_active_init", a->arg, r);
+	case ACT_PURGE:
+		return act_arena_op(t, "purge", r);
+	case ACT_DECAY:
+		return act_arena_op(t, "decay", r);
+	case ACT_FOR_BEGIN:
+		return act_for_begin(t, s, a->baseline, r);
+	case ACT_FOR_END:
+		return act_for_end(t, s, r);
+	case ACT_WAIT:
+		return act_fail(r, JE_EXIT_INTERNAL, "a wait is not run under a hold");
 	case ACT_STATUS:
 		return act_status(t, r);
 	case ACT_ACTIVATE:
@@ -55,15 +86,65 @@ enum je_exit act_run(struct target *t, const struct act *a, struct act_result *r
 
 enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r)
 {
-	if (a->kind == ACT_DUMP && r->ran && r->code == JE_EXIT_OK)
-		return act_dump_finish(t, a->arg, r);
+	if (!r->ran || r->code != JE_EXIT_OK)
+		return r->code;
+	if (a->kind == ACT_DUMP)
+		return act_dump_finish(t, a->arg, a->seq, r);
+	if (a->kind == ACT_FOR_BEGIN && a->baseline) {
+		/* FILE.base beside FILE (or beside the automatic name). */
+		char base[4200], name[4096];
+		if (a->arg && act_expand_pattern(a->arg, t->pid, a->seq, name, sizeof(name)))
+			return act_fail(r, JE_EXIT_USAGE, "bad file pattern %s", a->arg);
+		snprintf(base, sizeof(base), "%s.base", a->arg ? name : "jeprof.base");
+		return act_dump_finish(t, base, 0, r);
+	}
 	return r->code;
+}
+
+int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len)
+{
+	size_t o = 0;
+	for (const char *p = pattern; *p; p++) {
+		char tmp[32];
+		const char *add = tmp;
+		if (*p != '%') {
+			tmp[0] = *p;
+			tmp[1] = 0;
+		} else if (p[1] == 'n') {
+			snprintf(tmp, sizeof(tmp), "%u", seq);
+			p++;
+		} else if (p[1] == 'p') {
+			snprintf(tmp, sizeof(tmp), "%d", (int)pid);
+			p++;
+		} else if (p[1] == 't') {
+			snprintf(tmp, sizeof(tmp), "%lld", (long long)time(NULL));
+			p++;
+		} else if (p[1] == '%') {
+			add = "%";
+			p++;
+		} else {
+			return -EINVAL;
+		}
+		size_t l = strlen(add);
+		if (o + l + 1 > len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, add, l);
+		o += l;
+	}
+	out[o] = 0;
+	return 0;
 }
 
 static struct act_field *new_field(struct act_result *r, const char *key)
 {
-	if (r->nf >= ACT_MAX_FIELDS)
-		return NULL;
+	if (r->nf == r->capf) {
+		int cap = r->capf ? r->capf * 2 : 4;
+		struct act_field *nf = realloc(r->f, (size_t)cap * sizeof(*nf));
+		if (!nf)
+			return NULL; /* out of memory: the field is dropped */
+		r->f = nf;
+		r->capf = cap;
+	}
 	struct act_field *f = &r->f[r->nf++];
 	snprintf(f->key, sizeof(f->key), "%s", key);
 	memset(&f->v, 0, sizeof(f->v));
@@ -94,6 +175,15 @@ void act_field_u64(struct act_result *r, const char *key, uint64_t u)
 		return;
 	f->v.type = RCTL_U64;
 	f->v.u = u;
+}
+
+void act_field_double(struct act_result *r, const char *key, double d)
+{
+	struct act_field *f = new_field(r, key);
+	if (!f)
+		return;
+	f->v.type = RCTL_DOUBLE;
+	f->v.d = d;
 }
 
 void act_field_bool(struct act_result *r, const char *key, int b)

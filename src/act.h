@@ -9,14 +9,31 @@
 #include "rctl.h"
 #include "target.h"
 
-enum act_kind { ACT_STATUS, ACT_ACTIVATE, ACT_DEACTIVATE, ACT_DUMP, ACT_GET, ACT_SET };
+enum act_kind {
+	ACT_STATUS, ACT_ACTIVATE, ACT_DEACTIVATE, ACT_DUMP, ACT_GET, ACT_SET,
+	ACT_STATS, ACT_STATS_FULL, ACT_RESET, ACT_GDUMP, ACT_THREAD_ACTIVE_INIT, ACT_PURGE,
+	ACT_DECAY,
+	ACT_FOR_BEGIN, /* --for: remember prof.active, activate, maybe a baseline dump */
+	ACT_FOR_END,   /* --for: put prof.active back */
+	ACT_WAIT,      /* no thread held, no tracer attached: run by the CLI */
+};
 
 struct act {
 	enum act_kind kind;
-	const char *arg; /* --dump FILE (NULL: automatic name), --get NAME, --set NAME=VALUE */
+	/* --dump FILE or pattern (NULL: automatic name), --get NAME, --set
+	 * NAME=VALUE, --gdump/--thread-active-init on|off, --reset LG_SAMPLE */
+	const char *arg;
+	int64_t us;     /* ACT_WAIT: how long */
+	int baseline;   /* ACT_FOR_BEGIN: also dump to FILE.base */
+	int periodic;   /* a dump of --every: skipped once the user interrupted */
+	unsigned seq;   /* %n of a dump pattern */
 };
 
-#define ACT_MAX_FIELDS 24
+/* What actions of one target share across holds (--for's two halves). */
+struct act_session {
+	int prev_active; /* prof.active before --for: 0, 1, or -1 unknown */
+	int interrupted; /* the user ended a wait early */
+};
 
 struct act_field {
 	char key[48];
@@ -28,17 +45,23 @@ struct act_result {
 	int ran;
 	enum je_exit code;  /* JE_EXIT_OK or why it failed */
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
-	struct act_field f[ACT_MAX_FIELDS];
-	int nf;
+	struct act_field *f; /* grown as fields are added */
+	int nf, capf;
 	int dump_fd;        /* --dump: our handle on the profile, copied after release */
 	pt_usec_t dump_us;  /* --dump: time jemalloc took to write it */
+	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
+	int blob_json;      /* ... in its JSON form */
+	int skipped;        /* not run: the user interrupted a periodic series */
 };
 
 const char *act_name(enum act_kind kind);
 /* Run during the hold. Returns the result's code. */
-enum je_exit act_run(struct target *t, const struct act *a, struct act_result *r);
+enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
+		     struct act_result *r);
 /* After the target is released: work that needs no hold (writing the dump). */
 enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
+/* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
+int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
 void act_result_init(struct act_result *r, enum act_kind kind);
 void act_result_free(struct act_result *r);
 
@@ -47,8 +70,12 @@ void act_field_value(struct act_result *r, const char *key, const struct rctl_va
 void act_field_str(struct act_result *r, const char *key, const char *s);
 void act_field_u64(struct act_result *r, const char *key, uint64_t u);
 void act_field_bool(struct act_result *r, const char *key, int b);
+void act_field_double(struct act_result *r, const char *key, double d);
 enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* mallctl's own error (ENOENT, EPERM, EINVAL...), explained for ctl. */
+enum je_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
+			       const char *ctl, int merr);
 /* Map an rctl/rcall transport error to a result. */
 enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e);
 /* Read a control into a field; absent (ENOENT) gives null. Returns transport error. */
@@ -61,7 +88,18 @@ void act_conf_var(const struct target *t, char *buf, size_t len);
 enum je_exit act_status(struct target *t, struct act_result *r);
 enum je_exit act_set_active(struct target *t, struct act_result *r, int on);
 enum je_exit act_dump(struct target *t, struct act_result *r);
-enum je_exit act_dump_finish(struct target *t, const char *file, struct act_result *r);
+/* file: a pattern, or NULL for jemalloc's automatic name. */
+enum je_exit act_dump_finish(struct target *t, const char *file, unsigned seq,
+			     struct act_result *r);
+enum je_exit act_stats(struct target *t, struct act_result *r);
+enum je_exit act_stats_full(struct target *t, int json, struct act_result *r);
+enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
+enum je_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
+			  struct act_result *r);
+enum je_exit act_arena_op(struct target *t, const char *op, struct act_result *r);
+enum je_exit act_for_begin(struct target *t, struct act_session *s, int baseline,
+			   struct act_result *r);
+enum je_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r);
 enum je_exit act_get(struct target *t, const char *name, struct act_result *r);
 enum je_exit act_set(struct target *t, const char *assignment, struct act_result *r);
 

@@ -158,10 +158,17 @@ static int copy_all(int in, int out, uint64_t *bytes)
 	}
 }
 
-enum je_exit act_dump_finish(struct target *t, const char *file, struct act_result *r)
+enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq,
+			     struct act_result *r)
 {
-	char autoname[4200], tmp[4300];
-	if (!file) {
+	char autoname[4200], tmp[4300], expanded[4096];
+	const char *file = NULL;
+	if (pattern) {
+		if (act_expand_pattern(pattern, t->pid, seq, expanded, sizeof(expanded)))
+			return act_fail(r, JE_EXIT_USAGE,
+					"bad file pattern %s: %%n, %%p, %%t and %%%% are known", pattern);
+		file = expanded;
+	} else {
 		const char *prefix = NULL;
 		for (int i = 0; i < r->nf; i++)
 			if (!strcmp(r->f[i].key, "prof_prefix") && !r->f[i].v.is_null)

@@ -14,15 +14,22 @@ void cli_report_error(const struct cli_run *run)
 void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run)
 {
 	char buf[4200];
-	for (int i = 0; i < run->nres; i++) {
+	for (int i = 0; i < run->nactions; i++) {
 		const struct act_result *r = &run->res[i];
-		if (r->code != JE_EXIT_OK)
+		if (r->skipped) {
+			fprintf(out, "%d (%s) %s: skipped (interrupted)\n", (int)run->pid,
+				run->t.info.comm, r->action);
+			continue;
+		}
+		if (!r->ran || r->code != JE_EXIT_OK)
 			continue;
 		fprintf(out, "%d (%s) %s\n", (int)run->pid, run->t.info.comm, r->action);
 		for (int k = 0; k < r->nf; k++) {
 			rctl_format(&r->f[k].v, 0, buf, sizeof(buf));
 			fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
 		}
+		if (r->blob) /* jemalloc's own report, verbatim */
+			fputs(r->blob, out);
 	}
 	if (o->verbose)
 		fprintf(stderr,
@@ -66,15 +73,24 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		fputs("null", out);
 	}
 	fputs(",\"actions\":[", out);
-	for (int i = 0; i < run->nres; i++) {
+	int n = 0;
+	for (int i = 0; i < run->nactions; i++) {
 		const struct act_result *r = &run->res[i];
-		fprintf(out, "%s{\"action\":\"%s\",\"ok\":%s,\"error\":", i ? "," : "", r->action,
-			r->code ? "false" : "true");
+		if (!r->ran && !r->skipped)
+			continue;
+		fprintf(out, "%s{\"action\":\"%s\",\"ok\":%s,\"error\":", n++ ? "," : "", r->action,
+			r->code || r->skipped ? "false" : "true");
 		if (r->code)
 			json_put_string(out, r->msg);
 		else
 			fputs("null", out);
+		if (r->skipped)
+			fputs(",\"skipped\":true", out);
 		json_fields(out, r);
+		if (r->blob && r->blob_json)
+			fprintf(out, ",\"stats\":%s", r->blob); /* jemalloc's JSON, compacted */
+		else if (r->blob)
+			fputs(",\"stats\":", out), json_put_string(out, r->blob);
 		fputc('}', out);
 	}
 	fprintf(out,

@@ -4,6 +4,7 @@
  * or exits. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -13,185 +14,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
-#include "cli_diag.h"
 #include "cli_report.h"
 #include "options.h"
 #include "rcall.h"
-
-static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
-{
-	if (!o->verbose)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "jeattach: %d: ", (int)pid);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(run->msg, sizeof(run->msg), fmt, ap);
-	va_end(ap);
-	run->code = code;
-	return code;
-}
-
-static enum je_exit open_error(struct cli_run *run, int e)
-{
-	const struct target *t = &run->t;
-	switch (e) {
-	case -ESRCH:
-		return fail(run, JE_EXIT_GONE, "no such process; check the pid (ps -e)");
-	case -EDOM:
-		return fail(run, JE_EXIT_USAGE,
-			    "this is a thread id, not a process id; give the process id (Tgid in "
-			    "/proc/%d/status)", (int)run->pid);
-	case -EINVAL:
-		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a kernel thread, which has no "
-			    "user memory and no allocator");
-	case -ECHILD:
-		return fail(run, JE_EXIT_GONE, "cannot attach: it is a zombie (exited, not yet "
-			    "reaped by its parent)");
-	case -ENOEXEC:
-		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a 32-bit process; jeattach "
-			    "handles 64-bit (%s) processes only", ARCH_NAME);
-	case -EACCES:
-	case -EPERM: {
-		char why[512];
-		target_find_tracer(&run->t);
-		cli_diag_ptrace_denied(t, why, sizeof(why));
-		return fail(run, JE_EXIT_PERM, "cannot read its /proc entries: permission denied: %s",
-			    why);
-	}
-	default:
-		return fail(run, JE_EXIT_INTERNAL, "cannot read /proc/%d: %s", (int)run->pid,
-			    strerror(-e));
-	}
-}
-
-static enum je_exit locate_error(struct cli_run *run, const struct options *o, int e)
-{
-	if (e == -ENOENT && o->prefix)
-		return fail(run, JE_EXIT_NOJEMALLOC,
-			    "no jemalloc found: no object of the process defines %smallctl%s%s; "
-			    "check --prefix, or the binary may be stripped (keep its .symtab)",
-			    o->prefix, run->t.why[0] ? ": " : "", run->t.why);
-	if (e == -ENOENT)
-		return fail(run, JE_EXIT_NOJEMALLOC,
-			    "no jemalloc found: no object of the process defines mallctl, je_mallctl "
-			    "or _rjem_mallctl%s%s; if it uses another prefix give --prefix, if the "
-			    "binary is stripped it cannot be found",
-			    run->t.why[0] ? ": " : "", run->t.why);
-	return fail(run, JE_EXIT_INTERNAL, "cannot locate jemalloc: %s%s%s", strerror(-e),
-		    run->t.why[0] ? ": " : "", run->t.why);
-}
-
-static enum je_exit hold_error(struct cli_run *run, int e)
-{
-	switch (e) {
-	case -EPERM:
-	case -EACCES: {
-		char why[512];
-		target_find_tracer(&run->t);
-		cli_diag_ptrace_denied(&run->t, why, sizeof(why));
-		return fail(run, JE_EXIT_PERM, "cannot attach: permission denied: %s", why);
-	}
-	case -ESRCH:
-		if (run->t.why[0])
-			return fail(run, JE_EXIT_GONE, "cannot attach: %s", run->t.why);
-		return fail(run, JE_EXIT_GONE, "the process exited while jeattach attached");
-	case -ETIMEDOUT:
-		return fail(run, JE_EXIT_TIMEOUT, "cannot attach: %s; retry, or give a larger "
-			    "--timeout", run->t.why[0] ? run->t.why : "timeout");
-	case -ENOEXEC:
-		return fail(run, JE_EXIT_UNSAFE, "cannot attach: a thread runs in 32-bit mode");
-	default:
-		return fail(run, JE_EXIT_INTERNAL, "cannot attach: %s", strerror(-e));
-	}
-}
-
-/* Everything up to the release: any early return still releases (the
- * caller calls target_release before it reports). */
-static enum je_exit run_held(struct cli_run *run, const struct options *o)
-{
-	struct target *t = &run->t;
-	if (t->info.shadow_stack)
-		return fail(run, JE_EXIT_UNSAFE,
-			    "cannot attach safely: the process runs with x86 shadow stacks (CET), "
-			    "which an injected call's return would violate; this is not supported yet");
-	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
-		return hold_error(run, -EPERM);
-	narrate(o, run->pid, "holding a thread at a safe point");
-	int e = target_hold(t);
-	if (e)
-		return hold_error(run, e);
-	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
-	for (int i = 0; i < o->nactions; i++) {
-		struct act_result *r = &run->res[run->nres++];
-		act_result_init(r, o->actions[i].kind);
-		narrate(o, run->pid, "%s", r->action);
-		if (act_run(t, &o->actions[i], r) != JE_EXIT_OK)
-			return fail(run, r->code, "%s", r->msg);
-	}
-	return JE_EXIT_OK;
-}
-
-static enum je_exit run_target(struct cli_run *run, const struct options *o)
-{
-	struct target *t = &run->t;
-	pt_usec_t start = pt_now_us();
-	t->deadline = start + (pt_usec_t)(o->timeout_s * 1e6);
-	t->verbose = o->verbose;
-	t->only_tid = o->tid;
-	int e = target_open(t, run->pid);
-	if (e) {
-		open_error(run, e);
-		goto out;
-	}
-	run->opened = 1;
-	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
-	e = target_locate(t, o->prefix);
-	if (e) {
-		locate_error(run, o, e);
-		goto out;
-	}
-	run->located = 1;
-	narrate(o, run->pid, "jemalloc: %s (prefix '%s'%s%s), mallctl at %#llx", t->je.object,
-		t->je.prefix, t->je.is_main_executable ? ", linked into the program" : "",
-		t->je.found_by_link_map ? ", confirmed by link_map" : "",
-		(unsigned long long)t->je.mallctl);
-	run_held(run, o);
-	/* Restore the target before anything is reported. */
-	e = target_release(t);
-	if (e && run->code == JE_EXIT_OK)
-		fail(run, e == -ESRCH ? JE_EXIT_GONE : JE_EXIT_INTERNAL,
-		     "cannot restore the borrowed thread: %s", strerror(-e));
-	narrate(o, run->pid, "released");
-	for (int i = 0; i < run->nres && run->code == JE_EXIT_OK; i++)
-		if (act_finish(t, &o->actions[i], &run->res[i]) != JE_EXIT_OK)
-			fail(run, run->res[i].code, "%s", run->res[i].msg);
-out:
-	/* Whatever failed, if the process is gone that is the whole story
-	 * (an exiting process loses its mappings, threads and /proc entries
-	 * one by one, and each stage fails its own way). */
-	if (run->opened && run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE &&
-	    !target_alive(t))
-		fail(run, JE_EXIT_GONE, "the process exited while jeattach worked on it");
-	for (int i = 0; i < run->nres; i++)
-		act_result_free(&run->res[i]);
-	target_close(t);
-	run->wall_us = pt_now_us() - start;
-	return run->code;
-}
 
 /* Fail before touching any target when a dump could not be written. */
 static int check_outputs(const struct options *o, char *err, size_t len)
@@ -212,6 +39,68 @@ static int check_outputs(const struct options *o, char *err, size_t len)
 	return 0;
 }
 
+/* --all NAME: every process whose comm or executable basename is NAME. */
+static int find_by_name(struct options *o, char *err, size_t len)
+{
+	DIR *d = opendir("/proc");
+	if (!d) {
+		snprintf(err, len, "cannot list /proc: %s", strerror(errno));
+		return -1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) && o->npids < OPT_MAX_PIDS) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		char path[64], comm[64] = "", exe[4096];
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		if (!strcmp(comm, o->all_name) || !strcmp(base, o->all_name))
+			o->pids[o->npids++] = pid;
+	}
+	closedir(d);
+	if (!o->npids) {
+		snprintf(err, len, "no process named %s; check the name (ps -e)", o->all_name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait us microseconds, or until SIGINT/SIGTERM/SIGHUP (blocked: taken
+ * here with sigtimedwait). Returns the signal, or 0. */
+static int wait_interruptibly(const sigset_t *fatal, int64_t us)
+{
+	pt_usec_t until = pt_now_us() + us;
+	for (;;) {
+		pt_usec_t left = until - pt_now_us();
+		if (left <= 0)
+			return 0;
+		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };
+		int sig = sigtimedwait(fatal, NULL, &ts);
+		if (sig > 0 && sig != SIGPIPE)
+			return sig;
+	}
+}
+
+static int pending_fatal(const sigset_t *fatal)
+{
+	sigset_t p;
+	sigpending(&p);
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGPIPE && sigismember(fatal, sig) && sigismember(&p, sig))
+			return sig;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -227,14 +116,15 @@ int main(int argc, char **argv)
 	setpriority(PRIO_PROCESS, 0, -20);
 	if (options_parse(argc, argv, &o, err, sizeof(err))) {
 		fprintf(stderr, "jeattach: %s\n", err);
+		options_free(&o);
 		return JE_EXIT_USAGE;
 	}
-	if (o.help) {
-		options_usage(stdout);
-		return JE_EXIT_OK;
-	}
-	if (o.version) {
-		printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);
+	if (o.help || o.version) {
+		if (o.help)
+			options_usage(stdout);
+		else
+			printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);
+		options_free(&o);
 		return JE_EXIT_OK;
 	}
 	int e = pt_init();
@@ -242,49 +132,87 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jeattach: cannot set up: %s\n", strerror(-e));
 		return JE_EXIT_INTERNAL;
 	}
+	if (o.all_name && find_by_name(&o, err, sizeof(err))) {
+		fprintf(stderr, "jeattach: %s\n", err);
+		return JE_EXIT_GONE;
+	}
 	if (check_outputs(&o, err, sizeof(err))) {
 		fprintf(stderr, "jeattach: %s\n", err);
 		return JE_EXIT_OUTPUT;
 	}
-	/* Ctrl-C, SIGTERM, SIGHUP or SIGPIPE while a thread is borrowed must not
-	 * kill jeattach mid-call (the kernel would detach and the target would
-	 * run into the trap address): they wait, blocked, until the target is
-	 * restored and released, and then take effect. */
-	sigset_t fatal, old;
+	/* SIGINT, SIGTERM, SIGHUP, SIGPIPE stay blocked for the whole run: one
+	 * arriving while a thread is borrowed must not kill jeattach mid-call
+	 * (the kernel would detach and the target would run into the trap
+	 * address), and a second one must not skip a restore. They are taken
+	 * by sigtimedwait during waits, and checked between targets; then the
+	 * work that restores a target (the end of --for) still runs, and
+	 * jeattach exits with 128 + the signal. SIGPIPE only turns writes to a
+	 * closed pipe into EPIPE errors. */
+	sigset_t fatal;
 	sigemptyset(&fatal);
 	sigaddset(&fatal, SIGINT);
 	sigaddset(&fatal, SIGTERM);
 	sigaddset(&fatal, SIGHUP);
 	sigaddset(&fatal, SIGPIPE);
-	int nok = 0, nfail = 0;
-	enum je_exit first_fail = JE_EXIT_OK;
-	struct cli_run *run = malloc(sizeof(*run));
-	if (!run) {
+	sigprocmask(SIG_BLOCK, &fatal, NULL);
+	struct cli_run *runs = calloc((size_t)o.npids, sizeof(*runs));
+	if (!runs) {
 		fprintf(stderr, "jeattach: out of memory\n");
 		return JE_EXIT_INTERNAL;
 	}
+	int interrupted = 0;
 	for (int i = 0; i < o.npids; i++) {
-		memset(run, 0, sizeof(*run));
-		run->pid = o.pids[i];
-		sigprocmask(SIG_BLOCK, &fatal, &old);
-		enum je_exit c = run_target(run, &o);
+		runs[i].pid = o.pids[i];
+		cli_run_open(&runs[i], &o);
+	}
+	for (int first = 0, i = 0; i <= o.nactions; i++) {
+		if (i < o.nactions && o.actions[i].kind != ACT_WAIT)
+			continue;
+		for (int k = 0; k < o.npids; k++) {
+			if (!interrupted)
+				interrupted = pending_fatal(&fatal);
+			/* Once interrupted, only what puts a target back (the end of
+			 * a --for that started) still runs. */
+			if (interrupted && runs[k].sess.prev_active < 0)
+				cli_run_skip(&runs[k], first, i);
+			else
+				cli_run_segment(&runs[k], &o, first, i);
+		}
+		if (i < o.nactions) {
+			pt_usec_t t0 = pt_now_us();
+			int sig = interrupted ? interrupted : wait_interruptibly(&fatal, o.actions[i].us);
+			if (sig)
+				interrupted = sig;
+			for (int k = 0; k < o.npids; k++)
+				cli_run_waited(&runs[k], i, pt_now_us() - t0, sig != 0);
+		}
+		first = i + 1;
+	}
+	int nok = 0, nfail = 0;
+	enum je_exit first_fail = JE_EXIT_OK;
+	for (int k = 0; k < o.npids; k++) {
+		struct cli_run *run = &runs[k];
+		run->wall_us = pt_now_us() - run->start;
 		if (o.json)
 			cli_report_json(stdout, run);
 		else if (!o.quiet)
 			cli_report_text(stdout, &o, run);
-		if (c)
+		if (run->code)
 			cli_report_error(run);
-		fflush(stdout);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (c) {
+		if (run->code) {
 			nfail++;
 			if (!first_fail)
-				first_fail = c;
+				first_fail = run->code;
 		} else {
 			nok++;
 		}
+		cli_run_close(run);
 	}
-	free(run);
+	fflush(stdout);
+	free(runs);
+	options_free(&o);
+	if (interrupted)
+		return 128 + interrupted;
 	if (!nfail)
 		return JE_EXIT_OK;
 	return nok ? JE_EXIT_PARTIAL : first_fail;

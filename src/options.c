@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/* The command line: parsed, validated and expanded into a plan before any
+ * target is touched. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,17 +10,31 @@
 #include <string.h>
 #include "options.h"
 
-enum { O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
-       O_JSON, O_VERSION, O_TID };
+enum {
+	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
+	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
+	O_BASELINE, O_EVERY, O_COUNT, O_ALL,
+};
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "all", required_argument, NULL, O_ALL },
 	{ "status", no_argument, NULL, O_STATUS },
 	{ "activate", no_argument, NULL, O_ACTIVATE },
 	{ "deactivate", no_argument, NULL, O_DEACTIVATE },
 	{ "dump", optional_argument, NULL, O_DUMP },
 	{ "get", required_argument, NULL, O_GET },
 	{ "set", required_argument, NULL, O_SET },
+	{ "stats", optional_argument, NULL, O_STATS },
+	{ "reset", optional_argument, NULL, O_RESET },
+	{ "gdump", required_argument, NULL, O_GDUMP },
+	{ "thread-active-init", required_argument, NULL, O_TAI },
+	{ "purge", no_argument, NULL, O_PURGE },
+	{ "decay", no_argument, NULL, O_DECAY },
+	{ "for", required_argument, NULL, O_FOR },
+	{ "baseline", no_argument, NULL, O_BASELINE },
+	{ "every", required_argument, NULL, O_EVERY },
+	{ "count", required_argument, NULL, O_COUNT },
 	{ "prefix", required_argument, NULL, O_PREFIX },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "json", no_argument, NULL, O_JSON },
@@ -32,7 +48,7 @@ static const struct option longopts[] = {
 
 void options_usage(FILE *f)
 {
-	fputs("Usage: jeattach -p PID[,PID...] ACTION... [OPTION...]\n"
+	fputs("Usage: jeattach (-p PID[,PID...] | --all NAME) ACTION... [OPTION...]\n"
 	      "Control jemalloc heap profiling in a running process, from outside.\n"
 	      "\n"
 	      "Actions (run in the order given, under one attach):\n"
@@ -40,16 +56,29 @@ void options_usage(FILE *f)
 	      "  --activate            start sampling (prof.active=true)\n"
 	      "  --deactivate          stop sampling (prof.active=false)\n"
 	      "  --dump [FILE]         write a heap profile to FILE (default: jemalloc's\n"
-	      "                        <prefix>.<pid>.<seq>.m<seq>.heap in this directory)\n"
+	      "                        <prefix>.<pid>.<seq>.m<seq>.heap in this directory);\n"
+	      "                        FILE may use %n (sequence), %p (pid), %t (time)\n"
+	      "  --stats[=full]        allocator statistics; =full: jemalloc's own report\n"
+	      "  --reset[=LG_SAMPLE]   drop all samples (prof.reset), optionally a new rate\n"
+	      "  --gdump=on|off        dump at each new peak of mapped memory (prof.gdump)\n"
+	      "  --thread-active-init=on|off  whether new threads sample\n"
+	      "  --purge, --decay      return unused dirty pages of all arenas to the system\n"
 	      "  --get NAME            read a mallctl (see jeattach(1) for the known names)\n"
 	      "  --set NAME=VALUE      write a mallctl\n"
 	      "\n"
+	      "Over time (the target is not held while jeattach waits):\n"
+	      "  --for DURATION        activate, wait, dump (to --dump FILE), restore\n"
+	      "  --baseline            with --for: also dump before, to FILE.base\n"
+	      "  --every INTERVAL --count N   N dumps (--dump PATTERN with %n), INTERVAL apart\n"
+	      "                        DURATION, INTERVAL: 500ms, 30s, 5m, 1h\n"
+	      "\n"
 	      "Options:\n"
-	      "  -p, --pid PID[,PID]   target process(es)\n"
+	      "  -p, --pid PID[,PID]   target process(es), each handled on its own\n"
+	      "      --all NAME        every process whose name or executable is NAME\n"
 	      "      --prefix P        jemalloc's symbol prefix (default: try '', je_, _rjem_)\n"
-	      "      --timeout SECONDS per target (default 5)\n"
 	      "      --tid TID         borrow this thread of the target (default: any\n"
 	      "                        thread at a safe point)\n"
+	      "      --timeout SECONDS per target and hold (default 5)\n"
 	      "      --json            one JSON object per target, on one line\n"
 	      "  -v, --verbose         narrate the phases on stderr\n"
 	      "  -q, --quiet           print only errors\n"
@@ -57,11 +86,31 @@ void options_usage(FILE *f)
 	      "      --version         version\n"
 	      "\n"
 	      "The target must have been started with MALLOC_CONF=prof:true,prof_active:false\n"
-	      "for profiling (statistics-only controls work without it).\n"
+	      "for profiling (--stats and other controls work without it).\n"
 	      "Exit codes: 0 ok, 1 internal, 2 usage, 3 no such process, 4 permission,\n"
 	      "5 no jemalloc, 6 profiling not enabled, 7 mallctl refused, 8 output file,\n"
 	      "9 timeout, 10 unsafe target state, 11 some targets failed. See jeattach(1).\n",
 	      f);
+}
+
+int64_t options_duration_us(const char *text)
+{
+	static const struct {
+		const char *suffix;
+		double us;
+	} units[] = { { "ms", 1e3 }, { "s", 1e6 }, { "m", 60e6 }, { "h", 3600e6 }, { "", 1e6 } };
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno || end == text || !(v >= 0) || *text == '-' || *text == '+')
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		double us = v * units[i].us;
+		return us <= 7 * 86400e6 ? (int64_t)us : -1; /* at most a week */
+	}
+	return -1;
 }
 
 static int add_action(struct options *o, enum act_kind kind, const char *arg, char *err,
@@ -71,9 +120,10 @@ static int add_action(struct options *o, enum act_kind kind, const char *arg, ch
 		snprintf(err, errlen, "too many actions (at most %d)", OPT_MAX_ACTIONS);
 		return -1;
 	}
-	o->actions[o->nactions].kind = kind;
-	o->actions[o->nactions].arg = arg;
-	o->nactions++;
+	struct act *a = &o->actions[o->nactions++];
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	a->arg = arg;
 	return 0;
 }
 
@@ -98,6 +148,7 @@ static int parse_pids(struct options *o, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+
 static int check_get(const char *name, char *err, size_t errlen)
 {
 	enum rctl_type type;
@@ -115,6 +166,7 @@ static int check_get(const char *name, char *err, size_t errlen)
 	}
 	return 0;
 }
+
 
 static int check_set(const char *arg, char *err, size_t errlen)
 {
@@ -151,17 +203,132 @@ static int check_set(const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+
+static int check_onoff(const char *opt, const char *arg, char *err, size_t errlen)
+{
+	struct rctl_value v;
+	if (rctl_parse(RCTL_BOOL, arg, &v)) {
+		snprintf(err, errlen, "--%s=%s: expected on or off", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* A dump file pattern: only known % escapes. */
+static int check_pattern(const char *pattern, char *err, size_t errlen)
+{
+	char out[4096];
+	if (act_expand_pattern(pattern, 1, 0, out, sizeof(out))) {
+		snprintf(err, errlen, "--dump %s: unknown %% escape (known: %%n %%p %%t %%%%)",
+			 pattern);
+		return -1;
+	}
+	return 0;
+}
+
+/* --for and --every turn the actions given into a plan with waits. */
+static int expand_plan(struct options *o, char *err, size_t errlen)
+{
+	const char *file = NULL;
+	int ndumps = 0;
+	for (int i = 0; i < o->nactions; i++)
+		if (o->actions[i].kind == ACT_DUMP) {
+			file = o->actions[i].arg;
+			ndumps++;
+		}
+	if (o->count && !o->every_us) {
+		snprintf(err, errlen, "--count goes with --every INTERVAL");
+		return -1;
+	}
+	if (o->baseline && !o->for_us) {
+		snprintf(err, errlen, "--baseline goes with --for DURATION");
+		return -1;
+	}
+	if (o->for_us && o->every_us) {
+		snprintf(err, errlen, "--for and --every do not go together");
+		return -1;
+	}
+	if (!o->for_us && !o->every_us)
+		return 0;
+	if (ndumps > 1) {
+		snprintf(err, errlen, "--%s takes one --dump (where its profiles go)",
+			 o->for_us ? "for" : "every");
+		return -1;
+	}
+	if (o->baseline && !file) {
+		snprintf(err, errlen, "--baseline needs --dump FILE (the baseline goes to FILE.base)");
+		return -1;
+	}
+	if (o->every_us && !o->count) {
+		snprintf(err, errlen, "--every needs --count N");
+		return -1;
+	}
+	if (o->every_us && o->count > 1 && file && !strstr(file, "%n")) {
+		snprintf(err, errlen,
+			 "--dump %s with --count %ld: every dump would overwrite the last; put %%n "
+			 "(the sequence number) in the name",
+			 file, o->count);
+		return -1;
+	}
+	int n = 0, cap = o->nactions + 4 + (int)(o->count * 2);
+	struct act *plan = calloc((size_t)cap, sizeof(*plan));
+	if (!plan) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < o->nactions; i++) /* the other actions, first */
+		if (o->actions[i].kind != ACT_DUMP)
+			plan[n++] = o->actions[i];
+	if (o->for_us) {
+		plan[n] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = file, .baseline = o->baseline };
+		n++;
+		plan[n++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
+		plan[n++] = (struct act){ .kind = ACT_DUMP, .arg = file };
+		plan[n++] = (struct act){ .kind = ACT_FOR_END };
+	} else {
+		for (long k = 0; k < o->count; k++) {
+			if (k)
+				plan[n++] = (struct act){ .kind = ACT_WAIT, .us = o->every_us };
+			plan[n++] = (struct act){ .kind = ACT_DUMP, .arg = file, .periodic = 1,
+						  .seq = (unsigned)k };
+		}
+	}
+	free(o->actions);
+	o->actions = plan;
+	o->nactions = n;
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	free(o->actions);
+	o->actions = NULL;
+}
+
 int options_parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = 5;
+	o->actions = calloc(OPT_MAX_ACTIONS, sizeof(*o->actions));
+	if (!o->actions) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	optind = 1;
 	opterr = 0;
 	int c, r = 0;
+	char *end;
 	while (r == 0 && (c = getopt_long(argc, argv, ":p:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			r = parse_pids(o, optarg, err, errlen);
+			break;
+		case O_ALL:
+			if (!*optarg || strchr(optarg, '/')) {
+				snprintf(err, errlen, "--all '%s': expected a process name", optarg);
+				r = -1;
+			}
+			o->all_name = optarg;
 			break;
 		case O_STATUS:
 			r = add_action(o, ACT_STATUS, NULL, err, errlen);
@@ -183,6 +350,8 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 				r = -1;
 				break;
 			}
+			if (file && (r = check_pattern(file, err, errlen)))
+				break;
 			r = add_action(o, ACT_DUMP, file, err, errlen);
 			break;
 		}
@@ -196,6 +365,60 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 			if (!r)
 				r = add_action(o, ACT_SET, optarg, err, errlen);
 			break;
+		case O_STATS:
+			if (optarg && strcmp(optarg, "full")) {
+				snprintf(err, errlen, "--stats=%s: expected --stats or --stats=full", optarg);
+				r = -1;
+				break;
+			}
+			r = add_action(o, optarg ? ACT_STATS_FULL : ACT_STATS, NULL, err, errlen);
+			break;
+		case O_RESET:
+			if (optarg) {
+				struct rctl_value v;
+				if (rctl_parse(RCTL_SIZE, optarg, &v) || v.u > 63) {
+					snprintf(err, errlen, "--reset=%s: expected lg_sample, 0 to 63", optarg);
+					r = -1;
+					break;
+				}
+			}
+			r = add_action(o, ACT_RESET, optarg, err, errlen);
+			break;
+		case O_GDUMP:
+		case O_TAI:
+			r = check_onoff(c == O_GDUMP ? "gdump" : "thread-active-init", optarg, err, errlen);
+			if (!r)
+				r = add_action(o, c == O_GDUMP ? ACT_GDUMP : ACT_THREAD_ACTIVE_INIT, optarg,
+					       err, errlen);
+			break;
+		case O_PURGE:
+		case O_DECAY:
+			r = add_action(o, c == O_PURGE ? ACT_PURGE : ACT_DECAY, NULL, err, errlen);
+			break;
+		case O_FOR:
+		case O_EVERY: {
+			int64_t us = options_duration_us(optarg);
+			if (us <= 0) {
+				snprintf(err, errlen,
+					 "--%s %s: expected a duration such as 500ms, 30s, 5m or 1h",
+					 c == O_FOR ? "for" : "every", optarg);
+				r = -1;
+			}
+			*(c == O_FOR ? &o->for_us : &o->every_us) = us;
+			break;
+		}
+		case O_BASELINE:
+			o->baseline = 1;
+			break;
+		case O_COUNT:
+			errno = 0;
+			o->count = strtol(optarg, &end, 10);
+			if (errno || *end || o->count < 1 || o->count > OPT_MAX_COUNT) {
+				snprintf(err, errlen, "--count '%s': expected 1 to %d", optarg,
+					 OPT_MAX_COUNT);
+				r = -1;
+			}
+			break;
 		case O_PREFIX:
 			if (strlen(optarg) > 40 || strchr(optarg, '/')) {
 				snprintf(err, errlen, "--prefix '%s': expected a symbol prefix like je_",
@@ -204,8 +427,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 			}
 			o->prefix = optarg;
 			break;
-		case O_TIMEOUT: {
-			char *end;
+		case O_TIMEOUT:
 			errno = 0;
 			o->timeout_s = strtod(optarg, &end);
 			if (errno || *end || !(o->timeout_s > 0) || o->timeout_s > 86400) {
@@ -215,12 +437,10 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 				r = -1;
 			}
 			break;
-		}
 		case O_JSON:
 			o->json = 1;
 			break;
 		case O_TID: {
-			char *end;
 			errno = 0;
 			long v = strtol(optarg, &end, 10);
 			if (errno || *end || v <= 0 || v > 0x7fffffff) {
@@ -259,24 +479,33 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 		snprintf(err, errlen, "unexpected argument '%s'; see jeattach --help", argv[optind]);
 		return -1;
 	}
-	if (!o->npids) {
-		snprintf(err, errlen, "no target: give -p PID");
+	if (!o->npids && !o->all_name) {
+		snprintf(err, errlen, "no target: give -p PID or --all NAME");
 		return -1;
 	}
-	if (!o->nactions) {
+	if (o->npids && o->all_name) {
+		snprintf(err, errlen, "give -p PID or --all NAME, not both");
+		return -1;
+	}
+	if (!o->nactions && !o->for_us) {
 		snprintf(err, errlen,
 			 "nothing to do: give an action (--status, --activate, --dump...)");
 		return -1;
 	}
-	int dumps_to_auto = 0;
+	/* --stats=full in JSON form when the output is JSON. */
 	for (int i = 0; i < o->nactions; i++)
-		if (o->actions[i].kind == ACT_DUMP && o->actions[i].arg && o->npids > 1)
-			dumps_to_auto = 1;
-	if (dumps_to_auto) {
-		snprintf(err, errlen,
-			 "--dump FILE with several pids would overwrite FILE; use --dump with no "
-			 "FILE (automatic names carry the pid)");
-		return -1;
+		if (o->actions[i].kind == ACT_STATS_FULL && o->json)
+			o->actions[i].arg = "json";
+	for (int i = 0; i < o->nactions; i++) {
+		const char *f = o->actions[i].arg;
+		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&
+		    !strstr(f, "%p")) {
+			snprintf(err, errlen,
+				 "--dump %s with several targets would overwrite it; put %%p (the pid) "
+				 "in the name, or give no FILE (automatic names carry the pid)",
+				 f);
+			return -1;
+		}
 	}
-	return 0;
+	return expand_plan(o, err, errlen);
 }

@@ -19,6 +19,7 @@ enum rctl_type {
 	RCTL_SSIZE,    /* ssize_t */
 	RCTL_U64,      /* uint64_t */
 	RCTL_STRING,   /* const char * */
+	RCTL_DOUBLE,   /* not a jemalloc type: derived figures jeattach reports */
 };
 
 enum rctl_access { RCTL_R = 1, RCTL_W = 2, RCTL_RW = 3 };
@@ -27,6 +28,7 @@ struct rctl_value {
 	enum rctl_type type;
 	uint64_t u;   /* bool, unsigned, size_t, uint64_t */
 	int64_t i;    /* ssize_t */
+	double d;     /* RCTL_DOUBLE */
 	int is_null;  /* a NULL const char * */
 	char s[4096]; /* strings */
 };

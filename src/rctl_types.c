@@ -138,8 +138,8 @@ int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access
 
 const char *rctl_type_name(enum rctl_type type)
 {
-	static const char *const names[] = { "void", "bool", "unsigned", "size_t", "ssize_t",
-					     "uint64_t", "string" };
+	static const char *const names[] = { "void",     "bool",   "unsigned", "size_t",
+					     "ssize_t",  "uint64_t", "string", "double" };
 	return names[type];
 }
 
@@ -177,6 +177,8 @@ int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v)
 			return -ENAMETOOLONG;
 		snprintf(v->s, sizeof(v->s), "%s", text);
 		return 0;
+	case RCTL_DOUBLE:
+		return -EINVAL; /* never a control's type */
 	}
 	return -EINVAL;
 }
@@ -197,6 +199,12 @@ void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len)
 		break;
 	case RCTL_SSIZE:
 		snprintf(buf, len, "%" PRId64, v->i);
+		break;
+	case RCTL_DOUBLE: /* JSON has no NaN or infinity: null */
+		if (v->d != v->d || v->d > 1e308 || v->d < -1e308)
+			snprintf(buf, len, "%s", json ? "null" : "n/a");
+		else
+			snprintf(buf, len, "%.4f", v->d);
 		break;
 	case RCTL_STRING:
 		if (v->is_null)

@@ -201,8 +201,9 @@ static int is_allocator_name(const char *name, const char *prefix)
 	return 0;
 }
 
-static int unsafe_cb(const char *name, uint64_t value, uint64_t size, void *arg)
+static int unsafe_cb(const char *name, uint64_t value, uint64_t size, int ifunc, void *arg)
 {
+	(void)ifunc;
 	struct unsafe_ctx *c = arg;
 	if (!is_allocator_name(name, c->prefix))
 		return 0;
@@ -315,7 +316,8 @@ static struct object *ordered_objects(pid_t pid, const struct sym_maps *maps, si
 	return objs;
 }
 
-int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name, uint64_t *addr)
+int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name, uint64_t *addr,
+			int *ifunc)
 {
 	size_t n;
 	struct object *objs = ordered_objects(pid, maps, &n);
@@ -328,7 +330,8 @@ int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name
 		uint64_t v, bias;
 		if (fd < 0 || sym_elf_open(fd, &elf))
 			continue;
-		if (!sym_elf_lookup(elf, name, &v, NULL) && !object_bias(elf, maps, &objs[j], &bias)) {
+		if (!sym_elf_lookup_ifunc(elf, name, &v, ifunc) &&
+		    !object_bias(elf, maps, &objs[j], &bias)) {
 			*addr = bias + v;
 			e = 0;
 		}

@@ -43,8 +43,10 @@ int sym_locate_jemalloc(pid_t pid, const struct sym_maps *maps, const char *pref
 void sym_jemalloc_free(struct sym_jemalloc *je);
 
 /* A defined function named name, in the first object (in the dynamic
- * linker's search order) that has it: its address in the target. */
-int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name, uint64_t *addr);
+ * linker's search order) that has it: its address in the target, and
+ * whether that address is an IFUNC resolver. */
+int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name, uint64_t *addr,
+			int *ifunc);
 
 /* The dynamic linker's list of loaded objects (r_debug / link_map), read from
  * the target's memory: its load biases and names. */

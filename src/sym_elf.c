@@ -95,7 +95,7 @@ static int walk_table(struct sym_elf *e, Elf64_Word type, sym_elf_func_cb cb, vo
 		const char *name = elf_strptr(e->elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		int r = cb(name, s.st_value, s.st_size, arg);
+		int r = cb(name, s.st_value, s.st_size, GELF_ST_TYPE(s.st_info) == STT_GNU_IFUNC, arg);
 		if (r)
 			return r;
 	}
@@ -111,21 +111,23 @@ int sym_elf_foreach_func(struct sym_elf *e, sym_elf_func_cb cb, void *arg)
 struct lookup {
 	const char *name;
 	uint64_t value, size;
+	int ifunc;
 };
 
-static int lookup_cb(const char *name, uint64_t value, uint64_t size, void *arg)
+static int lookup_cb(const char *name, uint64_t value, uint64_t size, int ifunc, void *arg)
 {
 	struct lookup *l = arg;
 	if (strcmp(name, l->name))
 		return 0;
 	l->value = value;
 	l->size = size;
+	l->ifunc = ifunc;
 	return 1;
 }
 
 int sym_elf_lookup(struct sym_elf *e, const char *name, uint64_t *value, uint64_t *size)
 {
-	struct lookup l = { name, 0, 0 };
+	struct lookup l = { name, 0, 0, 0 };
 	if (!sym_elf_foreach_func(e, lookup_cb, &l))
 		return -ENOENT;
 	*value = l.value;
@@ -134,9 +136,19 @@ int sym_elf_lookup(struct sym_elf *e, const char *name, uint64_t *value, uint64_
 	return 0;
 }
 
+int sym_elf_lookup_ifunc(struct sym_elf *e, const char *name, uint64_t *value, int *ifunc)
+{
+	struct lookup l = { name, 0, 0, 0 };
+	if (!sym_elf_foreach_func(e, lookup_cb, &l))
+		return -ENOENT;
+	*value = l.value;
+	*ifunc = l.ifunc;
+	return 0;
+}
+
 int sym_elf_lookup_dynsym(struct sym_elf *e, const char *name, uint64_t *value)
 {
-	struct lookup l = { name, 0, 0 };
+	struct lookup l = { name, 0, 0, 0 };
 	if (!walk_table(e, SHT_DYNSYM, lookup_cb, &l))
 		return -ENOENT;
 	*value = l.value;

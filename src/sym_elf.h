@@ -17,13 +17,17 @@ int sym_elf_has_symtab(const struct sym_elf *e); /* a .symtab (not just .dynsym)
 /* A defined function (or IFUNC) named name: .symtab first, then .dynsym.
  * Returns 0 and its link-time value, or -ENOENT. */
 int sym_elf_lookup(struct sym_elf *e, const char *name, uint64_t *value, uint64_t *size);
+/* The same, also telling whether it is an IFUNC (its value is a resolver
+ * that returns the implementation's address). */
+int sym_elf_lookup_ifunc(struct sym_elf *e, const char *name, uint64_t *value, int *ifunc);
 
 /* The same, in .dynsym only: is the function exported? */
 int sym_elf_lookup_dynsym(struct sym_elf *e, const char *name, uint64_t *value);
 
 /* Call cb for each defined function symbol of .symtab and .dynsym (a name may
  * come twice); a non-zero return from cb stops and is returned. */
-typedef int (*sym_elf_func_cb)(const char *name, uint64_t value, uint64_t size, void *arg);
+typedef int (*sym_elf_func_cb)(const char *name, uint64_t value, uint64_t size, int ifunc,
+			       void *arg);
 int sym_elf_foreach_func(struct sym_elf *e, sym_elf_func_cb cb, void *arg);
 
 /* The first PT_LOAD segment's p_vaddr and p_offset: with the mapping of that

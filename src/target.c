@@ -170,6 +170,7 @@ int target_open(struct target *t, pid_t pid)
 	t->deadline = keep.deadline;
 	t->verbose = keep.verbose;
 	t->only_tid = keep.only_tid;
+	t->want_strcat = keep.want_strcat;
 	t->pid = pid;
 	if (pid <= 0)
 		return -ESRCH;
@@ -216,8 +217,13 @@ int target_locate(struct target *t, const char *prefix)
 		return e;
 	}
 	/* Optional: without it the borrowed thread's errno is not preserved. */
-	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &t->errno_location))
+	int ifunc;
+	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &t->errno_location, &ifunc) ||
+	    ifunc)
 		t->errno_location = 0;
+	if (t->want_strcat &&
+	    sym_lookup_function(t->pid, &t->maps, "strcat", &t->strcat_fn, &t->strcat_ifunc))
+		t->strcat_fn = 0;
 	return 0;
 }
 

@@ -36,6 +36,9 @@ struct target {
 	struct sym_jemalloc je;        /* where jemalloc and its functions are */
 	uint64_t syscall_insn;         /* a `syscall` instruction in the target's text */
 	uint64_t errno_location;       /* libc's __errno_location, 0 if none */
+	int want_strcat;               /* look up strcat (for --stats=full) */
+	uint64_t strcat_fn;            /* libc's strcat, or its IFUNC resolver */
+	int strcat_ifunc;
 	void *unwind_as;               /* libunwind address space, made once */
 	void *unwind_tables;           /* unwind tables found so far (rcall_safe.c) */
 	struct target_hold_state *hold; /* non-NULL while a thread is held */

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One target through the plan: open, then one hold per segment. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli_diag.h"
+#include "cli_run.h"
+#include "rcall.h"
+
+static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
+{
+	if (!o->verbose)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "jeattach: %d: ", (int)pid);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(run->msg, sizeof(run->msg), fmt, ap);
+	va_end(ap);
+	run->code = code;
+	run->done = 1;
+	return code;
+}
+
+static enum je_exit open_error(struct cli_run *run, int e)
+{
+	const struct target *t = &run->t;
+	switch (e) {
+	case -ESRCH:
+		return fail(run, JE_EXIT_GONE, "no such process; check the pid (ps -e)");
+	case -EDOM:
+		return fail(run, JE_EXIT_USAGE,
+			    "this is a thread id, not a process id; give the process id (Tgid in "
+			    "/proc/%d/status)", (int)run->pid);
+	case -EINVAL:
+		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a kernel thread, which has no "
+			    "user memory and no allocator");
+	case -ECHILD:
+		return fail(run, JE_EXIT_GONE, "cannot attach: it is a zombie (exited, not yet "
+			    "reaped by its parent)");
+	case -ENOEXEC:
+		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a 32-bit process; jeattach "
+			    "handles 64-bit (%s) processes only", ARCH_NAME);
+	case -EACCES:
+	case -EPERM: {
+		char why[512];
+		target_find_tracer(&run->t);
+		cli_diag_ptrace_denied(t, why, sizeof(why));
+		return fail(run, JE_EXIT_PERM, "cannot read its /proc entries: permission denied: %s",
+			    why);
+	}
+	default:
+		return fail(run, JE_EXIT_INTERNAL, "cannot read /proc/%d: %s", (int)run->pid,
+			    strerror(-e));
+	}
+}
+
+static enum je_exit locate_error(struct cli_run *run, const struct options *o, int e)
+{
+	if (e == -ENOENT && o->prefix)
+		return fail(run, JE_EXIT_NOJEMALLOC,
+			    "no jemalloc found: no object of the process defines %smallctl%s%s; "
+			    "check --prefix, or the binary may be stripped (keep its .symtab)",
+			    o->prefix, run->t.why[0] ? ": " : "", run->t.why);
+	if (e == -ENOENT)
+		return fail(run, JE_EXIT_NOJEMALLOC,
+			    "no jemalloc found: no object of the process defines mallctl, je_mallctl "
+			    "or _rjem_mallctl%s%s; if it uses another prefix give --prefix, if the "
+			    "binary is stripped it cannot be found",
+			    run->t.why[0] ? ": " : "", run->t.why);
+	return fail(run, JE_EXIT_INTERNAL, "cannot locate jemalloc: %s%s%s", strerror(-e),
+		    run->t.why[0] ? ": " : "", run->t.why);
+}
+
+static enum je_exit hold_error(struct cli_run *run, int e)
+{
+	switch (e) {
+	case -EPERM:
+	case -EACCES: {
+		char why[512];
+		target_find_tracer(&run->t);
+		cli_diag_ptrace_denied(&run->t, why, sizeof(why));
+		return fail(run, JE_EXIT_PERM, "cannot attach: permission denied: %s", why);
+	}
+	case -ESRCH:
+		if (run->t.why[0])
+			return fail(run, JE_EXIT_GONE, "cannot attach: %s", run->t.why);
+		return fail(run, JE_EXIT_GONE, "the process exited while jeattach attached");
+	case -ETIMEDOUT:
+		return fail(run, JE_EXIT_TIMEOUT, "cannot attach: %s; retry, or give a larger "
+			    "--timeout", run->t.why[0] ? run->t.why : "timeout");
+	case -ENOEXEC:
+		return fail(run, JE_EXIT_UNSAFE, "cannot attach: a thread runs in 32-bit mode");
+	default:
+		return fail(run, JE_EXIT_INTERNAL, "cannot attach: %s", strerror(-e));
+	}
+}
+
+enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
+{
+	struct target *t = &run->t;
+	run->start = pt_now_us();
+	run->sess.prev_active = -1;
+	run->res = calloc((size_t)o->nactions, sizeof(*run->res));
+	if (!run->res)
+		return fail(run, JE_EXIT_INTERNAL, "out of memory");
+	run->nactions = o->nactions;
+	for (int i = 0; i < o->nactions; i++)
+		act_result_init(&run->res[i], o->actions[i].kind);
+	t->deadline = run->start + (pt_usec_t)(o->timeout_s * 1e6);
+	t->verbose = o->verbose;
+	t->only_tid = o->tid;
+	for (int i = 0; i < o->nactions; i++)
+		t->want_strcat |= o->actions[i].kind == ACT_STATS_FULL;
+	int e = target_open(t, run->pid);
+	if (e)
+		return open_error(run, e);
+	run->opened = 1;
+	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
+	e = target_locate(t, o->prefix);
+	if (e)
+		return locate_error(run, o, e);
+	run->located = 1;
+	narrate(o, run->pid, "jemalloc: %s (prefix '%s'%s%s), mallctl at %#llx", t->je.object,
+		t->je.prefix, t->je.is_main_executable ? ", linked into the program" : "",
+		t->je.found_by_link_map ? ", confirmed by link_map" : "",
+		(unsigned long long)t->je.mallctl);
+	return JE_EXIT_OK;
+}
+
+/* Everything up to the release: any early return still releases (the
+ * caller calls target_release before it reports). */
+static enum je_exit run_held(struct cli_run *run, const struct options *o, int first, int last)
+{
+	struct target *t = &run->t;
+	if (t->info.shadow_stack)
+		return fail(run, JE_EXIT_UNSAFE,
+			    "cannot attach safely: the process runs with x86 shadow stacks (CET), "
+			    "which an injected call's return would violate; this is not supported yet");
+	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
+		return hold_error(run, -EPERM);
+	narrate(o, run->pid, "holding a thread at a safe point");
+	int e = target_hold(t);
+	if (e)
+		return hold_error(run, e);
+	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
+	for (int i = first; i < last; i++) {
+		struct act_result *r = &run->res[i];
+		narrate(o, run->pid, "%s", r->action);
+		if (act_run(t, &run->sess, &o->actions[i], r) != JE_EXIT_OK)
+			return fail(run, r->code, "%s", r->msg);
+	}
+	return JE_EXIT_OK;
+}
+
+enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int first, int last)
+{
+	struct target *t = &run->t;
+	if (run->done || first >= last)
+		return run->code;
+	/* --timeout bounds each hold, the waits between them are the user's. */
+	t->deadline = pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6);
+	run_held(run, o, first, last);
+	/* Restore the target before anything is reported. */
+	int e = target_release(t);
+	if (e && run->code == JE_EXIT_OK)
+		fail(run, e == -ESRCH ? JE_EXIT_GONE : JE_EXIT_INTERNAL,
+		     "cannot restore the borrowed thread: %s", strerror(-e));
+	narrate(o, run->pid, "released");
+	for (int i = first; i < last && run->code == JE_EXIT_OK; i++)
+		if (act_finish(t, &o->actions[i], &run->res[i]) != JE_EXIT_OK)
+			fail(run, run->res[i].code, "%s", run->res[i].msg);
+	for (int i = first; i < last; i++) { /* descriptors are not kept across waits */
+		if (run->res[i].dump_fd >= 0)
+			close(run->res[i].dump_fd);
+		run->res[i].dump_fd = -1;
+	}
+	/* Whatever failed, if the process is gone that is the whole story
+	 * (an exiting process loses its mappings, threads and /proc entries
+	 * one by one, and each stage fails its own way). */
+	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE && !target_alive(t))
+		fail(run, JE_EXIT_GONE, "the process exited while jeattach worked on it");
+	return run->code;
+}
+
+void cli_run_waited(struct cli_run *run, int i, int64_t waited_us, int interrupted)
+{
+	if (run->done)
+		return;
+	struct act_result *r = &run->res[i];
+	r->ran = 1;
+	act_field_u64(r, "waited_ms", (uint64_t)(waited_us / 1000));
+	act_field_bool(r, "interrupted", interrupted);
+	run->sess.interrupted |= interrupted;
+}
+
+void cli_run_skip(struct cli_run *run, int first, int last)
+{
+	for (int i = first; i < last && !run->done; i++)
+		run->res[i].skipped = 1;
+}
+
+void cli_run_close(struct cli_run *run)
+{
+	for (int i = 0; i < run->nactions; i++)
+		act_result_free(&run->res[i]);
+	free(run->res);
+	run->res = NULL;
+	target_close(&run->t);
+}
