@@ -93,6 +93,7 @@ static const struct rctl_entry table[] = {
 	{ "stats.arenas.#.resident", RCTL_SIZE, RCTL_R },
 	{ "stats.arenas.#.nthreads", RCTL_UNSIGNED, RCTL_R },
 	{ "arenas.narenas", RCTL_UNSIGNED, RCTL_R },
+	{ "arenas.create", RCTL_UNSIGNED, RCTL_R }, /* reading it creates an arena */
 	{ "arenas.dirty_decay_ms", RCTL_SSIZE, RCTL_RW },
 	{ "arenas.muzzy_decay_ms", RCTL_SSIZE, RCTL_RW },
 	{ "arenas.quantum", RCTL_SIZE, RCTL_R },

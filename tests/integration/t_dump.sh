@@ -88,18 +88,23 @@ else
 	echo "note: not root or no setpriv; other-user case not tested"
 fi
 
-# A target in its own mount namespace with a private /tmp. The binary is
-# opened before the mount and run through its descriptor, so it works even
-# when the build tree itself is under /tmp (then the target's own files are
-# hidden from it, which map_files copes with).
-if unshare --mount --propagation private true 2>/dev/null; then
-	start_victim_env ns "" unshare --mount --propagation private sh -c \
+# A target in its own mount and pid namespaces with a private /tmp (a
+# container, as far as jeattach is concerned). The binary is opened before
+# the mount and run through its descriptor, so it works even when the build
+# tree itself is under /tmp (then the target's own files are hidden from it,
+# which map_files copes with). Its pid inside is 1.
+if unshare --mount --pid --fork --propagation private true 2>/dev/null; then
+	start_victim_env nsu "" unshare --mount --pid --fork --propagation private sh -c \
 		'exec 3<"$0"; mount -t tmpfs tmpfs /tmp && exec /proc/self/fd/3 "$@"' \
 		"$TARGETS/victim_dyn" -b 1
-	expect_rc 0 "$JEATTACH" -p "$ns" --dump "$WORK/ns.heap"
+	ns=$(pgrep -P "$nsu")
+	ns_out=$nsu_out
+	STARTED="$STARTED $ns"
+	expect_rc 0 "$JEATTACH" -p "$ns" --dump "$WORK/ns.heap" --stats --json
+	[ "$(json_get "$OUT" "(j['pid'], j['ns_pid'])")" = "($ns, 1)" ] || fail "pids: $OUT"
 	head -1 "$WORK/ns.heap" | grep -q '^heap_v2/' || fail "bad profile from the namespace"
 	finish_victim ns
-	pass "target in another mount namespace"
+	pass "target in its own mount and pid namespaces"
 else
-	echo "note: unshare --mount not permitted; mount-namespace case not tested"
+	echo "note: unshare --mount --pid not permitted; namespace case not tested"
 fi

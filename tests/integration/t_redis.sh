@@ -38,5 +38,22 @@ grep -qi error "$WORK/bench.csv" "$WORK/bench.err" && fail "benchmark saw errors
 redis-cli -p "$port" ping | grep -q PONG || fail "redis no longer answers"
 "$JEHEAP" top -n 5 "$WORK/redis.3.heap" >"$WORK/top.txt" || fail "jeheap cannot read redis' profile"
 grep -q '^Total:' "$WORK/top.txt" || fail "$(cat "$WORK/top.txt")"
+# Statistics against redis' own view of the same jemalloc, on the now idle
+# server: INFO's allocator_allocated is stats.allocated after an epoch.
+sleep 0.5
+expect_rc 0 "$JEATTACH" -p "$rpid" --stats --json
+ours=$(json_get "$OUT" "j['actions'][0]['allocated']")
+theirs=$(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^allocator_allocated://p')
+[ -n "$theirs" ] || fail "redis reports no allocator_allocated"
+python3 -c "import sys; a,b=int(sys.argv[1]),int(sys.argv[2]); sys.exit(0 if abs(a-b) <= 0.05*b else 1)" \
+	"$ours" "$theirs" || fail "--stats allocated $ours, redis allocator_allocated $theirs"
+# --stats=full against MEMORY MALLOC-STATS: both are jemalloc's own report;
+# the numbers move, the version and the run-time options do not.
+expect_rc 0 "$JEATTACH" -p "$rpid" --stats=full
+printf '%s\n' "$OUT" | sed -n '/^___ Begin/,$p' | grep -E '^(Version|  opt\.)' >"$WORK/ours.txt"
+redis-cli -p "$port" memory malloc-stats | grep -E '^(Version|  opt\.)' >"$WORK/theirs.txt"
+[ -s "$WORK/ours.txt" ] && cmp -s "$WORK/ours.txt" "$WORK/theirs.txt" ||
+	fail "--stats=full differs from MEMORY MALLOC-STATS: $(diff "$WORK/ours.txt" "$WORK/theirs.txt" | head -5)"
+pass "statistics agree with redis ($ours vs $theirs bytes)"
 redis-cli -p "$port" shutdown nosave >/dev/null 2>&1
 pass "redis profiled under load: $(tr '\n' ' ' <"$WORK/bench.csv" | cut -c1-200)"
