@@ -98,6 +98,16 @@ enum jeheap_metric {
 	JEHEAP_ALLOC_OBJECTS = 3,
 };
 
+/* What to compute, and over what. */
+struct jeheap_query {
+	int metric;                        /* enum jeheap_metric */
+	const jeheap_profile *base;        /* subtract this profile (jeprof --base), or NULL */
+	jeheap_symbolizer *base_symbolizer; /* the base's own symbolizer (its own maps) */
+	const char *focus;  /* keep only stacks through a function matching this
+			     * POSIX extended regex (jeprof --focus), or NULL */
+	const char *ignore; /* drop stacks through a matching function, or NULL */
+};
+
 struct jeheap_top_entry {
 	const char *name; /* function, or 0x... address when unknown */
 	double flat, cum;
@@ -109,10 +119,22 @@ typedef struct jeheap_top jeheap_top;
  * pruned as jeprof prunes them, caller addresses minus one; sorted by flat
  * value, then name. s may be NULL (addresses only). */
 int jeheap_top_new(const jeheap_profile *p, jeheap_symbolizer *s, int metric, jeheap_top **out);
+/* The same with a base, focus or ignore. JEHEAP_EINVAL for a bad regex.
+ * s (and q->base_symbolizer) must outlive the result: names point into them. */
+int jeheap_top_query(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		     jeheap_top **out);
 void jeheap_top_free(jeheap_top *t);
 double jeheap_top_total(const jeheap_top *t);
 size_t jeheap_top_count(const jeheap_top *t);
 const struct jeheap_top_entry *jeheap_top_entry(const jeheap_top *t, size_t i);
+
+/* Collapsed stacks: cb once per distinct stack, in byte order of the
+ * stack text ("root;...;leaf"), with its value and (with a base) the base's.
+ * A non-zero return from cb stops and is returned. */
+typedef int (*jeheap_collapsed_cb)(const char *stack, double value, double base_value,
+				   void *arg);
+int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		     jeheap_collapsed_cb cb, void *arg);
 
 #ifdef __cplusplus
 }

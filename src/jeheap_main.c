@@ -10,17 +10,23 @@
 #include "jeheap.h"
 
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
-enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION };
+enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
+       O_BASE, O_FOCUS, O_IGNORE };
 
 static void usage(FILE *f)
 {
-	fputs("Usage: jeheap top [OPTION...] PROFILE\n"
+	fputs("Usage: jeheap top|collapsed [OPTION...] PROFILE\n"
 	      "Analyse a jemalloc heap profile (jemalloc 4+ heap_v2, 3.x/gperftools one-line).\n"
 	      "\n"
 	      "Commands:\n"
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
+	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
+	      "                        (with --base: flamegraph's difffolded form)\n"
 	      "\n"
 	      "Options:\n"
+	      "  --base FILE           subtract this earlier profile (what grew since)\n"
+	      "  --focus RE            only stacks through a function matching RE\n"
+	      "  --ignore RE           drop stacks through a function matching RE\n"
 	      "  --inuse_space         bytes in use (default)\n"
 	      "  --inuse_objects       objects in use\n"
 	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
@@ -53,7 +59,7 @@ static const char *percent(double v, double total, char *buf, size_t len)
 	return buf;
 }
 
-static int print_top(FILE *out, const jeheap_top *t, int metric, long limit)
+static void print_top(FILE *out, const jeheap_top *t, int metric, long limit)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	double total = jeheap_top_total(t), running = 0;
@@ -67,7 +73,41 @@ static int print_top(FILE *out, const jeheap_top *t, int metric, long limit)
 			unparse(en->cum, metric, d, sizeof(d)), percent(en->cum, total, e, sizeof(e)),
 			en->name);
 	}
-	return ferror(out) ? -1 : 0;
+}
+
+static int read_profile(const char *path, jeheap_profile **p)
+{
+	struct jeheap_error_info ei;
+	if (!jeheap_profile_read_file(path, p, &ei))
+		return 0;
+	if (ei.line)
+		fprintf(stderr, "jeheap: %s:%lu:%lu: %s\n", path, ei.line, ei.column, ei.message);
+	else
+		fprintf(stderr, "jeheap: %s: %s\n", path, ei.message);
+	return -1;
+}
+
+#define FOLD_DONE 1000 /* -n lines printed: stop (not an error) */
+
+struct fold_out {
+	FILE *f;
+	int diff;
+	long limit;
+};
+
+/* flamegraph.pl reads "stack value"; difffolded.pl "stack before after". */
+static int print_folded(const char *stack, double value, double base, void *arg)
+{
+	struct fold_out *fo = arg;
+	if (fo->limit == 0)
+		return FOLD_DONE;
+	if (fo->limit > 0)
+		fo->limit--;
+	if (fo->diff)
+		fprintf(fo->f, "%s %.0f %.0f\n", stack, base, value);
+	else
+		fprintf(fo->f, "%s %.0f\n", stack, value);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -78,13 +118,17 @@ int main(int argc, char **argv)
 		{ "alloc_space", no_argument, NULL, O_ALLOC_SPACE },
 		{ "alloc_objects", no_argument, NULL, O_ALLOC_OBJECTS },
 		{ "root", required_argument, NULL, O_ROOT },
+		{ "base", required_argument, NULL, O_BASE },
+		{ "focus", required_argument, NULL, O_FOCUS },
+		{ "ignore", required_argument, NULL, O_IGNORE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int metric = JEHEAP_INUSE_SPACE, c;
 	long limit = -1;
-	const char *root = NULL, *outpath = NULL;
+	const char *root = NULL, *outpath = NULL, *basepath = NULL;
+	struct jeheap_query q = { 0 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -110,6 +154,15 @@ int main(int argc, char **argv)
 		case O_ROOT:
 			root = optarg;
 			break;
+		case O_BASE:
+			basepath = optarg;
+			break;
+		case O_FOCUS:
+			q.focus = optarg;
+			break;
+		case O_IGNORE:
+			q.ignore = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -130,48 +183,66 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	if (strcmp(cmd, "top")) {
-		fprintf(stderr, "jeheap: unknown command '%s'; this version has: top\n", cmd);
+	int collapsed = !strcmp(cmd, "collapsed");
+	if (strcmp(cmd, "top") && !collapsed) {
+		fprintf(stderr, "jeheap: unknown command '%s'; this version has: top, collapsed\n", cmd);
 		return EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "jeheap: top takes one PROFILE\n");
+		fprintf(stderr, "jeheap: %s takes one PROFILE\n", cmd);
 		return EXIT_USAGE;
 	}
-	const char *path = argv[optind];
-	struct jeheap_error_info ei;
-	jeheap_profile *p;
-	if (jeheap_profile_read_file(path, &p, &ei)) {
-		if (ei.line)
-			fprintf(stderr, "jeheap: %s:%lu:%lu: %s\n", path, ei.line, ei.column, ei.message);
-		else
-			fprintf(stderr, "jeheap: %s: %s\n", path, ei.message);
-		return EXIT_INPUT;
-	}
-	jeheap_symbolizer *s = NULL;
+	q.metric = metric;
+	jeheap_profile *p = NULL, *base = NULL;
+	jeheap_symbolizer *s = NULL, *bs = NULL;
 	jeheap_top *t = NULL;
-	int rc = 0, e = jeheap_symbolizer_new(p, root, &s);
-	if (!e)
-		e = jeheap_top_new(p, s, metric, &t);
-	if (e) {
-		fprintf(stderr, "jeheap: %s: %s\n", path, jeheap_strerror(e));
+	FILE *out = NULL;
+	int rc = 0, e;
+	if (read_profile(argv[optind], &p) || (basepath && read_profile(basepath, &base))) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	FILE *out = outpath ? fopen(outpath, "we") : stdout;
+	if ((e = jeheap_symbolizer_new(p, root, &s)) ||
+	    (base && (e = jeheap_symbolizer_new(base, root, &bs)))) {
+		fprintf(stderr, "jeheap: %s\n", jeheap_strerror(e));
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	q.base = base;
+	q.base_symbolizer = bs;
+	if (!collapsed && (e = jeheap_top_query(p, s, &q, &t))) {
+		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
+			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
+		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
+		goto out;
+	}
+	out = outpath ? fopen(outpath, "we") : stdout;
 	if (!out) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath, strerror(errno));
 		rc = EXIT_OUTPUT;
 		goto out;
 	}
-	if (print_top(out, t, metric, limit) || (outpath ? fclose(out) : fflush(out))) {
+	struct fold_out fo = { out, base != NULL, limit };
+	if (collapsed && (e = jeheap_collapsed(p, s, &q, print_folded, &fo)) && e != FOLD_DONE) {
+		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
+			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
+		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
+	}
+	if (!collapsed)
+		print_top(out, t, metric, limit);
+	if (ferror(out) || (outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath ? outpath : "output",
 			strerror(errno));
 		rc = EXIT_OUTPUT;
 	}
+	out = NULL;
 out:
+	if (out && out != stdout)
+		fclose(out);
 	jeheap_top_free(t);
+	jeheap_symbolizer_free(bs);
 	jeheap_symbolizer_free(s);
+	jeheap_profile_free(base);
 	jeheap_profile_free(p);
 	return rc;
 }

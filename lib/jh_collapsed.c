@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Collapsed ("folded") stacks: one line per distinct stack, root first,
+ * frames joined by ';', the value after a space: the input of
+ * flamegraph.pl, speedscope and inferno. Recursion is kept (a flame graph
+ * shows it); allocator frames are pruned as for top. With a base, each
+ * stack carries both values (flamegraph's difffolded.pl form). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "jh_reduce.h"
+
+struct folded {
+	char *stack;
+	double value, base;
+};
+
+struct collapse {
+	struct jh_reducer r;
+	int metric, is_base;
+	struct folded *v;
+	size_t n, cap;
+	uint32_t *slots; /* stack string -> index + 1 */
+	size_t slot_cap;
+	char *buf;
+	size_t buf_cap;
+};
+
+static uint64_t hash_bytes(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int rehash(struct collapse *c, size_t cap)
+{
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return JEHEAP_ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t j = hash_bytes(c->v[i].stack) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = (uint32_t)(i + 1);
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->slot_cap = cap;
+	return 0;
+}
+
+static int add(struct collapse *c, const char *stack, double v)
+{
+	if ((c->n + 1) * 2 > c->slot_cap && rehash(c, c->slot_cap ? c->slot_cap * 2 : 4096))
+		return JEHEAP_ENOMEM;
+	size_t j = hash_bytes(stack) & (c->slot_cap - 1);
+	while (c->slots[j]) {
+		struct folded *f = &c->v[c->slots[j] - 1];
+		if (!strcmp(f->stack, stack)) {
+			*(c->is_base ? &f->base : &f->value) += v;
+			return 0;
+		}
+		j = (j + 1) & (c->slot_cap - 1);
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct folded *nv = realloc(c->v, cap * sizeof(*nv));
+		if (!nv)
+			return JEHEAP_ENOMEM;
+		c->v = nv;
+		c->cap = cap;
+	}
+	struct folded *f = &c->v[c->n];
+	if (!(f->stack = strdup(stack)))
+		return JEHEAP_ENOMEM;
+	f->value = c->is_base ? 0 : v;
+	f->base = c->is_base ? v : 0;
+	c->slots[j] = (uint32_t)(++c->n);
+	return 0;
+}
+
+static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *counts,
+		     void *arg)
+{
+	struct collapse *c = arg;
+	const uint32_t *path;
+	size_t n, len = 1;
+	int e = jh_reduce(&c->r, pcs, npcs, &path, &n);
+	if (e || !n)
+		return e;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(c->r.e[path[i]].name) + 1;
+	if (len > c->buf_cap) {
+		char *nb = realloc(c->buf, len);
+		if (!nb)
+			return JEHEAP_ENOMEM;
+		c->buf = nb;
+		c->buf_cap = len;
+	}
+	char *o = c->buf;
+	for (size_t i = n; i-- > 0;) { /* root first */
+		const char *name = c->r.e[path[i]].name;
+		size_t l = strlen(name);
+		memcpy(o, name, l);
+		o += l;
+		*o++ = i ? ';' : 0;
+	}
+	return add(c, c->buf, jh_metric(counts, c->metric));
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
+}
+
+JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
+			       const struct jeheap_query *q, jeheap_collapsed_cb cb, void *arg)
+{
+	if (!p || !q || !cb || q->metric < JEHEAP_INUSE_SPACE || q->metric > JEHEAP_ALLOC_OBJECTS)
+		return JEHEAP_EINVAL;
+	struct collapse c;
+	memset(&c, 0, sizeof(c));
+	int r = jh_reducer_init(&c.r, q->focus, q->ignore);
+	if (r)
+		return r;
+	c.metric = q->metric;
+	jh_reducer_use(&c.r, s);
+	r = jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, add_stack, &c);
+	if (!r && q->base) {
+		c.is_base = 1;
+		jh_reducer_use(&c.r, q->base_symbolizer);
+		r = jeheap_profile_foreach_stack(q->base, JEHEAP_UNSAMPLED, add_stack, &c);
+	}
+	if (!r)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_folded);
+	for (size_t i = 0; i < c.n && !r; i++)
+		r = cb(c.v[i].stack, c.v[i].value, c.v[i].base, arg);
+	for (size_t i = 0; i < c.n; i++)
+		free(c.v[i].stack);
+	free(c.v);
+	free(c.slots);
+	free(c.buf);
+	jh_reducer_free(&c.r);
+	return r;
+}

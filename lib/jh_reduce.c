@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* jeprof's reduction of a stack (jeprof.in: FixCallerAddresses,
+ * RemoveUninterestingFrames, TranslateStack; --focus and --ignore as in
+ * FocusProfile/IgnoreProfile: keep stacks through a matching function, drop
+ * stacks through one). Names are interned once; addresses are symbolized
+ * once per profile. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jh_reduce.h"
+
+/* jeprof's skip list for heap profiles, each also with a leading '_' (Mach)
+ * and, beyond jeprof, with jemalloc's symbol prefixes je_ and _rjem_, so a
+ * prefixed build is pruned as a plain one is. */
+static const char *const skip_names[] = {
+	"calloc", "cfree", "malloc", "newImpl", "void* newImpl", "free", "memalign",
+	"posix_memalign", "aligned_alloc", "pvalloc", "valloc", "realloc", "mallocx", "rallocx",
+	"xallocx", "dallocx", "sdallocx", "sdallocx_noflags", "tc_calloc", "tc_cfree",
+	"tc_malloc", "tc_free", "tc_memalign", "tc_posix_memalign", "tc_pvalloc", "tc_valloc",
+	"tc_realloc", "tc_new", "tc_delete", "tc_newarray", "tc_deletearray", "tc_new_nothrow",
+	"tc_newarray_nothrow", "do_malloc", "::do_malloc", "::do_malloc_or_cpp_alloc",
+	"DoSampledAllocation", "simple_alloc::allocate", "__malloc_alloc_template::allocate",
+	"__builtin_delete", "__builtin_new", "__builtin_vec_delete", "__builtin_vec_new",
+	"operator new", "operator new[]", "malloc_zone_malloc", "malloc_zone_calloc",
+	"malloc_zone_valloc", "malloc_zone_realloc", "malloc_zone_memalign", "malloc_zone_free",
+	"__start_google_malloc", "__stop_google_malloc", "__start_malloc_hook",
+	"__stop_malloc_hook",
+};
+
+static int is_skipped(const char *name)
+{
+	static const char *const prefixes[] = { "", "_", "je_", "_rjem_" };
+	/* jeprof also skips anything matching /TCMalloc|^tcmalloc::/. */
+	if (strstr(name, "TCMalloc") || !strncmp(name, "tcmalloc::", 10))
+		return 1;
+	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+		size_t pl = strlen(prefixes[p]);
+		if (strncmp(name, prefixes[p], pl))
+			continue;
+		for (size_t i = 0; i < sizeof(skip_names) / sizeof(skip_names[0]); i++)
+			if (!strcmp(name + pl, skip_names[i]))
+				return 1;
+	}
+	return 0;
+}
+
+static uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+int jh_reducer_init(struct jh_reducer *r, const char *focus, const char *ignore)
+{
+	memset(r, 0, sizeof(*r));
+	if (focus) {
+		if (regcomp(&r->focus_re, focus, REG_EXTENDED | REG_NOSUB))
+			return JEHEAP_EINVAL;
+		r->have_focus = 1;
+	}
+	if (ignore) {
+		if (regcomp(&r->ignore_re, ignore, REG_EXTENDED | REG_NOSUB)) {
+			jh_reducer_free(r);
+			return JEHEAP_EINVAL;
+		}
+		r->have_ignore = 1;
+	}
+	return 0;
+}
+
+void jh_reducer_free(struct jh_reducer *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->e[i].owned);
+	free(r->e);
+	free(r->name_slots);
+	free(r->pc_keys);
+	free(r->pc_vals);
+	free(r->path);
+	if (r->have_focus)
+		regfree(&r->focus_re);
+	if (r->have_ignore)
+		regfree(&r->ignore_re);
+	memset(r, 0, sizeof(*r));
+}
+
+void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym)
+{
+	r->sym = sym;
+	if (r->pc_vals)
+		memset(r->pc_vals, 0xff, r->pc_cap * sizeof(*r->pc_vals));
+	r->pc_n = 0;
+}
+
+static int name_rehash(struct jh_reducer *r, size_t cap)
+{
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < r->n; i++) {
+		size_t j = hash_str(r->e[i].name) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = (uint32_t)(i + 1);
+	}
+	free(r->name_slots);
+	r->name_slots = slots;
+	r->name_cap = cap;
+	return 0;
+}
+
+/* The entry for a name, created if new (owned is freed if not needed). */
+static long entry_for_name(struct jh_reducer *r, const char *name, char *owned)
+{
+	if ((r->n + 1) * 2 > r->name_cap && name_rehash(r, r->name_cap ? r->name_cap * 2 : 1024)) {
+		free(owned);
+		return -1;
+	}
+	size_t j = hash_str(name) & (r->name_cap - 1);
+	while (r->name_slots[j]) {
+		struct jh_name *e = &r->e[r->name_slots[j] - 1];
+		if (!strcmp(e->name, name)) {
+			free(owned);
+			return (long)(r->name_slots[j] - 1);
+		}
+		j = (j + 1) & (r->name_cap - 1);
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		struct jh_name *ne = realloc(r->e, cap * sizeof(*ne));
+		if (!ne) {
+			free(owned);
+			return -1;
+		}
+		r->e = ne;
+		r->cap = cap;
+	}
+	struct jh_name *e = &r->e[r->n];
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->owned = owned;
+	e->skip = is_skipped(name);
+	e->focus = e->ignore = -1;
+	r->name_slots[j] = (uint32_t)(r->n + 1);
+	return (long)r->n++;
+}
+
+static int pc_rehash(struct jh_reducer *r, size_t cap)
+{
+	uint64_t *keys = malloc(cap * sizeof(*keys));
+	uint32_t *vals = malloc(cap * sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	memset(vals, 0xff, cap * sizeof(*vals));
+	for (size_t i = 0; i < r->pc_cap; i++) {
+		if (r->pc_vals[i] == UINT32_MAX)
+			continue;
+		size_t j = hash64(r->pc_keys[i]) & (cap - 1);
+		while (vals[j] != UINT32_MAX)
+			j = (j + 1) & (cap - 1);
+		keys[j] = r->pc_keys[i];
+		vals[j] = r->pc_vals[i];
+	}
+	free(r->pc_keys);
+	free(r->pc_vals);
+	r->pc_keys = keys;
+	r->pc_vals = vals;
+	r->pc_cap = cap;
+	return 0;
+}
+
+/* The entry of the function at address a (symbolized once per address). */
+static long entry_for_pc(struct jh_reducer *r, uint64_t a)
+{
+	if ((r->pc_n + 1) * 2 > r->pc_cap && pc_rehash(r, r->pc_cap ? r->pc_cap * 2 : 4096))
+		return -1;
+	size_t j = hash64(a) & (r->pc_cap - 1);
+	while (r->pc_vals[j] != UINT32_MAX) {
+		if (r->pc_keys[j] == a)
+			return r->pc_vals[j];
+		j = (j + 1) & (r->pc_cap - 1);
+	}
+	const char *name = r->sym ? jeheap_symbolize(r->sym, a) : NULL;
+	char *owned = NULL;
+	if (!name) {
+		/* jeprof's key for an unknown address: 0x and 16 hex digits */
+		owned = malloc(19);
+		if (!owned)
+			return -1;
+		snprintf(owned, 19, "0x%016" PRIx64, a);
+		name = owned;
+	}
+	long idx = entry_for_name(r, name, owned);
+	if (idx < 0)
+		return -1;
+	r->pc_keys[j] = a;
+	r->pc_vals[j] = (uint32_t)idx;
+	r->pc_n++;
+	return idx;
+}
+
+static int matches(regex_t *re, int *cache, const char *name)
+{
+	if (*cache < 0)
+		*cache = regexec(re, name, 0, NULL, 0) == 0;
+	return *cache;
+}
+
+int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint32_t **path,
+	      size_t *n)
+{
+	if (npcs > r->path_cap) {
+		uint32_t *np = realloc(r->path, npcs * sizeof(*np));
+		if (!np)
+			return JEHEAP_ENOMEM;
+		r->path = np;
+		r->path_cap = npcs;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < npcs; i++) {
+		uint64_t a = i ? pcs[i] - 1 : pcs[i];
+		if (a > 0x7fffffffffffffffULL) /* jeprof drops these (TranslateStack) */
+			continue;
+		long e = entry_for_pc(r, a);
+		if (e < 0)
+			return JEHEAP_ENOMEM;
+		if (r->e[e].skip) {
+			k = 0; /* what came before was inside the allocator */
+			continue;
+		}
+		r->path[k++] = (uint32_t)e;
+	}
+	int focused = !r->have_focus;
+	for (size_t i = 0; i < k; i++) {
+		struct jh_name *e = &r->e[r->path[i]];
+		if (r->have_ignore && matches(&r->ignore_re, &e->ignore, e->name)) {
+			k = 0;
+			break;
+		}
+		if (!focused && matches(&r->focus_re, &e->focus, e->name))
+			focused = 1;
+	}
+	*path = r->path;
+	*n = focused ? k : 0;
+	return 0;
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# jeheap on a profile with known contents (every allocation sampled):
+# collapsed stacks, --base, --focus, --ignore, and the errors.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+EXACT="MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0"
+start_victim_env v "$EXACT" "$TARGETS/victim_dyn" -b 0 -w
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/a.heap" --dump "$WORK/b.heap"
+finish_victim v
+
+expect_rc 0 "$JEHEAP" collapsed "$WORK/a.heap"
+line() { printf '%s\n' "$OUT" | grep -E "$1" | head -1; }
+echo "$(line ';wl_small;alloc_block ')" | grep -qE ';main;wl_small;alloc_block 64000$' ||
+	fail "wl_small: $(line wl_small)"
+# (100000 bytes fall in jemalloc's 114688-byte size class: it records usable sizes.)
+echo "$(line ';wl_big;alloc_block ')" | grep -qE ';main;wl_big;alloc_block 1146880$' ||
+	fail "wl_big: $(line wl_big)"
+# (100000 bytes are a 114688-byte size class: jemalloc records usable sizes.)
+# Recursion is kept in a flame graph: 5 nested wl_rec frames.
+echo "$(line 'wl_rec;alloc_block ')" | grep -qE ';main;wl_rec;wl_rec;wl_rec;wl_rec;wl_rec;alloc_block 25600$' ||
+	fail "wl_rec: $(line wl_rec)"
+printf '%s\n' "$OUT" | grep -q 'malloc' && fail "allocator frames not pruned: $(line malloc)"
+printf '%s\n' "$OUT" | sort -c || fail "not sorted"
+pass "collapsed"
+
+# A diff of a profile against itself is empty; against another, both columns.
+expect_rc 0 "$JEHEAP" top --base "$WORK/a.heap" "$WORK/a.heap"
+[ "$OUT" = "Total: 0.0 MB" ] || fail "self-diff: $OUT"
+expect_rc 0 "$JEHEAP" collapsed --base "$WORK/a.heap" "$WORK/b.heap"
+echo "$(line ';wl_small;alloc_block ')" | grep -qE ' 64000 64000$' || fail "difffolded: $(line wl_small)"
+pass "--base"
+
+expect_rc 0 "$JEHEAP" top --inuse_objects --focus '^wl_big$' "$WORK/a.heap"
+[ "$(printf '%s\n' "$OUT" | head -1)" = "Total: 10 objects" ] || fail "focus: $OUT"
+expect_rc 0 "$JEHEAP" top --inuse_objects "$WORK/a.heap"
+all=$(printf '%s\n' "$OUT" | sed -n 's/^Total: \([0-9]*\) objects/\1/p')
+expect_rc 0 "$JEHEAP" top --inuse_objects --ignore '^wl_(big|small)$' "$WORK/a.heap"
+[ "$(printf '%s\n' "$OUT" | head -1)" = "Total: $((all - 1010)) objects" ] || fail "ignore: $OUT"
+pass "--focus, --ignore"
+
+expect_rc 2 "$JEHEAP" top --focus '(' "$WORK/a.heap"
+printf 'heap_v2/1\n@ 0x1\n  t*: 1: x [0: 0]\n' >"$WORK/bad.heap"
+expect_rc 3 "$JEHEAP" top "$WORK/bad.heap"
+echo "$ERR" | grep -q "bad.heap:3:10: expected a count" || fail "$ERR"
+expect_rc 3 "$JEHEAP" collapsed "$WORK/none.heap"
+expect_rc 4 "$JEHEAP" top -o /nonexistent/out.txt "$WORK/a.heap"
+pass "errors"
