@@ -46,6 +46,24 @@ int arch_syscall_setup(arch_gpregs_t *r, uint64_t insn_addr, long nr, const uint
 		       int nargs);
 long arch_syscall_result(const arch_gpregs_t *r);
 
+/* Crash-safe calls (rcall_return.c): the call returns to a gadget that
+ * stores its result, then to libc's rt_sigreturn restorer, which restores
+ * the thread from a signal frame built here, even if jeattach is dead. */
+void arch_rewind_for_sigreturn(arch_gpregs_t *r);
+/* Stopped in a syscall that restarts through the restart block? */
+int arch_restarts_by_block(const arch_gpregs_t *r);
+size_t arch_sigframe_size(size_t fplen);
+int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
+			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,
+			uint64_t restorer);
+/* Registers for fn(args) entered with the stack pointer at sp (where the
+ * return address already is) and the result slot where the gadget wants it. */
+int arch_call_setup_ret(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
+			uint64_t sp, uint64_t result_slot);
+/* Number of pops in a store gadget at bytes p (n available) ending in ret;
+ * -1 if it is not one. */
+int arch_gadget_pops(const unsigned char *p, size_t n);
+
 /* Value of libunwind's register number regnum in r; -1 if not a general
  * register. */
 int arch_unwind_reg(const arch_gpregs_t *r, int regnum, uint64_t *val);

@@ -94,7 +94,8 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		fputc('}', out);
 	}
 	fprintf(out,
-		"],\"holds\":%d,\"hold_us_max\":%" PRId64 ",\"hold_us_total\":%" PRId64
-		",\"wall_us\":%" PRId64 "}\n",
-		t->nholds, t->hold_us_max, t->hold_us_total, run->wall_us);
+		"],\"crash_safe\":%s,\"holds\":%d,\"hold_us_max\":%" PRId64
+		",\"hold_us_total\":%" PRId64 ",\"wall_us\":%" PRId64 "}\n",
+		t->crash_safe_holds == t->nholds && t->nholds ? "true" : "false", t->nholds,
+		t->hold_us_max, t->hold_us_total, run->wall_us);
 }

@@ -34,9 +34,10 @@ static int ret_errno(long r)
 
 int pt_seize(pid_t tid)
 {
-	/* No options: in particular no PTRACE_O_EXITKILL, so that if jeattach
-	 * dies the kernel detaches and the target lives on. */
-	return ret_errno(ptrace(PTRACE_SEIZE, tid, 0, 0));
+	/* No PTRACE_O_EXITKILL, so that if jeattach dies the kernel detaches
+	 * and the target lives on. TRACESYSGOOD marks syscall stops
+	 * (SIGTRAP | 0x80) so they are never mistaken for a real SIGTRAP. */
+	return ret_errno(ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD));
 }
 
 int pt_interrupt(pid_t tid)
@@ -52,6 +53,16 @@ int pt_cont(pid_t tid, int sig)
 int pt_singlestep(pid_t tid)
 {
 	return ret_errno(ptrace(PTRACE_SINGLESTEP, tid, 0, 0));
+}
+
+int pt_syscall(pid_t tid, int sig)
+{
+	return ret_errno(ptrace(PTRACE_SYSCALL, tid, 0, (void *)(long)sig));
+}
+
+int pt_get_syscall_info(pid_t tid, struct __ptrace_syscall_info *info, size_t len)
+{
+	return ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)len, info) < 0 ? -errno : 0;
 }
 
 int pt_detach(pid_t tid, int sig)

@@ -22,6 +22,11 @@ int pt_seize(pid_t tid);
 int pt_interrupt(pid_t tid);
 int pt_cont(pid_t tid, int sig);
 int pt_singlestep(pid_t tid);
+/* Resume until the next syscall entry or exit (PTRACE_SYSCALL). */
+int pt_syscall(pid_t tid, int sig);
+/* PTRACE_GET_SYSCALL_INFO (Linux 5.3): what a syscall stop is. */
+struct __ptrace_syscall_info;
+int pt_get_syscall_info(pid_t tid, struct __ptrace_syscall_info *info, size_t len);
 int pt_detach(pid_t tid, int sig);
 
 /* Wait for the next ptrace event of tid until deadline; -ETIMEDOUT when it

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -25,6 +26,12 @@
 int rcall_fault_signal(const struct target *t)
 {
 	return t->hold ? t->hold->fault_sig : 0;
+}
+
+int rcall_crash_safe(const struct target *t)
+{
+	const struct target_hold_state *h = t->hold;
+	return h && t->ret_restorer && h->fpstate && h->fplen && !h->restart_block;
 }
 
 int rcall_seccomp_denied(const struct target *t)
@@ -71,10 +78,29 @@ static int is_fault_signal(int sig)
 	       sig == SIGSYS || sig == SIGTRAP || sig == SIGABRT;
 }
 
-/* Run the thread from regs until it stops with expect_sig at expect_pc.
- * Returns 0 with *out the registers at that stop. */
-static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int expect_sig,
-		     uint64_t expect_pc, arch_gpregs_t *out)
+enum run_mode { RUN_CONT, RUN_STEP, RUN_SYSCALL };
+
+static int resume(pid_t tid, enum run_mode mode, int sig)
+{
+	switch (mode) {
+	case RUN_STEP:
+		return pt_singlestep(tid);
+	case RUN_SYSCALL:
+		return pt_syscall(tid, sig);
+	default:
+		return pt_cont(tid, sig);
+	}
+}
+
+/* Decides whether a stop ends the call: 1 yes, 0 no (resume), <0 error. */
+typedef int (*stop_check)(struct target *t, int sig, void *arg);
+
+/* Run the thread from regs until check says the call is over. Every signal
+ * the thread would have is blocked meanwhile (a signal meant for it stays
+ * pending with its siginfo; the mask comes back at release, or from the
+ * signal frame of a crash-safe call). */
+static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode mode,
+		     stop_check check, void *arg)
 {
 	struct target_hold_state *h = t->hold;
 	pid_t tid = h->tid;
@@ -87,10 +113,13 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 		return -ETIMEDOUT;
 	}
 	pt_usec_t until = t->deadline > now + CALL_GRACE_US ? t->deadline : now + CALL_GRACE_US;
-	int e = pt_set_gpregs(tid, regs);
+	h->dirty = 1;
+	int e = pt_set_sigmask(tid, ~0ULL);
+	if (!e)
+		e = pt_set_gpregs(tid, regs);
 	if (e)
 		return e;
-	e = step ? pt_singlestep(tid) : pt_cont(tid, 0);
+	e = resume(tid, mode, 0);
 	for (;;) {
 		if (e)
 			return e;
@@ -118,19 +147,21 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 			 * the thread in the group stop. */
 			if (sig != SIGTRAP)
 				h->group_stop = 1;
-			e = pt_cont(tid, 0);
+			e = resume(tid, mode, 0);
 			continue;
 		}
 		if (event) { /* no other events are enabled; pass through */
-			e = step ? pt_singlestep(tid) : pt_cont(tid, 0);
+			e = resume(tid, mode, 0);
 			continue;
 		}
-		if (sig == expect_sig) {
-			e = pt_get_gpregs(tid, out);
-			if (e)
-				return e;
-			if (arch_pc(out) == expect_pc)
-				return 0;
+		int done = check(t, sig, arg);
+		if (done < 0)
+			return done;
+		if (done)
+			return 0;
+		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */
+			e = resume(tid, mode, 0);
+			continue;
 		}
 		if (is_fault_signal(sig)) {
 			siginfo_t si;
@@ -156,7 +187,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 				arch_set_syscall_result(&r, -EPERM);
 				if ((e = pt_set_gpregs(tid, &r)))
 					return e;
-				e = step ? pt_singlestep(tid) : pt_cont(tid, 0);
+				e = resume(tid, mode, 0);
 				continue;
 			}
 			/* A fault inside the call: do not deliver it (the target
@@ -171,8 +202,108 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, int step, int 
 		/* SIGSTOP cannot be blocked: let it take effect now; the group
 		 * stop that follows is handled above. Anything else sent by
 		 * kill() while masked cannot reach us; pass it on regardless. */
-		e = step ? pt_singlestep(tid) : pt_cont(tid, sig);
+		e = resume(tid, mode, sig);
 	}
+}
+
+/* The return trap: a stop with sig at pc. */
+struct trap_goal {
+	int sig;
+	uint64_t pc;
+	arch_gpregs_t *out;
+};
+
+static int at_trap(struct target *t, int sig, void *arg)
+{
+	struct trap_goal *g = arg;
+	if (sig != g->sig)
+		return 0;
+	int e = pt_get_gpregs(t->hold->tid, g->out);
+	if (e)
+		return e;
+	return arch_pc(g->out) == g->pc;
+}
+
+/* A crash-safe call is over when its rt_sigreturn, entered at our
+ * restorer, has returned: the kernel has then put the thread back. */
+struct ret_goal {
+	uint64_t slot;
+	uint64_t *result;
+	int entered;
+};
+
+static int at_sigreturn(struct target *t, int sig, void *arg)
+{
+	struct ret_goal *g = arg;
+	if (sig != (SIGTRAP | 0x80))
+		return 0;
+	struct __ptrace_syscall_info info;
+	int e = pt_get_syscall_info(t->hold->tid, &info, sizeof(info));
+	if (e)
+		return e;
+	if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == ARCH_NR_RT_SIGRETURN &&
+	    info.instruction_pointer == t->ret_restorer + ARCH_RESTORER_LEN) {
+		g->entered = 1; /* the gadget has stored the result: read it now */
+		return pt_read(t->pid, g->slot, g->result, sizeof(*g->result)) ?: 0;
+	}
+	return info.op == PTRACE_SYSCALL_INFO_EXIT && g->entered;
+}
+
+/* The crash-safe call. Stack, from rsp up: the gadget's address (the
+ * callee's return address), junk slots for the gadget's pops (stack
+ * arguments beyond the sixth go there), then an rt_sigframe whose pretcode
+ * is the restorer, with the thread's original state. The callee returns
+ * into the gadget, which stores rax at [rbx] (the result slot) and returns
+ * into the restorer: rt_sigreturn restores registers, FP state and signal
+ * mask from the frame. If jeattach dies anywhere in this, the kernel
+ * detaches and the thread still finishes the call and restores itself. */
+static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int nargs,
+		      uint64_t *ret)
+{
+	struct target_hold_state *h = t->hold;
+	int stack_args = nargs > ARCH_MAX_CALL_ARGS ? nargs - ARCH_MAX_CALL_ARGS : 0;
+	if (stack_args > t->ret_gadget_pops)
+		return -E2BIG;
+	uint64_t slot, zero = 0;
+	int e = rcall_push(t, &zero, sizeof(zero), &slot);
+	if (e)
+		return e;
+	size_t fsz = arch_sigframe_size(h->fplen);
+	uint64_t frame = (h->scratch_cur - fsz) & ~(uint64_t)15;
+	uint64_t sp = frame - 8 * (uint64_t)(1 + t->ret_gadget_pops);
+	if (sp % 16 != 8) { /* the ABI: rsp + 8 aligned at function entry */
+		frame -= 8;
+		sp -= 8;
+	}
+	if (sp < h->scratch_lo + 64)
+		return -ENOSPC;
+	size_t len = (size_t)(frame + fsz - sp);
+	unsigned char *buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &t->ret_gadget, 8);
+	for (int i = 0; i < stack_args; i++)
+		memcpy(buf + 8 + 8 * i, &args[ARCH_MAX_CALL_ARGS + i], 8);
+	arch_gpregs_t back = h->regs, r = h->regs;
+	arch_rewind_for_sigreturn(&back);
+	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
+				h->sigmask, t->ret_restorer);
+	if (!e)
+		e = pt_write(t->pid, sp, buf, len);
+	free(buf);
+	if (!e)
+		e = arch_call_setup_ret(&r, fn, args, nargs < ARCH_MAX_CALL_ARGS ? nargs
+										  : ARCH_MAX_CALL_ARGS,
+					sp, slot);
+	if (e)
+		return e;
+	h->fault_sig = 0;
+	h->seccomp_nr = 0;
+	struct ret_goal g = { slot, ret, 0 };
+	e = run_until(t, &r, RUN_SYSCALL, at_sigreturn, &g);
+	if (!e)
+		h->dirty = 0; /* the kernel restored everything from the frame */
+	return e;
 }
 
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret)
@@ -180,6 +311,8 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	struct target_hold_state *h = t->hold;
 	if (!h)
 		return -EINVAL;
+	if (rcall_crash_safe(t))
+		return rcall_safe(t, fn, args, nargs, ret);
 	arch_gpregs_t r = h->regs, out;
 	struct arch_stack_write w;
 	/* The callee's frame starts below every pushed scratch object. */
@@ -190,7 +323,8 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 		return e ? e : -ENOSPC;
 	h->fault_sig = 0;
 	h->seccomp_nr = 0;
-	e = run_until(t, &r, 0, SIGSEGV, ARCH_RETURN_TRAP, &out);
+	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
+	e = run_until(t, &r, RUN_CONT, at_trap, &g);
 	if (e)
 		return e;
 	*ret = arch_call_result(&out);
@@ -202,6 +336,23 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	struct target_hold_state *h = t->hold;
 	if (!h || !t->syscall_insn)
 		return -EINVAL;
+	if (rcall_crash_safe(t) && h->errno_addr) {
+		/* Crash-safe: libc's syscall(nr, args...), errno for the error. */
+		uint64_t a[ARCH_MAX_CALL_ARGS + 1] = { (uint64_t)nr }, r;
+		for (int i = 0; i < nargs && i < ARCH_MAX_CALL_ARGS; i++)
+			a[i + 1] = args[i];
+		int e = rcall_safe(t, t->syscall_fn, a, nargs + 1, &r);
+		if (e)
+			return e;
+		*ret = (long)r;
+		if (*ret == -1) {
+			int err = 0;
+			if ((e = pt_read(t->pid, h->errno_addr, &err, sizeof(err))))
+				return e;
+			*ret = -err;
+		}
+		return 0;
+	}
 	arch_gpregs_t r = h->regs, out;
 	int e = arch_syscall_setup(&r, t->syscall_insn, nr, args, nargs);
 	if (e)
@@ -210,7 +361,8 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	h->seccomp_nr = 0;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */
-	e = run_until(t, &r, 1, SIGTRAP, t->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out);
+	struct trap_goal g = { SIGTRAP, t->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
+	e = run_until(t, &r, RUN_STEP, at_trap, &g);
 	if (e)
 		return e;
 	*ret = arch_syscall_result(&out);

@@ -19,6 +19,11 @@ int rcall_fault_signal(const struct target *t);
  * during the last injected call, answered with -EPERM; 0 if none. */
 int rcall_seccomp_denied(const struct target *t);
 
+/* Are calls in this hold crash-safe (they end in rt_sigreturn, so the
+ * thread restores itself even if jeattach dies), or do they return to the
+ * trap address (a dead jeattach leaves the thread to fault there)? */
+int rcall_crash_safe(const struct target *t);
+
 /* Call fn(args...) in the held thread; *ret gets its return value. */
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret);
 /* Make system call nr in the held thread; *ret gets the raw result (-errno

@@ -136,15 +136,14 @@ static int save_thread(struct target *t, struct target_hold_state *h)
 		return e;
 	h->scratch_hi = h->scratch_cur = top;
 	h->scratch_lo = top - RCALL_SCRATCH_SIZE;
+	/* Nothing is changed yet: every call blocks all signals when it starts
+	 * (run_until) and the mask comes back after it, so a jeattach that dies
+	 * between calls leaves the thread's mask as it was. */
 	e = pt_get_sigmask(h->tid, &h->sigmask);
 	if (e)
 		return e;
 	h->mask_saved = 1;
-	/* Block every signal while we borrow the thread: a signal meant for it
-	 * stays pending (with its siginfo) and is delivered after release, when
-	 * the mask is back; process-wide signals go to the other threads, which
-	 * keep running. SIGKILL and SIGSTOP cannot be blocked (handled in rcall). */
-	return pt_set_sigmask(h->tid, ~0ULL);
+	return 0;
 }
 
 /* mallctl may set errno (jemalloc's failure paths, its own syscalls); the
@@ -180,6 +179,13 @@ int target_hold(struct target *t)
 	int last_err = -ETIMEDOUT;
 	char reason[200] = "";
 	long backoff_ns = 1000000;
+	/* First round: pass over threads whose interrupted syscall restarts
+	 * through the restart block (nanosleep, poll or a futex wait with a
+	 * timeout: -ERESTART_RESTARTBLOCK). A crash-safe call ends in
+	 * rt_sigreturn, which resets that block (rt_sigreturn sets
+	 * restart_block.fn = do_no_restart_syscall), so such a thread can only
+	 * be borrowed through the return trap, which is not crash-safe. */
+	int take_restartblock = 0;
 	for (;;) {
 		int n = target_threads(t->pid, tids, MAX_THREADS);
 		if (n <= 0) {
@@ -219,6 +225,13 @@ int target_hold(struct target *t)
 			int safe = -ENOEXEC;
 			if (pt_get_gpregs(h->tid, &h->regs) == 0 && !arch_is_compat(&h->regs))
 				safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, sizeof(reason));
+			h->restart_block = arch_restarts_by_block(&h->regs);
+			if (safe == 1 && h->restart_block && !take_restartblock && !t->only_tid &&
+			    t->ret_restorer) {
+				snprintf(reason, sizeof(reason),
+					 "thread %d sleeps with a timeout; tried later", (int)h->tid);
+				safe = 0;
+			}
 			if (safe == 1) {
 				t->hold = h;
 				e = save_thread(t, h);
@@ -246,6 +259,10 @@ int target_hold(struct target *t)
 		}
 		if (pt_now_us() >= t->deadline)
 			break;
+		if (!take_restartblock) {
+			take_restartblock = 1;
+			continue;
+		}
 		/* Every thread was inside the allocator, the dynamic linker or
 		 * a signal handler: give them time to leave, more each round
 		 * (1 ms doubling to 64 ms), so that a thread that holds a lock
@@ -278,12 +295,20 @@ int target_release(struct target *t)
 	if (h->scratch_hi && (e = pt_write(t->pid, h->scratch_lo, h->saved_stack,
 					   (size_t)(h->scratch_hi - h->scratch_lo))) && !first)
 		first = e;
-	if (h->fpstate && h->fplen && (e = pt_set_fpstate(h->tid, h->fpstate, h->fplen)) && !first)
-		first = e;
-	if ((e = pt_set_gpregs(h->tid, &h->regs)) && !first)
-		first = e;
-	if (h->mask_saved && (e = pt_set_sigmask(h->tid, h->sigmask)) && !first)
-		first = e;
+	/* After crash-safe calls the kernel has already restored registers, FP
+	 * state and mask from their signal frames (and the registers carry an
+	 * interrupted syscall rewound to re-execute, as rt_sigreturn leaves
+	 * no restart to do): writing the saved set again here would bring back
+	 * a -ERESTART* value that nothing would restart any more. */
+	if (h->dirty) {
+		if (h->fpstate && h->fplen &&
+		    (e = pt_set_fpstate(h->tid, h->fpstate, h->fplen)) && !first)
+			first = e;
+		if ((e = pt_set_gpregs(h->tid, &h->regs)) && !first)
+			first = e;
+		if (h->mask_saved && (e = pt_set_sigmask(h->tid, h->sigmask)) && !first)
+			first = e;
+	}
 	/* Detaching from a group-stop leaves the thread in it (the kernel
 	 * re-arms JOBCTL_STOP_PENDING in __ptrace_unlink while the group stop
 	 * is in effect): a stopped process stays stopped. */
@@ -294,6 +319,7 @@ int target_release(struct target *t)
 		t->hold_us_max = held;
 	t->hold_us_total += held;
 	t->nholds++;
+	t->crash_safe_holds += rcall_crash_safe(t);
 	t->hold = NULL;
 	drop_hold(h);
 	return first;

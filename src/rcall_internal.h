@@ -7,9 +7,10 @@
 #include "pt.h"
 #include "target.h"
 
-/* Scratch room below the red zone: mallctl names, out-parameters and short
- * paths need a few hundred bytes; 8 KiB leaves room for strings. */
-#define RCALL_SCRATCH_SIZE 8192
+/* Scratch room below the red zone: mallctl names, out-parameters and paths,
+ * and for crash-safe calls a signal frame with the full XSAVE area (about
+ * 1 KiB with AVX, 3 KiB with AVX-512, 11 KiB with AMX). */
+#define RCALL_SCRATCH_SIZE (24 * 1024)
 
 struct target_hold_state {
 	pid_t tid;
@@ -27,6 +28,8 @@ struct target_hold_state {
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	uint64_t scratch_cur;   /* next push goes below this */
 	int fault_sig;          /* signal of the last injected call that faulted */
+	int dirty;              /* registers, FP state or mask differ from what was found */
+	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 };
 

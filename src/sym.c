@@ -429,26 +429,47 @@ int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,
 	return 0;
 }
 
+int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, size_t plen,
+		  int (*check)(const unsigned char *p, size_t n), uint64_t *addr, int *extra)
+{
+	/* Only code that cannot change: file-backed, not writable mappings
+	 * (or the vDSO), never a JIT's. [vsyscall] is emulated, skip it.
+	 * Chunks overlap by 64 bytes so no match straddles two of them. */
+	static unsigned char buf[65536];
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct sym_map *m = &maps->v[i];
+		if (!m->x || !m->r || m->w || !strcmp(m->path, "[vsyscall]") ||
+		    (!m->inode && strcmp(m->path, "[vdso]")))
+			continue;
+		for (uint64_t a = m->start; a < m->end; a += sizeof(buf) - 64) {
+			size_t len = m->end - a < sizeof(buf) ? m->end - a : sizeof(buf);
+			if (pt_read(pid, a, buf, len))
+				break;
+			for (size_t off = 0; off + plen <= len;) {
+				unsigned char *hit = memmem(buf + off, len - off, prefix, plen);
+				if (!hit)
+					break;
+				size_t at = (size_t)(hit - buf);
+				int x = check ? check(hit, len - at) : 0;
+				if (x >= 0) {
+					*addr = a + at;
+					if (extra)
+						*extra = x;
+					return 0;
+				}
+				off = at + 1;
+			}
+			if (len < sizeof(buf))
+				break;
+		}
+	}
+	return -ENOENT;
+}
+
 int sym_find_syscall_insn(pid_t pid, const struct sym_maps *maps, uint64_t *addr)
 {
 	/* Any executable bytes 0f 05 decode as `syscall` when jumped to; we only
 	 * ever single-step that one instruction, so its place in the original
-	 * instruction stream does not matter. [vsyscall] is emulated, skip it. */
-	static unsigned char buf[65536];
-	for (size_t i = 0; i < maps->n; i++) {
-		const struct sym_map *m = &maps->v[i];
-		if (!m->x || !m->r || !strcmp(m->path, "[vsyscall]"))
-			continue;
-		for (uint64_t a = m->start; a < m->end; a += sizeof(buf)) {
-			size_t len = m->end - a < sizeof(buf) ? m->end - a : sizeof(buf);
-			if (pt_read(pid, a, buf, len))
-				break;
-			void *hit = memmem(buf, len, ARCH_SYSCALL_INSN, ARCH_SYSCALL_INSN_LEN);
-			if (hit) {
-				*addr = a + (uint64_t)((unsigned char *)hit - buf);
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
+	 * instruction stream does not matter. */
+	return sym_find_code(pid, maps, ARCH_SYSCALL_INSN, ARCH_SYSCALL_INSN_LEN, NULL, addr, NULL);
 }

@@ -66,6 +66,10 @@ struct sym_unwind_table {
 int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,
 		     struct sym_unwind_table *out);
 
+/* Find code bytes starting with prefix in the target's unchanging code
+ * (check, if given, validates the rest and returns >= 0, stored in *extra). */
+int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, size_t plen,
+		  int (*check)(const unsigned char *p, size_t n), uint64_t *addr, int *extra);
 /* Find a `syscall` instruction in the target's executable mappings. */
 int sym_find_syscall_insn(pid_t pid, const struct sym_maps *maps, uint64_t *addr);
 

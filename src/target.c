@@ -221,6 +221,13 @@ int target_locate(struct target *t, const char *prefix)
 	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &t->errno_location, &ifunc) ||
 	    ifunc)
 		t->errno_location = 0;
+	/* All three, or calls fall back to the return trap (not crash-safe). */
+	if (sym_find_code(t->pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &t->ret_restorer,
+			  NULL) ||
+	    sym_find_code(t->pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
+			  arch_gadget_pops, &t->ret_gadget, &t->ret_gadget_pops) ||
+	    sym_lookup_function(t->pid, &t->maps, "syscall", &t->syscall_fn, &ifunc) || ifunc)
+		t->ret_restorer = t->ret_gadget = t->syscall_fn = 0;
 	if (t->want_strcat &&
 	    sym_lookup_function(t->pid, &t->maps, "strcat", &t->strcat_fn, &t->strcat_ifunc))
 		t->strcat_fn = 0;

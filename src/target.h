@@ -36,6 +36,11 @@ struct target {
 	struct sym_jemalloc je;        /* where jemalloc and its functions are */
 	uint64_t syscall_insn;         /* a `syscall` instruction in the target's text */
 	uint64_t errno_location;       /* libc's __errno_location, 0 if none */
+	/* Crash-safe calls (rcall_return.c); ret_restorer 0 if not possible. */
+	uint64_t ret_restorer;         /* libc's rt_sigreturn restorer (__restore_rt) */
+	uint64_t ret_gadget;           /* mov %rax,(%rbx); pop*; ret */
+	int ret_gadget_pops;
+	uint64_t syscall_fn;           /* libc's syscall(), for crash-safe syscalls */
 	int want_strcat;               /* look up strcat (for --stats=full) */
 	uint64_t strcat_fn;            /* libc's strcat, or its IFUNC resolver */
 	int strcat_ifunc;
@@ -45,6 +50,7 @@ struct target {
 	/* Timing of holds, for --json's hold_us_max / hold_us_total. */
 	int64_t hold_us_max, hold_us_total;
 	int nholds;
+	int crash_safe_holds;          /* holds whose calls were all crash-safe */
 	pid_t only_tid;                /* --tid: borrow this thread only */
 	pt_usec_t deadline;            /* --timeout, as a CLOCK_MONOTONIC instant */
 	int verbose;
