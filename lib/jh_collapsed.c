@@ -133,7 +133,7 @@ JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
 		jh_reducer_use(&c.r, q->base_symbolizer);
 		r = jeheap_profile_foreach_stack(q->base, JEHEAP_UNSAMPLED, add_stack, &c);
 	}
-	if (!r)
+	if (!r && c.n) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(c.v, c.n, sizeof(*c.v), cmp_folded);
 	for (size_t i = 0; i < c.n && !r; i++)
 		r = cb(c.v[i].stack, c.v[i].value, c.v[i].base, arg);

@@ -101,7 +101,10 @@ JH_EXPORT int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, j
 		struct jeheap_counts c;
 		const struct jh_stack *st = &p->stacks[i];
 		jh_counts(p, st->raw, scale, &c);
-		int r = cb(p->pcs + st->pc_off, st->npcs, &c, arg);
+		/* An empty stack (a bare '@') in a profile with no addresses at
+		 * all: pcs is NULL, and NULL + 0 is undefined (found by
+		 * tests/fuzz/fuzz_heap.c). */
+		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
 		if (r)
 			return r;
 	}

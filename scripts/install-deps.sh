@@ -6,7 +6,7 @@ set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libunwind-dev check libjemalloc-dev libjemalloc2
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
-      groff-base python3"
+      groff-base python3 valgrind clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then

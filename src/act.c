@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "act.h"
 #include "rcall.h"
@@ -101,39 +100,6 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 	return r->code;
 }
 
-int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len)
-{
-	size_t o = 0;
-	for (const char *p = pattern; *p; p++) {
-		char tmp[32];
-		const char *add = tmp;
-		if (*p != '%') {
-			tmp[0] = *p;
-			tmp[1] = 0;
-		} else if (p[1] == 'n') {
-			snprintf(tmp, sizeof(tmp), "%u", seq);
-			p++;
-		} else if (p[1] == 'p') {
-			snprintf(tmp, sizeof(tmp), "%d", (int)pid);
-			p++;
-		} else if (p[1] == 't') {
-			snprintf(tmp, sizeof(tmp), "%lld", (long long)time(NULL));
-			p++;
-		} else if (p[1] == '%') {
-			add = "%";
-			p++;
-		} else {
-			return -EINVAL;
-		}
-		size_t l = strlen(add);
-		if (o + l + 1 > len)
-			return -ENAMETOOLONG;
-		memcpy(out + o, add, l);
-		o += l;
-	}
-	out[o] = 0;
-	return 0;
-}
 
 static struct act_field *new_field(struct act_result *r, const char *key)
 {

@@ -314,7 +314,11 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	optind = 1;
+	/* 0, not 1: glibc's getopt also keeps a pointer into the last argv
+	 * (inside a cluster of short options like -vq); only optind = 0
+	 * resets it, or a second parse reads freed memory (found by
+	 * tests/fuzz/fuzz_text.c under ASan). */
+	optind = 0;
 	opterr = 0;
 	int c, r = 0;
 	char *end;

@@ -200,6 +200,30 @@ START_TEST(symbolize_and_prune)
 }
 END_TEST
 
+static int count_stack(const uint64_t *pcs, size_t n, const struct jeheap_counts *c, void *arg)
+{
+	(void)pcs, (void)c;
+	*(size_t *)arg += n + 1;
+	return 0;
+}
+
+/* Regression (tests/fuzz/fuzz_heap.c, under UBSan): only empty stacks, so
+ * no address at all in the profile. */
+START_TEST(only_empty_stacks)
+{
+	ck_assert_int_eq(read_text("heap_v2/524288\n  t*: 1: 10 [0: 0]\n  t0: 1: 10 [0: 0] name\n"
+				   "@\n  t*: 1: 10 [0: 0]\n"),
+			 JEHEAP_OK);
+	size_t seen = 0;
+	ck_assert_int_eq(jeheap_profile_foreach_stack(p, JEHEAP_RAW, count_stack, &seen), 0);
+	ck_assert_uint_eq(seen, 1);
+	jeheap_top *t;
+	ck_assert_int_eq(jeheap_top_new(p, NULL, JEHEAP_INUSE_SPACE, &t), 0);
+	ck_assert_uint_eq(jeheap_top_count(t), 0); /* nothing to attribute it to */
+	jeheap_top_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jeheap");
@@ -210,6 +234,7 @@ int main(void)
 	tcase_add_test(tc, oneline_formats);
 	tcase_add_test(tc, errors_have_positions);
 	tcase_add_test(tc, symbolize_and_prune);
+	tcase_add_test(tc, only_empty_stacks);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

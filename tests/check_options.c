@@ -20,6 +20,7 @@ static int parse(const char *const *args)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
 	err[0] = 0;
+	options_free(&o); /* the previous parse's plan */
 	return options_parse(argc, argv, &o, err, sizeof(err));
 }
 
@@ -123,15 +124,38 @@ START_TEST(flags)
 }
 END_TEST
 
+/* Regression (tests/fuzz/fuzz_text.c, under ASan): a parse that stops
+ * inside a cluster of short options must not leave getopt pointing into
+ * that argv for the next parse. */
+START_TEST(reparse_after_cluster)
+{
+	char *words = strdup("-vRRRR");
+	char *argv1[] = { (char *)"jeattach", words, NULL };
+	ck_assert_int_eq(options_parse(2, argv1, &o, err, sizeof(err)), -1);
+	options_free(&o);
+	memset(words, 'X', strlen(words)); /* what freeing it would do */
+	free(words);
+	ck_assert_int_eq(PARSE("-p", "7", "--status"), 0);
+	ck_assert_int_eq(o.pids[0], 7);
+}
+END_TEST
+
+static void free_opts(void)
+{
+	options_free(&o);
+}
+
 int main(void)
 {
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("parse");
+	tcase_add_checked_fixture(tc, NULL, free_opts);
 	tcase_add_test(tc, actions_in_order);
 	tcase_add_test(tc, dump_without_file);
 	tcase_add_test(tc, pid_lists);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, flags);
+	tcase_add_test(tc, reparse_after_cluster);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

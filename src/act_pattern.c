@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Dump file names: %n the sequence, %p the pid, %t the time, %% a %. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "act.h"
+
+int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len)
+{
+	size_t o = 0;
+	for (const char *p = pattern; *p; p++) {
+		char tmp[32];
+		const char *add = tmp;
+		if (*p != '%') {
+			tmp[0] = *p;
+			tmp[1] = 0;
+		} else if (p[1] == 'n') {
+			snprintf(tmp, sizeof(tmp), "%u", seq);
+			p++;
+		} else if (p[1] == 'p') {
+			snprintf(tmp, sizeof(tmp), "%d", (int)pid);
+			p++;
+		} else if (p[1] == 't') {
+			snprintf(tmp, sizeof(tmp), "%lld", (long long)time(NULL));
+			p++;
+		} else if (p[1] == '%') {
+			add = "%";
+			p++;
+		} else {
+			return -EINVAL;
+		}
+		size_t l = strlen(add);
+		if (o + l + 1 > len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, add, l);
+		o += l;
+	}
+	out[o] = 0;
+	return 0;
+}

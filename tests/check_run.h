@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The one main() every Check suite here shares. */
+#ifndef JEATTACH_CHECK_RUN_H
+#define JEATTACH_CHECK_RUN_H
+
+#include <check.h>
+#include <stdlib.h>
+
+/* Run the suite (CK_NORMAL prints Check's summary line) and turn its
+ * result into an exit status for automake's test harness. */
+static inline int check_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#endif

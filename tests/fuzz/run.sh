@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Build the libFuzzer harnesses with clang (ASan + UBSan) and run each for
+# SECONDS seconds (default 20) on the seed corpus; a crash fails the run and
+# leaves its input in tests/fuzz/crashes/ (turn it into a regression test).
+# usage: tests/fuzz/run.sh [SECONDS]
+set -eu
+secs=${1:-20}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$(mktemp -d /tmp/jeattach-fuzz.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
+CF="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE"
+printf '#define PACKAGE_VERSION "fuzz"\n' >"$out/config.h"
+INC="-I$top/lib -I$top/src -I$top/src/arch/x86_64 -I$out"
+# shellcheck disable=SC2086
+clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c $(pkg-config --cflags --libs libelf) -lm
+# shellcheck disable=SC2086
+clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" \
+	"$top/src/act_pattern.c" "$top/src/rctl_types.c" "$top/src/json.c" "$top/src/sym_maps.c" \
+	"$top/lib/jh_maps.c"
+mkdir -p "$here/crashes"
+for f in heap text; do
+	mkdir -p "$out/corpus_$f"
+	cp "$here/corpus/$f"/* "$out/corpus_$f/"
+	"$out/fuzz_$f" -max_total_time="$secs" -artifact_prefix="$here/crashes/$f-" \
+		-print_final_stats=1 "$out/corpus_$f" 2>"$out/$f.log" || {
+		tail -30 "$out/$f.log"
+		echo "FAIL: fuzz_$f found a crash"
+		exit 1
+	}
+	grep -E 'stat::number_of_executed_units|cov:' "$out/$f.log" | tail -2
+	echo "ok: fuzz_$f ran ${secs}s"
+done
