@@ -128,17 +128,20 @@ int main(int argc, char **argv)
 		return JE_EXIT_OK;
 	}
 	int e = pt_init();
+	enum je_exit early = JE_EXIT_OK;
 	if (e) {
 		fprintf(stderr, "jeattach: cannot set up: %s\n", strerror(-e));
-		return JE_EXIT_INTERNAL;
-	}
-	if (o.all_name && find_by_name(&o, err, sizeof(err))) {
+		early = JE_EXIT_INTERNAL;
+	} else if (o.all_name && find_by_name(&o, err, sizeof(err))) {
 		fprintf(stderr, "jeattach: %s\n", err);
-		return JE_EXIT_GONE;
-	}
-	if (check_outputs(&o, err, sizeof(err))) {
+		early = JE_EXIT_GONE;
+	} else if (check_outputs(&o, err, sizeof(err))) {
 		fprintf(stderr, "jeattach: %s\n", err);
-		return JE_EXIT_OUTPUT;
+		early = JE_EXIT_OUTPUT;
+	}
+	if (early) {
+		options_free(&o);
+		return early;
 	}
 	/* SIGINT, SIGTERM, SIGHUP, SIGPIPE stay blocked for the whole run: one
 	 * arriving while a thread is borrowed must not kill jeattach mid-call
@@ -158,6 +161,7 @@ int main(int argc, char **argv)
 	struct cli_run *runs = calloc((size_t)o.npids, sizeof(*runs));
 	if (!runs) {
 		fprintf(stderr, "jeattach: out of memory\n");
+		options_free(&o);
 		return JE_EXIT_INTERNAL;
 	}
 	int interrupted = 0;

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Soak: many consecutive operations (status, activate, dump, stats,
+# deactivate) against one idle victim; its resident memory, jemalloc's
+# stats.allocated and its descriptors must not grow, and it must see no
+# EINTR. SOAK_OPS sets how many (default 250 in make check; the issue's
+# full run is SOAK_OPS=10000, figures in doc/robustness.md).
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+OPS=${SOAK_OPS:-250}
+
+start_victim v "$TARGETS/victim_dyn" -b 0 -w
+rss() { awk '/^VmRSS:/ { print $2 }' /proc/"$v"/status; }
+allocated() {
+	"$JEATTACH" -p "$v" --stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["actions"][0]["allocated"])'
+}
+op() {
+	case $(($1 % 5)) in
+	0) "$JEATTACH" -p "$v" --status -q ;;
+	1) "$JEATTACH" -p "$v" --activate -q ;;
+	2) "$JEATTACH" -p "$v" --dump "$WORK/s.heap" -q ;;
+	3) "$JEATTACH" -p "$v" --stats -q ;;
+	4) "$JEATTACH" -p "$v" --deactivate -q ;;
+	esac
+}
+# Warm up: jemalloc creates its per-thread profiling and ctl state once.
+i=0
+while [ $i -lt 10 ]; do op $i || fail "warm-up op $i"; i=$((i + 1)); done
+rss0=$(rss) alloc0=$(allocated) fds0=$(ls /proc/"$v"/fd | wc -l)
+t0=$(date +%s)
+i=0
+while [ $i -lt "$OPS" ]; do
+	op $i || fail "op $i failed"
+	i=$((i + 1))
+done
+t1=$(date +%s)
+rss1=$(rss) alloc1=$(allocated) fds1=$(ls /proc/"$v"/fd | wc -l)
+[ "$fds1" = "$fds0" ] || fail "descriptors $fds0 -> $fds1"
+[ $((alloc1 - alloc0)) -le 65536 ] || fail "stats.allocated grew $alloc0 -> $alloc1"
+[ $((rss1 - rss0)) -le 1024 ] || fail "resident memory grew ${rss0} kB -> ${rss1} kB"
+finish_victim v
+pass "$OPS operations in $((t1 - t0)) s: RSS ${rss0} -> ${rss1} kB, allocated $alloc0 -> $alloc1, fds $fds0 -> $fds1"
