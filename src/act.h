@@ -87,6 +87,9 @@ void act_conf_var(const struct target *t, char *buf, size_t len);
 
 enum je_exit act_status(struct target *t, struct act_result *r);
 enum je_exit act_set_active(struct target *t, struct act_result *r, int on);
+/* Write prof.active; *previous (if given) gets the value it had. */
+enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
+			      int *previous);
 enum je_exit act_dump(struct target *t, struct act_result *r);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
 enum je_exit act_dump_finish(struct target *t, const char *file, unsigned seq,

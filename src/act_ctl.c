@@ -31,20 +31,31 @@ enum je_exit act_mallctl_error(struct target *t, struct act_result *r, const cha
 	}
 }
 
-enum je_exit act_set_active(struct target *t, struct act_result *r, int on)
+enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
+			      int *previous)
 {
-	const char *doing = on ? "cannot activate profiling" : "cannot deactivate profiling";
-	enum je_exit c = act_need_prof(t, r, doing);
-	if (c)
-		return c;
 	struct rctl_value newv = { .type = RCTL_BOOL, .u = (uint64_t)on }, oldv;
 	int merr = 0;
-	int e = rctl_write(t, "prof.active", &newv, &oldv, &merr);
+	int e = rctl_write(t, "prof.active", &newv, previous ? &oldv : NULL, &merr);
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (merr)
 		return act_mallctl_error(t, r, doing, "prof.active", merr);
-	act_field_bool(r, "previous", (int)oldv.u);
+	if (previous)
+		*previous = (int)oldv.u;
+	return JE_EXIT_OK;
+}
+
+enum je_exit act_set_active(struct target *t, struct act_result *r, int on)
+{
+	const char *doing = on ? "cannot activate profiling" : "cannot deactivate profiling";
+	int previous;
+	enum je_exit c = act_need_prof(t, r, doing);
+	if (!c)
+		c = act_write_active(t, r, doing, on, &previous);
+	if (c)
+		return c;
+	act_field_bool(r, "previous", previous);
 	act_field_bool(r, "prof_active", on);
 	return JE_EXIT_OK;
 }

@@ -19,17 +19,13 @@ enum je_exit act_for_begin(struct target *t, struct act_session *s, int baseline
 	 * sampling starts, so the difference is what happened meanwhile. */
 	if (baseline && (c = act_dump(t, r)))
 		return c;
-	struct rctl_value on = { .type = RCTL_BOOL, .u = 1 }, old;
-	int merr = 0;
-	int e = rctl_write(t, "prof.active", &on, &old, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr)
-		return act_mallctl_error(t, r, doing, "prof.active", merr);
-	s->prev_active = (int)old.u;
-	act_field_bool(r, "previous", (int)old.u);
+	int previous;
+	if ((c = act_write_active(t, r, doing, 1, &previous)))
+		return c;
+	s->prev_active = previous;
+	act_field_bool(r, "previous", previous);
 	act_field_bool(r, "prof_active", 1);
-	act_field_bool(r, "already_active", (int)old.u);
+	act_field_bool(r, "already_active", previous);
 	return JE_EXIT_OK;
 }
 
@@ -44,13 +40,9 @@ enum je_exit act_for_end(struct target *t, struct act_session *s, struct act_res
 		act_field_bool(r, "prof_active", 1);
 		return JE_EXIT_OK;
 	}
-	struct rctl_value off = { .type = RCTL_BOOL, .u = 0 };
-	int merr = 0;
-	int e = rctl_write(t, "prof.active", &off, NULL, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr)
-		return act_mallctl_error(t, r, doing, "prof.active", merr);
+	enum je_exit c = act_write_active(t, r, doing, 0, NULL);
+	if (c)
+		return c;
 	act_field_bool(r, "prof_active", 0);
 	return JE_EXIT_OK;
 }

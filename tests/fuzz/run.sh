@@ -20,8 +20,11 @@ clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c $(pkg-c
 clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" \
 	"$top/src/act_pattern.c" "$top/src/rctl_types.c" "$top/src/json.c" "$top/src/sym_maps.c" \
 	"$top/lib/jh_maps.c"
+# shellcheck disable=SC2086
+clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top/src/sym_elf.c" "$top"/lib/jh_*.c \
+	$(pkg-config --cflags --libs libelf) -lm
 mkdir -p "$here/crashes"
-for f in heap text; do
+for f in heap text elf; do
 	mkdir -p "$out/corpus_$f"
 	cp "$here/corpus/$f"/* "$out/corpus_$f/"
 	"$out/fuzz_$f" -max_total_time="$secs" -artifact_prefix="$here/crashes/$f-" \
