@@ -336,7 +336,8 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	struct target_hold_state *h = t->hold;
 	if (!h || !t->syscall_insn)
 		return -EINVAL;
-	if (rcall_crash_safe(t) && h->errno_addr) {
+	if (rcall_crash_safe(t) && h->errno_addr &&
+	    nargs + 1 <= ARCH_MAX_CALL_ARGS + t->ret_gadget_pops) {
 		/* Crash-safe: libc's syscall(nr, args...), errno for the error. */
 		uint64_t a[ARCH_MAX_CALL_ARGS + 1] = { (uint64_t)nr }, r;
 		for (int i = 0; i < nargs && i < ARCH_MAX_CALL_ARGS; i++)
