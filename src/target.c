@@ -201,7 +201,10 @@ int target_alive(const struct target *t)
 	if (sym_read_proc_file(path, &text, NULL))
 		return 0;
 	const char *v = status_field(text, "State");
-	int alive = v && *v != 'Z' && *v != 'X';
+	/* An exiting process drops its memory (exit_mm) before it becomes a
+	 * zombie; meanwhile /proc shows it running but without Vm* lines, and
+	 * its maps are empty: that is gone too. */
+	int alive = v && *v != 'Z' && *v != 'X' && status_field(text, "VmSize");
 	free(text);
 	return alive;
 }
