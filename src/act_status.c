@@ -26,6 +26,8 @@ enum je_exit act_status(struct target *t, struct act_result *r)
 	act_field_str(r, "object", t->je.object);
 	act_field_str(r, "symbol_prefix", t->je.prefix);
 	act_field_bool(r, "static", t->je.is_main_executable);
+	/* Found only in .symtab: a stripped copy of this binary would hide it. */
+	act_field_str(r, "symbol_table", t->je.from_symtab_only ? "symtab" : "dynsym");
 	for (size_t i = 0; i < sizeof(status_ctls) / sizeof(status_ctls[0]); i++) {
 		int e = act_read_field(t, r, status_ctls[i].key, status_ctls[i].ctl);
 		if (e)

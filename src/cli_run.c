@@ -125,7 +125,6 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 	for (int i = 0; i < o->nactions; i++)
 		act_result_init(&run->res[i], o->actions[i].kind);
 	t->deadline = run->start + (pt_usec_t)(o->timeout_s * 1e6);
-	t->verbose = o->verbose;
 	t->only_tid = o->tid;
 	for (int i = 0; i < o->nactions; i++)
 		t->want_strcat |= o->actions[i].kind == ACT_STATS_FULL;

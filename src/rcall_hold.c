@@ -312,7 +312,7 @@ int target_release(struct target *t)
 	/* Detaching from a group-stop leaves the thread in it (the kernel
 	 * re-arms JOBCTL_STOP_PENDING in __ptrace_unlink while the group stop
 	 * is in effect): a stopped process stays stopped. */
-	if ((e = pt_detach(h->tid, h->pending_sig)) && !first)
+	if ((e = pt_detach(h->tid, 0)) && !first)
 		first = e;
 	int64_t held = pt_now_us() - h->since;
 	if (held > t->hold_us_max)

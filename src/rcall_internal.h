@@ -23,7 +23,6 @@ struct target_hold_state {
 	uint64_t errno_addr;    /* the thread's errno, 0 if unknown */
 	int errno_val;          /* as found */
 	int group_stop;         /* the process was (or became) stopped by a signal */
-	int pending_sig;        /* a stop signal that arrived meanwhile, to deliver on detach */
 	uint64_t scratch_lo, scratch_hi; /* saved stack bytes [lo, hi) */
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	uint64_t scratch_cur;   /* next push goes below this */

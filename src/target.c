@@ -168,7 +168,6 @@ int target_open(struct target *t, pid_t pid)
 	struct target keep = *t; /* settings made before opening */
 	memset(t, 0, sizeof(*t));
 	t->deadline = keep.deadline;
-	t->verbose = keep.verbose;
 	t->only_tid = keep.only_tid;
 	t->want_strcat = keep.want_strcat;
 	t->pid = pid;

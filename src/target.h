@@ -53,7 +53,6 @@ struct target {
 	int crash_safe_holds;          /* holds whose calls were all crash-safe */
 	pid_t only_tid;                /* --tid: borrow this thread only */
 	pt_usec_t deadline;            /* --timeout, as a CLOCK_MONOTONIC instant */
-	int verbose;
 	char why[256];                 /* detail behind the last error, for the CLI */
 };
 
