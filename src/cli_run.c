@@ -85,6 +85,13 @@ static enum je_exit locate_error(struct cli_run *run, const struct options *o, i
 			    "or _rjem_mallctl%s%s; if it uses another prefix give --prefix, if the "
 			    "binary is stripped it cannot be found",
 			    run->t.why[0] ? ": " : "", run->t.why);
+	if (e == -ESRCH)
+		return fail(run, JE_EXIT_GONE, "the process exited while jeattach read its objects");
+	if (e == -EACCES || e == -EPERM)
+		return fail(run, JE_EXIT_PERM,
+			    "cannot read the program's file through /proc/%d/map_files or /proc/%d/root: "
+			    "permission denied; run jeattach as root or with CAP_SYS_PTRACE",
+			    (int)run->pid, (int)run->pid);
 	return fail(run, JE_EXIT_INTERNAL, "cannot locate jemalloc: %s%s%s", strerror(-e),
 		    run->t.why[0] ? ": " : "", run->t.why);
 }

@@ -227,7 +227,12 @@ static int try_object(pid_t pid, const struct sym_maps *maps, const struct objec
 		if (fd == -ESTALE)
 			add_why(why, whylen, "%s was replaced on disk and map_files is not readable; ",
 				m->path);
-		return 0;
+		/* The program itself cannot be opened: the process is going
+		 * away (its mappings vanish with exit_mm) or /proc is closed
+		 * to us; either way "no jemalloc" would be a wrong answer. */
+		if (!is_main || fd == -ESTALE)
+			return 0;
+		return fd == -ENOENT ? -ESRCH : fd;
 	}
 	struct sym_elf *e;
 	if (sym_elf_open(fd, &e))
