@@ -32,6 +32,16 @@ struct jeheap_profile {
 	size_t nthreads, threads_cap;
 	char *maps;
 	size_t maps_len, maps_cap;
+	/* jeprof's symbolized form: the symbols that came with the profile,
+	 * keyed by the addresses jeprof looks up (callers already minus one). */
+	struct jh_symbol *syms;
+	size_t nsyms, syms_cap;
+	char *binary;
+};
+
+struct jh_symbol {
+	uint64_t addr;
+	char *name;
 };
 
 /* jeprof's un-sampling of one line (AdjustSamples, algorithm 2). */

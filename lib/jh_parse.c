@@ -27,6 +27,8 @@
 
 struct parser {
 	jeheap_profile *p;
+	int in_symbols;          /* inside jeprof's "--- symbol" section */
+	unsigned long header_at; /* the line that holds the profile's header */
 	struct jeheap_error_info *ei;
 	unsigned long line;
 	const char *start; /* of the current line, for columns */
@@ -280,6 +282,50 @@ static int append_maps(jeheap_profile *p, const char *s, size_t n)
 	return 0;
 }
 
+/* jeprof's symbolized form (PrintSymbolizedProfile / ReadSymbols):
+ *   --- symbol
+ *   binary=/path/to/program
+ *   0x00007f34a1c2d4e0 function[--inlined...]
+ *   ---
+ *   --- heap
+ *   heap_v2/524288 ...
+ * The names are keyed by the address jeprof looks up: callers' return
+ * addresses already minus one. Of an inline chain (caller--...--callee)
+ * the last name, the innermost function, is kept. */
+static int parse_symbol_line(struct parser *ps, const char *s)
+{
+	jeheap_profile *p = ps->p;
+	if (!strcmp(s, "---")) {
+		ps->in_symbols = 2; /* next: the "--- heap" marker */
+		return 0;
+	}
+	if (!strncmp(s, "binary=", 7)) {
+		free(p->binary);
+		return (p->binary = strdup(s + 7)) ? 0 : JEHEAP_ENOMEM;
+	}
+	uint64_t addr;
+	const char *e = parse_hex(s, &addr);
+	if (!e || s[0] != '0' || (*e != ' ' && *e != '\t'))
+		return perr(ps, s, "expected 0xADDRESS NAME in the symbol section");
+	const char *name = skip_space(e);
+	for (const char *inl; (inl = strstr(name, "--")) && inl[2];)
+		name = inl + 2; /* the innermost function of an inline chain */
+	size_t l = strlen(name);
+	if (l >= 2 && !strcmp(name + l - 2, "--")) /* a terminating separator */
+		l -= 2;
+	if (!l)
+		return perr(ps, name, "a symbol without a name");
+	if (grow((void **)&p->syms, &p->syms_cap, p->nsyms + 1, sizeof(*p->syms)))
+		return JEHEAP_ENOMEM;
+	char *copy = strndup(name, l);
+	if (!copy)
+		return JEHEAP_ENOMEM;
+	p->syms[p->nsyms].addr = addr;
+	p->syms[p->nsyms].name = copy;
+	p->nsyms++;
+	return 0;
+}
+
 /* One line (without its newline, NUL-terminated) at a time. */
 static int parse_line(struct parser *ps, char *s, size_t len, int *in_maps)
 {
@@ -293,7 +339,20 @@ static int parse_line(struct parser *ps, char *s, size_t len, int *in_maps)
 		int r = append_maps(ps->p, s, len);
 		return r ? r : append_maps(ps->p, "\n", 1);
 	}
-	if (ps->line == 1)
+	if (ps->line == 1 && !strcmp(s, "--- symbol")) {
+		ps->in_symbols = 1;
+		return 0;
+	}
+	if (ps->in_symbols == 1)
+		return parse_symbol_line(ps, s);
+	if (ps->in_symbols == 2) {
+		if (strcmp(s, "--- heap") && strcmp(s, "--- growth"))
+			return perr(ps, s, "expected '--- heap' after the symbol section");
+		ps->in_symbols = 0;
+		ps->header_at = ps->line + 1;
+		return 0;
+	}
+	if (ps->line == ps->header_at)
 		return parse_header(ps, s);
 	if (!strncmp(s, "MAPPED_LIBRARIES:", 17) || !strncmp(s, "--- Memory map:", 15)) {
 		if (ps->in_stack && !ps->have_total && ps->p->format == JEHEAP_FORMAT_THREADED)
@@ -305,10 +364,20 @@ static int parse_line(struct parser *ps, char *s, size_t len, int *in_maps)
 							: parse_oneline_line(ps, s);
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct jh_symbol *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static int finish(struct parser *ps, int in_maps)
 {
 	if (ps->line == 0)
 		return perr(ps, NULL, "empty input");
+	if (ps->in_symbols || ps->line < ps->header_at)
+		return perr(ps, NULL, "a symbol section with no profile after it");
+	if (ps->p->nsyms)
+		qsort(ps->p->syms, ps->p->nsyms, sizeof(*ps->p->syms), cmp_sym);
 	if (!in_maps && ps->in_stack && !ps->have_total && ps->p->format == JEHEAP_FORMAT_THREADED)
 		return perr(ps, NULL, "the last stack has no t*: line (truncated profile?)");
 	if (!ps->p->maps && append_maps(ps->p, "", 0))
@@ -337,7 +406,7 @@ JH_EXPORT int jeheap_profile_read_stream(FILE *f, jeheap_profile **out,
 	jeheap_profile *p = calloc(1, sizeof(*p));
 	if (!p)
 		return fail(NULL, ei, JEHEAP_ENOMEM, out);
-	struct parser ps = { .p = p, .ei = ei };
+	struct parser ps = { .p = p, .ei = ei, .header_at = 1 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

@@ -14,6 +14,10 @@ JH_EXPORT void jeheap_profile_free(jeheap_profile *p)
 	free(p->pcs);
 	free(p->threads);
 	free(p->maps);
+	for (size_t i = 0; i < p->nsyms; i++)
+		free(p->syms[i].name);
+	free(p->syms);
+	free(p->binary);
 	free(p);
 }
 

@@ -44,6 +44,7 @@ struct jh_mapping {
 };
 
 struct jeheap_symbolizer {
+	const jeheap_profile *p; /* its own symbols, when it came symbolized */
 	char *root;
 	struct jh_object *objs;
 	size_t nobjs;
@@ -183,6 +184,7 @@ JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
 	jeheap_symbolizer *s = calloc(1, sizeof(*s));
 	if (!s)
 		return JEHEAP_ENOMEM;
+	s->p = p;
 	if (root && *root && strcmp(root, "/") && !(s->root = strdup(root)))
 		goto nomem;
 	const char *text = jeheap_profile_mappings(p);
@@ -230,10 +232,29 @@ JH_EXPORT void jeheap_symbolizer_free(jeheap_symbolizer *s)
 	free(s);
 }
 
+/* A symbolized profile names exactly the addresses it will be asked for. */
+static const char *from_profile(const jeheap_profile *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nsyms && p->syms[lo].addr == addr ? p->syms[lo].name : NULL;
+}
+
 JH_EXPORT const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr)
 {
 	if (!s)
 		return NULL;
+	if (s->p->nsyms) {
+		const char *name = from_profile(s->p, addr);
+		if (name)
+			return name;
+	}
 	const struct jh_mapping *m = NULL;
 	for (size_t i = 0; i < s->nmaps; i++) /* few executable mappings: a scan is fine */
 		if (addr >= s->maps[i].start && addr < s->maps[i].end) {

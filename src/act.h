@@ -5,6 +5,7 @@
 #ifndef JEATTACH_ACT_H
 #define JEATTACH_ACT_H
 
+#include <stdio.h>
 #include "exitcode.h"
 #include "rctl.h"
 #include "target.h"
@@ -27,6 +28,7 @@ struct act {
 	int baseline;   /* ACT_FOR_BEGIN: also dump to FILE.base */
 	int periodic;   /* a dump of --every: skipped once the user interrupted */
 	unsigned seq;   /* %n of a dump pattern */
+	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
 };
 
 /* What actions of one target share across holds (--for's two halves). */
@@ -92,8 +94,10 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 			      int *previous);
 enum je_exit act_dump(struct target *t, struct act_result *r);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
-enum je_exit act_dump_finish(struct target *t, const char *file, unsigned seq,
+enum je_exit act_dump_finish(struct target *t, const char *file, unsigned seq, int symbolize,
 			     struct act_result *r);
+/* The profile text, symbolized from the target's binaries, to out. */
+int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);
 enum je_exit act_stats_full(struct target *t, int json, struct act_result *r);
 enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);

@@ -158,7 +158,68 @@ static int copy_all(int in, int out, uint64_t *bytes)
 	}
 }
 
-enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq,
+/* The whole profile, for --symbolize (profiles are tens of MB at most). */
+static int read_all(int fd, char **text, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf)
+			return -ENOMEM;
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (!looks_like_profile(buf, n)) {
+		free(buf);
+		return -EBADMSG;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static int write_symbolized(pid_t pid, int in, int out, uint64_t *bytes)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int e = read_all(in, &text, &len);
+	if (e)
+		return e;
+	int fd = dup(out);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		e = -errno;
+		if (fd >= 0)
+			close(fd);
+		free(text);
+		return e;
+	}
+	e = act_write_symbolized(pid, text, len, f);
+	*bytes = (uint64_t)ftell(f);
+	if (fclose(f) && !e)
+		e = -errno;
+	free(text);
+	return e;
+}
+
+enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq, int symbolize,
 			     struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
@@ -187,7 +248,8 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	umask(um);
 	fchmod(out, 0666 & ~um);
 	uint64_t bytes = 0;
-	int e = copy_all(r->dump_fd, out, &bytes);
+	int e = symbolize ? write_symbolized(t->pid, r->dump_fd, out, &bytes)
+			  : copy_all(r->dump_fd, out, &bytes);
 	if (!e && bytes == 0)
 		e = -EBADMSG;
 	if (!e && fsync(out) < 0)
@@ -208,6 +270,7 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	}
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);
+	act_field_bool(r, "symbolized", symbolize);
 	act_field_u64(r, "dump_us", (uint64_t)r->dump_us);
 	return JE_EXIT_OK;
 }

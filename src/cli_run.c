@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli_diag.h"
 #include "cli_run.h"
@@ -120,6 +121,20 @@ static enum je_exit hold_error(struct cli_run *run, int e)
 	}
 }
 
+/* After a failure: is the process alive, or in the middle of exiting (an
+ * exit_group kills threads one by one, and a borrowed thread can see
+ * strange stops meanwhile)? Give an exit 100 ms to show itself. */
+static int target_settled_alive(const struct target *t)
+{
+	for (int i = 0; i < 10; i++) {
+		if (!target_alive(t))
+			return 0;
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	return target_alive(t);
+}
+
 enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 {
 	struct target *t = &run->t;
@@ -141,6 +156,8 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 	run->opened = 1;
 	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
 	e = target_locate(t, o->prefix);
+	if (e && !target_settled_alive(t))
+		return fail(run, JE_EXIT_GONE, "the process exited while jeattach read it");
 	if (e)
 		return locate_error(run, o, e);
 	run->located = 1;
@@ -201,7 +218,7 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int f
 	/* Whatever failed, if the process is gone that is the whole story
 	 * (an exiting process loses its mappings, threads and /proc entries
 	 * one by one, and each stage fails its own way). */
-	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE && !target_alive(t))
+	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE && !target_settled_alive(t))
 		fail(run, JE_EXIT_GONE, "the process exited while jeattach worked on it");
 	return run->code;
 }

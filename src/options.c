@@ -13,7 +13,7 @@
 enum {
 	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
-	O_BASELINE, O_EVERY, O_COUNT, O_ALL,
+	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE,
 };
 
 static const struct option longopts[] = {
@@ -33,6 +33,7 @@ static const struct option longopts[] = {
 	{ "decay", no_argument, NULL, O_DECAY },
 	{ "for", required_argument, NULL, O_FOR },
 	{ "baseline", no_argument, NULL, O_BASELINE },
+	{ "symbolize", no_argument, NULL, O_SYMBOLIZE },
 	{ "every", required_argument, NULL, O_EVERY },
 	{ "count", required_argument, NULL, O_COUNT },
 	{ "prefix", required_argument, NULL, O_PREFIX },
@@ -58,6 +59,8 @@ void options_usage(FILE *f)
 	      "  --dump [FILE]         write a heap profile to FILE (default: jemalloc's\n"
 	      "                        <prefix>.<pid>.<seq>.m<seq>.heap in this directory);\n"
 	      "                        FILE may use %n (sequence), %p (pid), %t (time)\n"
+	      "  --symbolize           with --dump: write jeprof's symbolized form, named\n"
+	      "                        from the target's own binaries (readable anywhere)\n"
 	      "  --stats[=full]        allocator statistics; =full: jemalloc's own report\n"
 	      "  --reset[=LG_SAMPLE]   drop all samples (prof.reset), optionally a new rate\n"
 	      "  --gdump=on|off        dump at each new peak of mapped memory (prof.gdump)\n"
@@ -414,6 +417,9 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 		case O_BASELINE:
 			o->baseline = 1;
 			break;
+		case O_SYMBOLIZE:
+			o->symbolize = 1;
+			break;
 		case O_COUNT:
 			errno = 0;
 			o->count = strtol(optarg, &end, 10);
@@ -511,5 +517,18 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 			return -1;
 		}
 	}
-	return expand_plan(o, err, errlen);
+	int e = expand_plan(o, err, errlen);
+	int ndumps = 0;
+	for (int i = 0; i < o->nactions; i++) {
+		struct act *a = &o->actions[i];
+		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
+			a->symbolize = o->symbolize;
+			ndumps++;
+		}
+	}
+	if (!e && o->symbolize && !ndumps) {
+		snprintf(err, errlen, "--symbolize goes with --dump");
+		return -1;
+	}
+	return e;
 }

@@ -22,6 +22,7 @@ struct options {
 	int64_t for_us, every_us; /* --for, --every; 0 if not given */
 	long count;               /* --count */
 	int baseline;             /* --baseline */
+	int symbolize;            /* --symbolize */
 	const char *prefix; /* --prefix, or NULL: try the known ones */
 	pid_t tid;          /* --tid: borrow this thread (0: any at a safe point) */
 	double timeout_s;   /* --timeout, per target */

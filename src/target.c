@@ -215,8 +215,10 @@ int target_locate(struct target *t, const char *prefix)
 		return e;
 	e = sym_find_syscall_insn(t->pid, &t->maps, &t->syscall_insn);
 	if (e) {
+		/* Every process has one (libc, the vDSO): not finding any means
+		 * its memory could not be read, not that jemalloc is absent. */
 		target_why(t, "no syscall instruction found in the target's executable mappings");
-		return e;
+		return target_alive(t) ? -EIO : -ESRCH;
 	}
 	/* Optional: without it the borrowed thread's errno is not preserved. */
 	int ifunc;

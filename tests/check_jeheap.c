@@ -224,6 +224,31 @@ START_TEST(only_empty_stacks)
 }
 END_TEST
 
+START_TEST(symbolized_form)
+{
+	ck_assert_int_eq(read_text("--- symbol\nbinary=/bin/x\n0x0000000000001000 leaf\n"
+				   "0x1fff outer--inner--\n---\n--- heap\nheap_v2/1\n"
+				   "@ 0x1000 0x2000\n  t*: 1: 8 [0: 0]\n"),
+			 JEHEAP_OK);
+	jeheap_symbolizer *s;
+	ck_assert_int_eq(jeheap_symbolizer_new(p, "/nonexistent", &s), 0);
+	ck_assert_str_eq(jeheap_symbolize(s, 0x1000), "leaf");
+	ck_assert_str_eq(jeheap_symbolize(s, 0x1fff), "inner"); /* innermost of the chain */
+	ck_assert_ptr_null(jeheap_symbolize(s, 0x2000));
+	jeheap_top *t;
+	ck_assert_int_eq(jeheap_top_new(p, s, JEHEAP_INUSE_OBJECTS, &t), 0);
+	ck_assert_str_eq(jeheap_top_entry(t, 0)->name, "leaf");
+	ck_assert_str_eq(jeheap_top_entry(t, 1)->name, "inner"); /* 0x2000 - 1 */
+	jeheap_top_free(t);
+	jeheap_symbolizer_free(s);
+	ck_assert_int_eq(read_text("--- symbol\n0x10 a\n---\n--- cpu\n"), JEHEAP_EFORMAT);
+	ck_assert_uint_eq(ei.line, 4);
+	ck_assert_int_eq(read_text("--- symbol\nnot a symbol\n"), JEHEAP_EFORMAT);
+	ck_assert_uint_eq(ei.line, 2);
+	ck_assert_int_eq(read_text("--- symbol\n0x10 a\n"), JEHEAP_EFORMAT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jeheap");
@@ -235,6 +260,7 @@ int main(void)
 	tcase_add_test(tc, errors_have_positions);
 	tcase_add_test(tc, symbolize_and_prune);
 	tcase_add_test(tc, only_empty_stacks);
+	tcase_add_test(tc, symbolized_form);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -51,6 +51,27 @@ else
 	echo "note: jeprof not installed (libjemalloc-dev ships it); comparison skipped"
 fi
 
+# --symbolize: jeprof's symbolized form, readable without the binaries, by
+# jeheap (here prevented from opening any binary) and by jeprof itself.
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/sym.heap" --symbolize --json
+[ "$(json_get "$OUT" "j['actions'][0]['symbolized']")" = True ] || fail "$OUT"
+head -1 "$WORK/sym.heap" | grep -qx -- '--- symbol' || fail "not symbolized: $(head -1 "$WORK/sym.heap")"
+grep -q ' wl_small$' "$WORK/sym.heap" || fail "no wl_small symbol"
+"$JEHEAP" top --inuse_objects --root /nonexistent "$WORK/sym.heap" >"$WORK/sym.txt" || fail "jeheap on it"
+for f in alloc_block wl_small wl_big wl_rec main; do
+	a=$(grep " $f\$" "$WORK/sym.txt")
+	b=$("$JEHEAP" top --inuse_objects "$WORK/a.heap" | grep " $f\$")
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "symbolized $f: '$a' vs '$b'"
+done
+if command -v jeprof >/dev/null; then
+	jeprof --text --inuse_objects "$WORK/sym.heap" >"$WORK/sym.jeprof" 2>/dev/null || fail "jeprof on it"
+	for f in alloc_block wl_small; do
+		[ "$(grep " $f\$" "$WORK/sym.jeprof")" = "$(grep " $f\$" "$WORK/sym.txt")" ] ||
+			fail "jeprof reads $f differently"
+	done
+fi
+pass "--symbolize"
+
 # No FILE: jemalloc's automatic name in jeattach's working directory.
 mkdir "$WORK/cwd"
 (cd "$WORK/cwd" && "$JEATTACH" -p "$v" --dump --dump -q) || fail "automatic dump"
