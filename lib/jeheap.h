@@ -106,6 +106,8 @@ struct jeheap_query {
 	const char *focus;  /* keep only stacks through a function matching this
 			     * POSIX extended regex (jeprof --focus), or NULL */
 	const char *ignore; /* drop stacks through a matching function, or NULL */
+	int per_thread;     /* non-zero: only what jemalloc thread `thread` holds */
+	uint64_t thread;    /* (its tN: lines; jeprof --thread) */
 };
 
 struct jeheap_top_entry {

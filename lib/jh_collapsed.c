@@ -127,11 +127,11 @@ JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
 		return r;
 	c.metric = q->metric;
 	jh_reducer_use(&c.r, s);
-	r = jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, add_stack, &c);
+	r = jh_foreach_query(p, q, add_stack, &c);
 	if (!r && q->base) {
 		c.is_base = 1;
 		jh_reducer_use(&c.r, q->base_symbolizer);
-		r = jeheap_profile_foreach_stack(q->base, JEHEAP_UNSAMPLED, add_stack, &c);
+		r = jh_foreach_query(q->base, q, add_stack, &c);
 	}
 	if (!r && c.n) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(c.v, c.n, sizeof(*c.v), cmp_folded);

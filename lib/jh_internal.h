@@ -48,5 +48,9 @@ struct jh_symbol {
 void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os);
 void jh_counts(const jeheap_profile *p, const uint64_t raw[4], int scale, struct jeheap_counts *c);
 double jh_metric(const struct jeheap_counts *c, int metric);
+/* Every stack with the counts a query asks for: its t*: line, or the
+ * tN: line of one thread (stacks that thread has none of are skipped). */
+int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
+		     void *arg);
 
 #endif

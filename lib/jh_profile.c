@@ -114,3 +114,22 @@ JH_EXPORT int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, j
 	}
 	return 0;
 }
+
+int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
+		     void *arg)
+{
+	if (!q->per_thread)
+		return jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, cb, arg);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct jh_thread_line *tl = &p->threads[i];
+		if (tl->stack == SIZE_MAX || tl->tid != q->thread)
+			continue;
+		const struct jh_stack *st = &p->stacks[tl->stack];
+		struct jeheap_counts c;
+		jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
+		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}

@@ -69,11 +69,11 @@ JH_EXPORT int jeheap_top_query(const jeheap_profile *p, jeheap_symbolizer *s,
 	}
 	t->metric = q->metric;
 	jh_reducer_use(&t->r, s);
-	r = jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, add_stack, t);
+	r = jh_foreach_query(p, q, add_stack, t);
 	if (!r && q->base) {
 		t->in_base = 1;
 		jh_reducer_use(&t->r, q->base_symbolizer);
-		r = jeheap_profile_foreach_stack(q->base, JEHEAP_UNSAMPLED, add_stack, t);
+		r = jh_foreach_query(q->base, q, add_stack, t);
 	}
 	if (!r && !(t->sorted = calloc(t->r.n ? t->r.n : 1, sizeof(*t->sorted))))
 		r = JEHEAP_ENOMEM;

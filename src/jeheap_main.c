@@ -8,25 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jeheap.h"
+#include "json.h"
 
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
 enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
-       O_BASE, O_FOCUS, O_IGNORE };
+       O_BASE, O_FOCUS, O_IGNORE, O_THREAD };
 
 static void usage(FILE *f)
 {
-	fputs("Usage: jeheap top|collapsed [OPTION...] PROFILE\n"
+	fputs("Usage: jeheap top|collapsed|json [OPTION...] PROFILE\n"
 	      "Analyse a jemalloc heap profile (jemalloc 4+ heap_v2, 3.x/gperftools one-line).\n"
 	      "\n"
 	      "Commands:\n"
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
 	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
 	      "                        (with --base: flamegraph's difffolded form)\n"
+	      "  json                  top as one JSON object (values un-sampled, not rounded)\n"
 	      "\n"
 	      "Options:\n"
 	      "  --base FILE           subtract this earlier profile (what grew since)\n"
 	      "  --focus RE            only stacks through a function matching RE\n"
 	      "  --ignore RE           drop stacks through a function matching RE\n"
+	      "  --thread N            only what jemalloc's thread N holds (its tN: lines)\n"
 	      "  --inuse_space         bytes in use (default)\n"
 	      "  --inuse_objects       objects in use\n"
 	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
@@ -87,6 +90,21 @@ static int read_profile(const char *path, jeheap_profile **p)
 	return -1;
 }
 
+static void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, long limit)
+{
+	static const char *const metrics[] = { "inuse_space", "inuse_objects", "alloc_space",
+					       "alloc_objects" };
+	fprintf(out, "{\"metric\":\"%s\",\"unit\":\"%s\",\"total\":%.17g,\"functions\":[",
+		metrics[q->metric], q->metric % 2 ? "objects" : "bytes", jeheap_top_total(t));
+	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
+		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		json_put_string(out, en->name);
+		fprintf(out, ",\"flat\":%.17g,\"cum\":%.17g}", en->flat, en->cum);
+	}
+	fputs("]}\n", out);
+}
+
 #define FOLD_DONE 1000 /* -n lines printed: stop (not an error) */
 
 struct fold_out {
@@ -121,6 +139,7 @@ int main(int argc, char **argv)
 		{ "base", required_argument, NULL, O_BASE },
 		{ "focus", required_argument, NULL, O_FOCUS },
 		{ "ignore", required_argument, NULL, O_IGNORE },
+		{ "thread", required_argument, NULL, O_THREAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -163,6 +182,19 @@ int main(int argc, char **argv)
 		case O_IGNORE:
 			q.ignore = optarg;
 			break;
+		case O_THREAD: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "jeheap: --thread '%s': expected jemalloc's thread number\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			q.per_thread = 1;
+			q.thread = v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -183,9 +215,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	int collapsed = !strcmp(cmd, "collapsed");
-	if (strcmp(cmd, "top") && !collapsed) {
-		fprintf(stderr, "jeheap: unknown command '%s'; this version has: top, collapsed\n", cmd);
+	int collapsed = !strcmp(cmd, "collapsed"), json = !strcmp(cmd, "json");
+	if (strcmp(cmd, "top") && !collapsed && !json) {
+		fprintf(stderr, "jeheap: unknown command '%s'; this version has: top, collapsed, json\n",
+			cmd);
 		return EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
@@ -228,7 +261,9 @@ int main(int argc, char **argv)
 			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
 		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
 	}
-	if (!collapsed)
+	if (json)
+		print_json(out, t, &q, limit);
+	else if (!collapsed)
 		print_top(out, t, metric, limit);
 	if (ferror(out) || (outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath ? outpath : "output",

@@ -40,6 +40,22 @@ expect_rc 0 "$JEHEAP" top --inuse_objects --ignore '^wl_(big|small)$' "$WORK/a.h
 [ "$(printf '%s\n' "$OUT" | head -1)" = "Total: $((all - 1010)) objects" ] || fail "ignore: $OUT"
 pass "--focus, --ignore"
 
+# json: the same numbers as top, un-rounded.
+expect_rc 0 "$JEHEAP" json --inuse_objects "$WORK/a.heap"
+[ "$(json_get "$OUT" "j['unit']")" = objects ] || fail "$OUT"
+[ "$(json_get "$OUT" "int(round(j['total']))")" = "$all" ] || fail "json total: $OUT"
+[ "$(json_get "$OUT" "[round(f['cum']) for f in j['functions'] if f['name'] == 'wl_small'][0]")" = 1000 ] ||
+	fail "json wl_small: $OUT"
+pass "json"
+
+# --thread: the workload ran in jemalloc's thread 0 (the main thread).
+expect_rc 0 "$JEHEAP" top --inuse_objects --thread 0 --focus '^wl_' "$WORK/a.heap"
+[ "$(printf '%s\n' "$OUT" | head -1)" = "Total: 1110 objects" ] || fail "thread 0: $OUT"
+expect_rc 0 "$JEHEAP" top --inuse_objects --thread 12345 "$WORK/a.heap"
+[ "$OUT" = "Total: 0 objects" ] || fail "no such thread: $OUT"
+expect_rc 2 "$JEHEAP" top --thread x "$WORK/a.heap"
+pass "--thread"
+
 expect_rc 2 "$JEHEAP" top --focus '(' "$WORK/a.heap"
 printf 'heap_v2/1\n@ 0x1\n  t*: 1: x [0: 0]\n' >"$WORK/bad.heap"
 expect_rc 3 "$JEHEAP" top "$WORK/bad.heap"
