@@ -58,9 +58,11 @@ expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/sym.heap" --symbolize --json
 head -1 "$WORK/sym.heap" | grep -qx -- '--- symbol' || fail "not symbolized: $(head -1 "$WORK/sym.heap")"
 grep -q ' wl_small$' "$WORK/sym.heap" || fail "no wl_small symbol"
 "$JEHEAP" top --inuse_objects --root /nonexistent "$WORK/sym.heap" >"$WORK/sym.txt" || fail "jeheap on it"
+# The same profile without its symbol section, named from the binaries.
+sed '1,/^--- heap$/d' "$WORK/sym.heap" >"$WORK/sym-raw.heap"
 for f in alloc_block wl_small wl_big wl_rec main; do
 	a=$(grep " $f\$" "$WORK/sym.txt")
-	b=$("$JEHEAP" top --inuse_objects "$WORK/a.heap" | grep " $f\$")
+	b=$("$JEHEAP" top --inuse_objects "$WORK/sym-raw.heap" | grep " $f\$")
 	[ -n "$a" ] && [ "$a" = "$b" ] || fail "symbolized $f: '$a' vs '$b'"
 done
 if command -v jeprof >/dev/null; then
