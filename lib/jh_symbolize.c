@@ -140,6 +140,61 @@ static int load_segments(struct jh_object *o, Elf *elf)
 	return 0;
 }
 
+/* The object's build id (NT_GNU_BUILD_ID) as lower-case hex, or "". */
+static void build_id(Elf *elf, char *hex, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	hex[0] = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4))
+				continue;
+			const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
+			for (size_t i = 0; i < nh.n_descsz && 2 * i + 3 < len; i++)
+				snprintf(hex + 2 * i, 3, "%02x", id[i]);
+			return;
+		}
+	}
+}
+
+/* A stripped object's symbols may live in a separate debug file, found by
+ * build id the way gdb and addr2line find it (debug packages such as
+ * libc6-dbg install /usr/lib/debug/.build-id/xx/yyyy.debug). Its program
+ * headers match the object's, only its section contents differ. */
+static int load_debug_symbols(jeheap_symbolizer *s, struct jh_object *o, Elf *elf)
+{
+	char id[128], path[8192];
+	build_id(elf, id, sizeof(id));
+	if (strlen(id) < 4)
+		return -1;
+	snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 s->root ? s->root : "", id, id + 2);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf *dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int r = -1;
+	if (dbg && elf_kind(dbg) == ELF_K_ELF && find_symtab(dbg, SHT_SYMTAB, &(GElf_Shdr){ 0 })) {
+		free(o->syms);
+		free(o->strings);
+		o->syms = NULL;
+		o->strings = NULL;
+		o->nsyms = 0;
+		r = load_symbols(o, dbg);
+	}
+	if (dbg)
+		elf_end(dbg);
+	close(fd);
+	return r;
+}
+
 /* Open and index an object the first time one of its addresses is asked for. */
 static void load_object(jeheap_symbolizer *s, struct jh_object *o)
 {
@@ -150,8 +205,12 @@ static void load_object(jeheap_symbolizer *s, struct jh_object *o)
 	if (fd < 0)
 		return;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !load_segments(o, elf) && !load_symbols(o, elf))
+	if (elf && elf_kind(elf) == ELF_K_ELF && !load_segments(o, elf) && !load_symbols(o, elf)) {
 		o->loaded = 1;
+		GElf_Shdr sh;
+		if (!find_symtab(elf, SHT_SYMTAB, &sh))
+			load_debug_symbols(s, o, elf); /* better names if there are any */
+	}
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -56,6 +56,28 @@ expect_rc 0 "$JEHEAP" top --inuse_objects --thread 12345 "$WORK/a.heap"
 expect_rc 2 "$JEHEAP" top --thread x "$WORK/a.heap"
 pass "--thread"
 
+# A stripped binary under --root, its symbols in a build-id debug file
+# (/usr/lib/debug/.build-id/xx/yyyy.debug, as debug packages install them).
+if command -v objcopy >/dev/null && command -v readelf >/dev/null; then
+	bin=$(sed -n 's|.* \(/[^ ]*victim_dyn\)$|\1|p' "$WORK/a.heap" | head -1)
+	[ -n "$bin" ] || fail "no victim_dyn in the profile's maps"
+	root=$WORK/root
+	mkdir -p "$root$(dirname "$bin")"
+	objcopy --strip-all "$bin" "$root$bin"
+	expect_rc 0 "$JEHEAP" top --inuse_objects --root "$root" "$WORK/a.heap"
+	printf '%s\n' "$OUT" | grep -q ' wl_small$' && fail "a stripped binary gave names"
+	id=$(readelf -n "$bin" | sed -n 's/.*Build ID: *//p')
+	[ -n "$id" ] || fail "no build id"
+	d=$root/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)
+	mkdir -p "$d"
+	objcopy --only-keep-debug "$bin" "$d/$(echo "$id" | cut -c3-).debug"
+	expect_rc 0 "$JEHEAP" top --inuse_objects --root "$root" "$WORK/a.heap"
+	printf '%s\n' "$OUT" | grep -q '^ *0 .* 1000 .* wl_small$' || fail "debug file not used: $OUT"
+	pass "build-id debug files"
+else
+	echo "note: no objcopy/readelf (binutils); debug-file case not tested"
+fi
+
 expect_rc 2 "$JEHEAP" top --focus '(' "$WORK/a.heap"
 printf 'heap_v2/1\n@ 0x1\n  t*: 1: x [0: 0]\n' >"$WORK/bad.heap"
 expect_rc 3 "$JEHEAP" top "$WORK/bad.heap"
