@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Injected calls. The call returns to ARCH_RETURN_TRAP, an address below
- * vm.mmap_min_addr: the `ret` faults there and the kernel reports a SIGSEGV
- * signal-delivery-stop with that pc, which we catch and suppress. No code is
- * written into the target, so no other thread can ever run a breakpoint. */
+/* Injected calls and system calls. No code is ever written into the target.
+ * Normally a call is crash-safe (rcall_safe below): it ends in rt_sigreturn
+ * from a signal frame holding the thread's own state, so the thread puts
+ * itself back even if jeattach dies. Where that is not possible (no
+ * restorer or gadget in the target, or a thread whose syscall restarts
+ * through the restart block) the call returns to ARCH_RETURN_TRAP, an
+ * address below vm.mmap_min_addr: the `ret` faults there and the SIGSEGV
+ * stop is caught and suppressed, and release puts the registers back. */
 #include "config.h"
 
 #include <errno.h>
