@@ -138,6 +138,11 @@ typedef int (*jeheap_collapsed_cb)(const char *stack, double value, double base_
 int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
 		     jeheap_collapsed_cb cb, void *arg);
 
+/* A self-contained interactive SVG flame graph of the query's metric (a
+ * base in q is ignored: it shows what is there), title on top, to out. */
+int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *s,
+			  const struct jeheap_query *q, const char *title, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

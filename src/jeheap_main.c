@@ -16,13 +16,14 @@ enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_R
 
 static void usage(FILE *f)
 {
-	fputs("Usage: jeheap top|collapsed|json [OPTION...] PROFILE\n"
+	fputs("Usage: jeheap top|collapsed|flame|json [OPTION...] PROFILE\n"
 	      "Analyse a jemalloc heap profile (jemalloc 4+ heap_v2, 3.x/gperftools one-line).\n"
 	      "\n"
 	      "Commands:\n"
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
 	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
 	      "                        (with --base: flamegraph's difffolded form)\n"
+	      "  flame                 a self-contained interactive SVG flame graph\n"
 	      "  json                  top as one JSON object (values un-sampled, not rounded)\n"
 	      "\n"
 	      "Options:\n"
@@ -215,9 +216,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	int collapsed = !strcmp(cmd, "collapsed"), json = !strcmp(cmd, "json");
-	if (strcmp(cmd, "top") && !collapsed && !json) {
-		fprintf(stderr, "jeheap: unknown command '%s'; this version has: top, collapsed, json\n",
+	int collapsed = !strcmp(cmd, "collapsed"), json = !strcmp(cmd, "json"),
+	    flame = !strcmp(cmd, "flame");
+	if (strcmp(cmd, "top") && !collapsed && !json && !flame) {
+		fprintf(stderr,
+			"jeheap: unknown command '%s'; this version has: top, collapsed, flame, json\n",
 			cmd);
 		return EXIT_USAGE;
 	}
@@ -243,7 +246,7 @@ int main(int argc, char **argv)
 	}
 	q.base = base;
 	q.base_symbolizer = bs;
-	if (!collapsed && (e = jeheap_top_query(p, s, &q, &t))) {
+	if (!collapsed && !flame && (e = jeheap_top_query(p, s, &q, &t))) {
 		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
 			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
 		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
@@ -261,9 +264,14 @@ int main(int argc, char **argv)
 			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
 		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
 	}
+	if (flame && (e = jeheap_flamegraph_svg(p, s, &q, argv[optind], out))) {
+		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
+			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
+		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
+	}
 	if (json)
 		print_json(out, t, &q, limit);
-	else if (!collapsed)
+	else if (!collapsed && !flame)
 		print_top(out, t, metric, limit);
 	if (ferror(out) || (outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath ? outpath : "output",

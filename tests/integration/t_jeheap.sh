@@ -48,6 +48,20 @@ expect_rc 0 "$JEHEAP" json --inuse_objects "$WORK/a.heap"
 	fail "json wl_small: $OUT"
 pass "json"
 
+# flame: a well-formed SVG whose frames carry names and values.
+expect_rc 0 "$JEHEAP" flame --inuse_objects -o "$WORK/f.svg" "$WORK/a.heap"
+python3 - "$WORK/f.svg" <<'PY' || fail "flame graph"
+import sys, xml.etree.ElementTree as E
+root = E.parse(sys.argv[1]).getroot()
+ns = {"s": "http://www.w3.org/2000/svg"}
+titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+assert root.tag.endswith("svg"), root.tag
+assert any(t.startswith("wl_small (1000 objects") for t in titles), titles[:20]
+assert any(t.startswith("all (") for t in titles), titles[:5]
+assert root.find("s:script", ns) is not None, "no zoom script"
+PY
+pass "flame"
+
 # --thread: the workload ran in jemalloc's thread 0 (the main thread).
 expect_rc 0 "$JEHEAP" top --inuse_objects --thread 0 --focus '^wl_' "$WORK/a.heap"
 [ "$(printf '%s\n' "$OUT" | head -1)" = "Total: 1110 objects" ] || fail "thread 0: $OUT"
