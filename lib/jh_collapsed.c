@@ -20,49 +20,25 @@ struct collapse {
 	int metric, is_base;
 	struct folded *v;
 	size_t n, cap;
-	uint32_t *slots; /* stack string -> index + 1 */
-	size_t slot_cap;
+	struct jh_strindex index; /* stack string -> element */
 	char *buf;
 	size_t buf_cap;
 };
 
-static uint64_t hash_bytes(const char *s)
+static const char *stack_key(const void *arg, size_t i)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int rehash(struct collapse *c, size_t cap)
-{
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return JEHEAP_ENOMEM;
-	for (size_t i = 0; i < c->n; i++) {
-		size_t j = hash_bytes(c->v[i].stack) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)(i + 1);
-	}
-	free(c->slots);
-	c->slots = slots;
-	c->slot_cap = cap;
-	return 0;
+	return ((const struct collapse *)arg)->v[i].stack;
 }
 
 static int add(struct collapse *c, const char *stack, double v)
 {
-	if ((c->n + 1) * 2 > c->slot_cap && rehash(c, c->slot_cap ? c->slot_cap * 2 : 4096))
+	if (jh_strindex_reserve(&c->index, c->n, stack_key, c))
 		return JEHEAP_ENOMEM;
-	size_t j = hash_bytes(stack) & (c->slot_cap - 1);
-	while (c->slots[j]) {
-		struct folded *f = &c->v[c->slots[j] - 1];
-		if (!strcmp(f->stack, stack)) {
-			*(c->is_base ? &f->base : &f->value) += v;
-			return 0;
-		}
-		j = (j + 1) & (c->slot_cap - 1);
+	uint32_t *slot = jh_strindex_slot(&c->index, stack, stack_key, c);
+	if (*slot) {
+		struct folded *f = &c->v[*slot - 1];
+		*(c->is_base ? &f->base : &f->value) += v;
+		return 0;
 	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
@@ -77,7 +53,7 @@ static int add(struct collapse *c, const char *stack, double v)
 		return JEHEAP_ENOMEM;
 	f->value = c->is_base ? 0 : v;
 	f->base = c->is_base ? v : 0;
-	c->slots[j] = (uint32_t)(++c->n);
+	*slot = (uint32_t)(++c->n);
 	return 0;
 }
 
@@ -140,7 +116,7 @@ JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
 	for (size_t i = 0; i < c.n; i++)
 		free(c.v[i].stack);
 	free(c.v);
-	free(c.slots);
+	free(c.index.slots);
 	free(c.buf);
 	jh_reducer_free(&c.r);
 	return r;

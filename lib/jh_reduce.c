@@ -55,12 +55,41 @@ static uint64_t hash64(uint64_t x)
 	return x;
 }
 
-static uint64_t hash_str(const char *s)
+uint64_t jh_hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
+}
+
+int jh_strindex_reserve(struct jh_strindex *x, size_t n, jh_key_fn key, const void *arg)
+{
+	if ((n + 1) * 2 <= x->cap)
+		return 0;
+	size_t cap = x->cap ? x->cap * 2 : 1024;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return JEHEAP_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = jh_hash_str(key(arg, i)) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = (uint32_t)(i + 1);
+	}
+	free(x->slots);
+	x->slots = slots;
+	x->cap = cap;
+	return 0;
+}
+
+uint32_t *jh_strindex_slot(const struct jh_strindex *x, const char *s, jh_key_fn key,
+			   const void *arg)
+{
+	size_t j = jh_hash_str(s) & (x->cap - 1);
+	while (x->slots[j] && strcmp(key(arg, x->slots[j] - 1), s))
+		j = (j + 1) & (x->cap - 1);
+	return &x->slots[j];
 }
 
 int jh_reducer_init(struct jh_reducer *r, const char *focus, const char *ignore)
@@ -86,7 +115,7 @@ void jh_reducer_free(struct jh_reducer *r)
 	for (size_t i = 0; i < r->n; i++)
 		free(r->e[i].owned);
 	free(r->e);
-	free(r->name_slots);
+	free(r->names.slots);
 	free(r->pc_keys);
 	free(r->pc_vals);
 	free(r->path);
@@ -105,38 +134,22 @@ void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym)
 	r->pc_n = 0;
 }
 
-static int name_rehash(struct jh_reducer *r, size_t cap)
+static const char *name_key(const void *arg, size_t i)
 {
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < r->n; i++) {
-		size_t j = hash_str(r->e[i].name) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)(i + 1);
-	}
-	free(r->name_slots);
-	r->name_slots = slots;
-	r->name_cap = cap;
-	return 0;
+	return ((const struct jh_reducer *)arg)->e[i].name;
 }
 
 /* The entry for a name, created if new (owned is freed if not needed). */
 static long entry_for_name(struct jh_reducer *r, const char *name, char *owned)
 {
-	if ((r->n + 1) * 2 > r->name_cap && name_rehash(r, r->name_cap ? r->name_cap * 2 : 1024)) {
+	if (jh_strindex_reserve(&r->names, r->n, name_key, r)) {
 		free(owned);
 		return -1;
 	}
-	size_t j = hash_str(name) & (r->name_cap - 1);
-	while (r->name_slots[j]) {
-		struct jh_name *e = &r->e[r->name_slots[j] - 1];
-		if (!strcmp(e->name, name)) {
-			free(owned);
-			return (long)(r->name_slots[j] - 1);
-		}
-		j = (j + 1) & (r->name_cap - 1);
+	uint32_t *slot = jh_strindex_slot(&r->names, name, name_key, r);
+	if (*slot) {
+		free(owned);
+		return (long)(*slot - 1);
 	}
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 1024;
@@ -154,7 +167,7 @@ static long entry_for_name(struct jh_reducer *r, const char *name, char *owned)
 	e->owned = owned;
 	e->skip = is_skipped(name);
 	e->focus = e->ignore = -1;
-	r->name_slots[j] = (uint32_t)(r->n + 1);
+	*slot = (uint32_t)(r->n + 1);
 	return (long)r->n++;
 }
 

@@ -10,6 +10,20 @@
 #include <stdint.h>
 #include "jh_internal.h"
 
+/* An open-addressing index of strings kept elsewhere (an array): slots
+ * hold the element's index + 1, 0 is empty; the load stays under 1/2. */
+typedef const char *(*jh_key_fn)(const void *arg, size_t i);
+struct jh_strindex {
+	uint32_t *slots;
+	size_t cap;
+};
+uint64_t jh_hash_str(const char *s);
+/* Room for one more key; rebuilds from key(arg, 0..n-1) when it grows. */
+int jh_strindex_reserve(struct jh_strindex *x, size_t n, jh_key_fn key, const void *arg);
+/* The slot of s: holding the index + 1 of an equal key, or 0 (free). */
+uint32_t *jh_strindex_slot(const struct jh_strindex *x, const char *s, jh_key_fn key,
+			   const void *arg);
+
 struct jh_name {
 	const char *name;
 	char *owned;   /* for addresses without a symbol */
@@ -23,8 +37,7 @@ struct jh_name {
 struct jh_reducer {
 	struct jh_name *e;
 	size_t n, cap;
-	uint32_t *name_slots; /* name -> entry index + 1 */
-	size_t name_cap;
+	struct jh_strindex names; /* name -> entry */
 	uint64_t *pc_keys;    /* address -> entry, for the current profile */
 	uint32_t *pc_vals;
 	size_t pc_cap, pc_n;
