@@ -86,9 +86,29 @@ typedef struct jeheap_symbolizer jeheap_symbolizer;
  * root: a sysroot to find the files under (NULL: "/"). Each object is opened
  * and indexed once. */
 int jeheap_symbolizer_new(const jeheap_profile *p, const char *root, jeheap_symbolizer **out);
+/* The same for a profile of the live process pid, made just now: each
+ * object is read through /proc/PID/map_files/ (the very file the process
+ * mapped, even if replaced or deleted since; needs CAP_SYS_ADMIN), else
+ * under /proc/PID/root (its mount namespace). */
+int jeheap_symbolizer_new_pid(const jeheap_profile *p, int pid, jeheap_symbolizer **out);
 void jeheap_symbolizer_free(jeheap_symbolizer *s);
-/* The function containing addr, or NULL. */
+/* The function containing addr (as jeprof names it), or NULL. */
 const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr);
+
+/* One frame at an address. */
+struct jeheap_frame {
+	const char *function; /* demangled and shortened as jeprof shows it; NULL: unknown */
+	const char *file;     /* source file from DWARF, or NULL */
+	unsigned long line;   /* its line, 0 when unknown */
+	unsigned discriminator; /* DWARF's block discriminator of the line, 0: none */
+};
+/* The frames at addr: the functions inlined there, innermost first, then
+ * the function containing addr. Returns how many there are (0: nothing
+ * known); at most max are stored in out. The strings live as long as s.
+ * Lines and inlined frames need DWARF (the object's own, or its debug
+ * file's) and a libjeheap built with libdw. */
+size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame *out,
+			       size_t max);
 
 /* ---- analyses ---- */
 enum jeheap_metric {
@@ -96,6 +116,14 @@ enum jeheap_metric {
 	JEHEAP_INUSE_OBJECTS = 1,
 	JEHEAP_ALLOC_SPACE = 2,
 	JEHEAP_ALLOC_OBJECTS = 3,
+};
+
+/* What a row or a frame of a stack stands for (jeprof --functions, --lines,
+ * --addresses). Lines need DWARF; without it a line is "??:?". */
+enum jeheap_granularity {
+	JEHEAP_FUNCTIONS = 0, /* "function", inlined ones as "function (inline)" */
+	JEHEAP_LINES = 1,     /* "function file:line" */
+	JEHEAP_ADDRESSES = 2, /* "0x0000... function file:line" */
 };
 
 /* What to compute, and over what. */
@@ -108,6 +136,12 @@ struct jeheap_query {
 	const char *ignore; /* drop stacks through a matching function, or NULL */
 	int per_thread;     /* non-zero: only what jemalloc thread `thread` holds */
 	uint64_t thread;    /* (its tN: lines; jeprof --thread) */
+	int granularity;    /* enum jeheap_granularity */
+	/* More profiles to add to the first (jeprof PROFILE PROFILE...), each
+	 * with its own symbolizer (may be NULL): nmore of each. */
+	const jeheap_profile *const *more;
+	jeheap_symbolizer *const *more_symbolizers;
+	size_t nmore;
 };
 
 struct jeheap_top_entry {
@@ -138,10 +172,24 @@ typedef int (*jeheap_collapsed_cb)(const char *stack, double value, double base_
 int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
 		     jeheap_collapsed_cb cb, void *arg);
 
-/* A self-contained interactive SVG flame graph of the query's metric (a
- * base in q is ignored: it shows what is there), title on top, to out. */
+/* A self-contained interactive SVG flame graph of the query's metric, title
+ * on top, to out. With q->base, a differential one: widths are this
+ * profile, colours the change since the base (red grew, blue shrank). */
 int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *s,
 			  const struct jeheap_query *q, const char *title, FILE *out);
+
+/* A graphviz call graph (jeprof --dot): the functions whose cumulative
+ * value is at least 0.5% of the total, at most max_nodes of them (0: 80),
+ * and the caller -> callee edges of at least 0.1%. */
+int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+	       const char *title, size_t max_nodes, FILE *out);
+
+/* pprof's profile.proto, gzipped, to out: the four values of a Go heap
+ * profile (inuse_space by default, or the query's metric), stacks reduced
+ * as for top, one location per address with its frames as lines; a base is
+ * written as negative samples. Read by `go tool pprof`, Pyroscope, ... */
+int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		 FILE *out);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,8 @@ struct folded {
 
 struct collapse {
 	struct jh_reducer r;
-	int metric, is_base;
+	int metric;
+	long which; /* whose stacks: -1 the base's */
 	struct folded *v;
 	size_t n, cap;
 	struct jh_strindex index; /* stack string -> element */
@@ -37,7 +38,7 @@ static int add(struct collapse *c, const char *stack, double v)
 	uint32_t *slot = jh_strindex_slot(&c->index, stack, stack_key, c);
 	if (*slot) {
 		struct folded *f = &c->v[*slot - 1];
-		*(c->is_base ? &f->base : &f->value) += v;
+		*(c->which < 0 ? &f->base : &f->value) += v;
 		return 0;
 	}
 	if (c->n == c->cap) {
@@ -51,8 +52,8 @@ static int add(struct collapse *c, const char *stack, double v)
 	struct folded *f = &c->v[c->n];
 	if (!(f->stack = strdup(stack)))
 		return JEHEAP_ENOMEM;
-	f->value = c->is_base ? 0 : v;
-	f->base = c->is_base ? v : 0;
+	f->value = c->which < 0 ? 0 : v;
+	f->base = c->which < 0 ? v : 0;
 	*slot = (uint32_t)(++c->n);
 	return 0;
 }
@@ -94,21 +95,15 @@ static int cmp_folded(const void *a, const void *b)
 JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
 			       const struct jeheap_query *q, jeheap_collapsed_cb cb, void *arg)
 {
-	if (!p || !q || !cb || q->metric < JEHEAP_INUSE_SPACE || q->metric > JEHEAP_ALLOC_OBJECTS)
+	if (!p || !cb || !jh_query_valid(q))
 		return JEHEAP_EINVAL;
 	struct collapse c;
 	memset(&c, 0, sizeof(c));
-	int r = jh_reducer_init(&c.r, q->focus, q->ignore);
+	int r = jh_reducer_init(&c.r, q);
 	if (r)
 		return r;
 	c.metric = q->metric;
-	jh_reducer_use(&c.r, s);
-	r = jh_foreach_query(p, q, add_stack, &c);
-	if (!r && q->base) {
-		c.is_base = 1;
-		jh_reducer_use(&c.r, q->base_symbolizer);
-		r = jh_foreach_query(q->base, q, add_stack, &c);
-	}
+	r = jh_foreach_input(&c.r, p, s, q, add_stack, &c, &c.which);
 	if (!r && c.n) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(c.v, c.n, sizeof(*c.v), cmp_folded);
 	for (size_t i = 0; i < c.n && !r; i++)

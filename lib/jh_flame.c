@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* A self-contained flame graph (SVG with a little JavaScript: click a frame
  * to zoom into it, click the root to zoom out; hover for the full name and
- * value), built from the collapsed stacks: no Perl, no graphviz. */
+ * value), built from the collapsed stacks: no Perl, no graphviz.
+ * With a base it is a differential flame graph, as Brendan Gregg's
+ * difffolded.pl + flamegraph.pl draw one: widths are the current profile,
+ * colour is the change since the base (red grew, blue shrank, the deeper
+ * the more; white unchanged). */
 #include "config.h"
 
 #include <math.h>
@@ -12,6 +16,7 @@
 struct node {
 	char *name;
 	double value;
+	double delta; /* value minus the base's, for a differential graph */
 	struct node **kids;
 	size_t nkids, cap;
 };
@@ -40,19 +45,31 @@ static struct node *child(struct node *n, const char *name, size_t len)
 
 static int add(const char *stack, double value, double base, void *arg)
 {
-	(void)base;
 	struct node *n = arg;
 	if (value <= 0)
 		return 0; /* a flame graph shows what is there */
 	n->value += value;
+	n->delta += value - base;
 	for (const char *p = stack; *p;) {
 		size_t len = strcspn(p, ";");
 		if (!(n = child(n, p, len)))
 			return JEHEAP_ENOMEM;
 		n->value += value;
+		n->delta += value - base;
 		p += len + (p[len] == ';');
 	}
 	return 0;
+}
+
+static double max_delta(const struct node *n)
+{
+	double m = fabs(n->delta);
+	for (size_t i = 0; i < n->nkids; i++) {
+		double k = max_delta(n->kids[i]);
+		if (k > m)
+			m = k;
+	}
+	return m;
 }
 
 static void free_node(struct node *n)
@@ -104,21 +121,44 @@ static void color(const char *name, int *r, int *g, int *b)
 	*b = 40 + (int)((h >> 16) % 50);
 }
 
-static void emit(FILE *out, const struct node *n, double x, int level, int levels, double total,
-		 const char *unit)
+/* flamegraph.pl's --negate-free colouring of a difference: red for growth,
+ * blue for shrinking, saturation by the share of the largest change. */
+static void diff_color(double delta, double maxd, int *r, int *g, int *b)
 {
+	int v = maxd > 0 ? (int)(210 * fabs(delta) / maxd) : 0;
+	*r = delta > 0 ? 255 : 255 - v;
+	*g = 255 - v;
+	*b = delta < 0 ? 255 : 255 - v;
+}
+
+struct style {
+	double total, maxd; /* maxd > 0: differential */
+	const char *unit;
+	int levels;
+};
+
+static void emit(FILE *out, const struct node *n, double x, int level, const struct style *st)
+{
+	double total = st->total;
 	double w = n->value / total * WIDTH;
 	if (w < 0.1)
 		return; /* invisible: flamegraph.pl's minwidth */
 	int r, g, b;
-	color(n->name, &r, &g, &b);
+	if (st->maxd > 0)
+		diff_color(n->delta, st->maxd, &r, &g, &b);
+	else
+		color(n->name, &r, &g, &b);
+	const char *unit = st->unit;
+	int levels = st->levels;
 	double y = (levels - level - 1) * ROW;
 	fprintf(out, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\"><title>", x, w);
 	xml_text(out, n->name);
-	fprintf(out, " (%.0f %s, %.2f%%)</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" "
+	fprintf(out, " (%.0f %s, %.2f%%", n->value, unit, 100.0 * n->value / total);
+	if (st->maxd > 0)
+		fprintf(out, "; %+.0f %s since the base", n->delta, unit);
+	fprintf(out, ")</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" "
 		     "height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.3f\" y=\"%.1f\">",
-		n->value, unit, 100.0 * n->value / total, x, y, w, ROW - 1, r, g, b, x + 3,
-		y + ROW - 4);
+		x, y, w, ROW - 1, r, g, b, x + 3, y + ROW - 4);
 	/* About 7 px a character at 12 px: only what fits, like flamegraph.pl. */
 	size_t fit = w > 20 ? (size_t)((w - 6) / 7) : 0, len = strlen(n->name);
 	if (fit >= len) {
@@ -134,7 +174,7 @@ static void emit(FILE *out, const struct node *n, double x, int level, int level
 	fputs("</text></g>\n", out);
 	double cx = x;
 	for (size_t i = 0; i < n->nkids; i++) {
-		emit(out, n->kids[i], cx, level + 1, levels, total, unit);
+		emit(out, n->kids[i], cx, level + 1, st);
 		cx += n->kids[i]->value / total * WIDTH;
 	}
 }
@@ -162,14 +202,15 @@ JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *
 		free(root);
 		return JEHEAP_ENOMEM;
 	}
-	struct jeheap_query qq = *q;
-	qq.base = NULL; /* a flame graph of what is there, not of a difference */
-	int r = jeheap_collapsed(p, s, &qq, add, root);
+	int r = jeheap_collapsed(p, s, q, add, root);
 	if (!r) {
 		int levels = depth(root);
 		const char *unit = q->metric % 2 ? "objects" : "bytes";
 		double total = root->value > 0 ? root->value : 1;
 		int h = levels * ROW + 40;
+		/* a base with no change at all still draws as a difference */
+		double maxd = q->base ? max_delta(root) : 0;
+		struct style st = { total, q->base && maxd == 0 ? 1 : maxd, unit, levels };
 		fprintf(out,
 			"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 			"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 -30 %d %d\" "
@@ -178,8 +219,13 @@ JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *
 			"<text x=\"0\" y=\"-12\" style=\"font-size:16px\">",
 			(int)WIDTH, h, (int)WIDTH, h);
 		xml_text(out, title ? title : "heap profile");
-		fprintf(out, " (%.0f %s; click to zoom)</text>\n", root->value, unit);
-		emit(out, root, 0, 0, levels, total, unit);
+		if (q->base)
+			fprintf(out, " (%.0f %s, %+.0f since the base: red grew, blue shrank; "
+				     "click to zoom)</text>\n",
+				root->value, unit, root->delta);
+		else
+			fprintf(out, " (%.0f %s; click to zoom)</text>\n", root->value, unit);
+		emit(out, root, 0, 0, &st);
 		fputs(script, out);
 		fputs("</svg>\n", out);
 		if (ferror(out))

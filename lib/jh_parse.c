@@ -290,8 +290,8 @@ static int append_maps(jeheap_profile *p, const char *s, size_t n)
  *   --- heap
  *   heap_v2/524288 ...
  * The names are keyed by the address jeprof looks up: callers' return
- * addresses already minus one. Of an inline chain (caller--...--callee)
- * the last name, the innermost function, is kept. */
+ * addresses already minus one. An inline chain (caller--...--callee) is
+ * kept whole; the symbolizer splits it. */
 static int parse_symbol_line(struct parser *ps, const char *s)
 {
 	jeheap_profile *p = ps->p;
@@ -308,8 +308,6 @@ static int parse_symbol_line(struct parser *ps, const char *s)
 	if (!e || s[0] != '0' || (*e != ' ' && *e != '\t'))
 		return perr(ps, s, "expected 0xADDRESS NAME in the symbol section");
 	const char *name = skip_space(e);
-	for (const char *inl; (inl = strstr(name, "--")) && inl[2];)
-		name = inl + 2; /* the innermost function of an inline chain */
 	size_t l = strlen(name);
 	if (l >= 2 && !strcmp(name + l - 2, "--")) /* a terminating separator */
 		l -= 2;

@@ -92,16 +92,19 @@ uint32_t *jh_strindex_slot(const struct jh_strindex *x, const char *s, jh_key_fn
 	return &x->slots[j];
 }
 
-int jh_reducer_init(struct jh_reducer *r, const char *focus, const char *ignore)
+int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 {
 	memset(r, 0, sizeof(*r));
-	if (focus) {
-		if (regcomp(&r->focus_re, focus, REG_EXTENDED | REG_NOSUB))
+	if (q->granularity < JEHEAP_FUNCTIONS || q->granularity > JEHEAP_ADDRESSES)
+		return JEHEAP_EINVAL;
+	r->granularity = q->granularity;
+	if (q->focus) {
+		if (regcomp(&r->focus_re, q->focus, REG_EXTENDED | REG_NOSUB))
 			return JEHEAP_EINVAL;
 		r->have_focus = 1;
 	}
-	if (ignore) {
-		if (regcomp(&r->ignore_re, ignore, REG_EXTENDED | REG_NOSUB)) {
+	if (q->ignore) {
+		if (regcomp(&r->ignore_re, q->ignore, REG_EXTENDED | REG_NOSUB)) {
 			jh_reducer_free(r);
 			return JEHEAP_EINVAL;
 		}
@@ -118,7 +121,10 @@ void jh_reducer_free(struct jh_reducer *r)
 	free(r->names.slots);
 	free(r->pc_keys);
 	free(r->pc_vals);
+	free(r->pcinfo);
+	free(r->pc_ent);
 	free(r->path);
+	free(r->apath);
 	if (r->have_focus)
 		regfree(&r->focus_re);
 	if (r->have_ignore)
@@ -132,6 +138,8 @@ void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym)
 	if (r->pc_vals)
 		memset(r->pc_vals, 0xff, r->pc_cap * sizeof(*r->pc_vals));
 	r->pc_n = 0;
+	r->npcinfo = 0;
+	r->npc_ent = 0;
 }
 
 static const char *name_key(const void *arg, size_t i)
@@ -165,7 +173,6 @@ static long entry_for_name(struct jh_reducer *r, const char *name, char *owned)
 	memset(e, 0, sizeof(*e));
 	e->name = name;
 	e->owned = owned;
-	e->skip = is_skipped(name);
 	e->focus = e->ignore = -1;
 	*slot = (uint32_t)(r->n + 1);
 	return (long)r->n++;
@@ -198,34 +205,95 @@ static int pc_rehash(struct jh_reducer *r, size_t cap)
 	return 0;
 }
 
-/* The entry of the function at address a (symbolized once per address). */
-static long entry_for_pc(struct jh_reducer *r, uint64_t a)
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 1024;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(*p, c * size);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+/* The name of frame i of n at address a, at the reducer's granularity, as
+ * jeprof's TranslateStack writes it: inlined frames get " (inline)"; an
+ * unknown function is its address (0x and 16 hex digits). Returns a string
+ * to own (NULL without memory). */
+static char *frame_name(const struct jh_reducer *r, uint64_t a, const struct jeheap_frame *f,
+			size_t i, size_t n)
+{
+	char *s = NULL, loc[64];
+	const char *inl = i + 1 < n ? " (inline)" : "";
+	const char *file = f && f->file ? f->file : "??";
+	/* addr2line's form, which jeprof shows: "file:line (discriminator N)" */
+	if (f && f->file && f->discriminator)
+		snprintf(loc, sizeof(loc), ":%lu (discriminator %u)", f->line, f->discriminator);
+	else if (f && f->file)
+		snprintf(loc, sizeof(loc), ":%lu", f->line);
+	else
+		snprintf(loc, sizeof(loc), ":?");
+	int rc;
+	if (!f || !f->function) {
+		if (r->granularity == JEHEAP_ADDRESSES || (r->granularity == JEHEAP_LINES && f && f->file))
+			rc = asprintf(&s, "0x%016" PRIx64 " ?? %s%s", a, file, loc);
+		else
+			rc = asprintf(&s, "0x%016" PRIx64, a);
+	} else if (r->granularity == JEHEAP_LINES)
+		rc = asprintf(&s, "%s%s %s%s", f->function, inl, file, loc);
+	else if (r->granularity == JEHEAP_ADDRESSES)
+		rc = asprintf(&s, "0x%016" PRIx64 " %s%s %s%s", a, f->function, inl, file, loc);
+	else if (*inl)
+		rc = asprintf(&s, "%s%s", f->function, inl);
+	else
+		return (char *)f->function; /* not owned: see entry_for_frame */
+	return rc < 0 ? NULL : s;
+}
+
+/* What address a reduces to (symbolized once per address and profile). */
+static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 {
 	if ((r->pc_n + 1) * 2 > r->pc_cap && pc_rehash(r, r->pc_cap ? r->pc_cap * 2 : 4096))
-		return -1;
+		return NULL;
 	size_t j = hash64(a) & (r->pc_cap - 1);
 	while (r->pc_vals[j] != UINT32_MAX) {
 		if (r->pc_keys[j] == a)
-			return r->pc_vals[j];
+			return &r->pcinfo[r->pc_vals[j]];
 		j = (j + 1) & (r->pc_cap - 1);
 	}
-	const char *name = r->sym ? jeheap_symbolize(r->sym, a) : NULL;
-	char *owned = NULL;
-	if (!name) {
-		/* jeprof's key for an unknown address: 0x and 16 hex digits */
-		owned = malloc(19);
-		if (!owned)
-			return -1;
-		snprintf(owned, 19, "0x%016" PRIx64, a);
-		name = owned;
+	struct jeheap_frame f[64];
+	size_t n = r->sym ? jeheap_symbolize_frames(r->sym, a, f, 64) : 0;
+	if (n > 64)
+		n = 64; /* deeper inline chains are cut at the innermost 64 */
+	size_t nf = n ? n : 1;
+	if (grow((void **)&r->pcinfo, &r->pcinfo_cap, r->npcinfo + 1, sizeof(*r->pcinfo)) ||
+	    grow((void **)&r->pc_ent, &r->pc_ent_cap, r->npc_ent + nf, sizeof(*r->pc_ent)))
+		return NULL;
+	struct jh_pcinfo *pi = &r->pcinfo[r->npcinfo];
+	pi->addr = a;
+	pi->first = (uint32_t)r->npc_ent;
+	pi->n = (uint32_t)nf;
+	/* jeprof's RemoveUninterestingFrames tests the first name of an
+	 * address's symbol list: the containing function, not an inlined one. */
+	pi->skip = n && f[n - 1].function && is_skipped(f[n - 1].function);
+	for (size_t i = 0; i < nf; i++) {
+		char *name = frame_name(r, a, n ? &f[i] : NULL, i, nf);
+		if (!name)
+			return NULL;
+		int owned = !n || name != f[i].function;
+		long idx = entry_for_name(r, name, owned ? name : NULL);
+		if (idx < 0)
+			return NULL;
+		r->pc_ent[r->npc_ent++] = (uint32_t)idx;
 	}
-	long idx = entry_for_name(r, name, owned);
-	if (idx < 0)
-		return -1;
 	r->pc_keys[j] = a;
-	r->pc_vals[j] = (uint32_t)idx;
+	r->pc_vals[j] = (uint32_t)r->npcinfo;
 	r->pc_n++;
-	return idx;
+	return &r->pcinfo[r->npcinfo++];
 }
 
 static int matches(regex_t *re, int *cache, const char *name)
@@ -238,26 +306,26 @@ static int matches(regex_t *re, int *cache, const char *name)
 int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint32_t **path,
 	      size_t *n)
 {
-	if (npcs > r->path_cap) {
-		uint32_t *np = realloc(r->path, npcs * sizeof(*np));
-		if (!np)
-			return JEHEAP_ENOMEM;
-		r->path = np;
-		r->path_cap = npcs;
-	}
 	size_t k = 0;
+	r->napath = 0;
 	for (size_t i = 0; i < npcs; i++) {
 		uint64_t a = i ? pcs[i] - 1 : pcs[i];
 		if (a > 0x7fffffffffffffffULL) /* jeprof drops these (TranslateStack) */
 			continue;
-		long e = entry_for_pc(r, a);
-		if (e < 0)
+		const struct jh_pcinfo *pi = info_for_pc(r, a);
+		if (!pi)
 			return JEHEAP_ENOMEM;
-		if (r->e[e].skip) {
+		if (pi->skip) {
 			k = 0; /* what came before was inside the allocator */
+			r->napath = 0;
 			continue;
 		}
-		r->path[k++] = (uint32_t)e;
+		if (grow((void **)&r->path, &r->path_cap, k + pi->n, sizeof(*r->path)) ||
+		    grow((void **)&r->apath, &r->apath_cap, r->napath + 1, sizeof(*r->apath)))
+			return JEHEAP_ENOMEM;
+		memcpy(r->path + k, r->pc_ent + pi->first, pi->n * sizeof(*r->path));
+		k += pi->n;
+		r->apath[r->napath++] = (uint32_t)(pi - r->pcinfo);
 	}
 	int focused = !r->have_focus;
 	for (size_t i = 0; i < k; i++) {
@@ -271,5 +339,38 @@ int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint
 	}
 	*path = r->path;
 	*n = focused ? k : 0;
+	if (!*n)
+		r->napath = 0;
 	return 0;
+}
+
+int jh_foreach_input(struct jh_reducer *r, const jeheap_profile *p, jeheap_symbolizer *s,
+		     const struct jeheap_query *q, jeheap_stack_cb cb, void *arg, long *which)
+{
+	*which = 0;
+	jh_reducer_use(r, s);
+	int e = jh_foreach_query(p, q, cb, arg);
+	for (size_t i = 0; !e && i < q->nmore; i++) {
+		*which = (long)i + 1;
+		jh_reducer_use(r, q->more_symbolizers ? q->more_symbolizers[i] : NULL);
+		e = jh_foreach_query(q->more[i], q, cb, arg);
+	}
+	if (!e && q->base) {
+		*which = -1;
+		jh_reducer_use(r, q->base_symbolizer);
+		e = jh_foreach_query(q->base, q, cb, arg);
+	}
+	return e;
+}
+
+int jh_query_valid(const struct jeheap_query *q)
+{
+	if (!q || q->metric < JEHEAP_INUSE_SPACE || q->metric > JEHEAP_ALLOC_OBJECTS)
+		return 0;
+	if (q->nmore && !q->more)
+		return 0;
+	for (size_t i = 0; i < q->nmore; i++)
+		if (!q->more[i])
+			return 0;
+	return 1;
 }

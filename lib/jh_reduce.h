@@ -27,34 +27,58 @@ uint32_t *jh_strindex_slot(const struct jh_strindex *x, const char *s, jh_key_fn
 struct jh_name {
 	const char *name;
 	char *owned;   /* for addresses without a symbol */
-	int skip;      /* an allocator entry point: frames up to it are dropped */
 	int focus, ignore; /* -1 not yet matched, 0 or 1 */
 	double flat, cum;   /* top's sums */
 	double bflat, bcum; /* ... of the base, kept apart so equal sums cancel exactly */
 	uint64_t mark;    /* top: counted in this stack already */
 };
 
+/* What one address reduces to: n entries (inlined frames innermost first,
+ * then the containing function) from pc_ent[first]. */
+struct jh_pcinfo {
+	uint64_t addr; /* as looked up: a caller's return address minus one */
+	uint32_t first, n;
+	int skip; /* the containing function is an allocator entry point */
+};
+
 struct jh_reducer {
 	struct jh_name *e;
 	size_t n, cap;
 	struct jh_strindex names; /* name -> entry */
-	uint64_t *pc_keys;    /* address -> entry, for the current profile */
+	uint64_t *pc_keys;    /* address -> pcinfo, for the current profile */
 	uint32_t *pc_vals;
 	size_t pc_cap, pc_n;
+	struct jh_pcinfo *pcinfo;
+	size_t npcinfo, pcinfo_cap;
+	uint32_t *pc_ent;
+	size_t npc_ent, pc_ent_cap;
+	int granularity; /* enum jeheap_granularity */
 	jeheap_symbolizer *sym;
 	regex_t focus_re, ignore_re;
 	int have_focus, have_ignore;
 	uint32_t *path;
 	size_t path_cap;
+	uint32_t *apath; /* the addresses kept by jh_reduce: pcinfo indices, leaf first */
+	size_t napath, apath_cap;
 };
 
-int jh_reducer_init(struct jh_reducer *r, const char *focus, const char *ignore);
+/* focus, ignore and granularity from q. */
+int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q);
 void jh_reducer_free(struct jh_reducer *r);
 /* Switch to another profile's addresses (the base of a diff). */
 void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym);
-/* Reduce one stack: *path gets entry indices, leaf first; *n 0 when the
- * stack is filtered out or empty. */
+/* Reduce one stack: *path gets entry indices, leaf first (an address with
+ * inlined frames gives several); *n 0 when the stack is filtered out or
+ * empty. */
 int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint32_t **path,
 	      size_t *n);
+
+/* Walk the stacks of p, then of each q->more[i], then of q->base, pointing
+ * the reducer at each one's symbolizer; *which tells the callback whose
+ * stack it has: 0 for p, i + 1 for more[i], -1 for the base. */
+int jh_foreach_input(struct jh_reducer *r, const jeheap_profile *p, jeheap_symbolizer *s,
+		     const struct jeheap_query *q, jeheap_stack_cb cb, void *arg, long *which);
+/* The query's metric is one of enum jeheap_metric, and more is whole. */
+int jh_query_valid(const struct jeheap_query *q);
 
 #endif

@@ -1,220 +1,46 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Addresses -> function names, from the profile's own copy of the maps.
+/* Addresses -> frames, from the profile's own copy of the maps.
  * address -> mapping -> file offset -> the PT_LOAD segment holding that
- * offset -> link-time virtual address -> nearest function symbol at or below
- * it. Going through the program headers (not "path equals the executable")
- * is what makes PIE executables and shared objects work alike. Symbols come
- * from .symtab when the file has one, else .dynsym: the choice jeprof makes
- * through nm, so names, and so totals per function, agree with it. */
+ * offset -> link-time virtual address -> the function symbol at or below it
+ * (jh_object.c) and, where DWARF is there, file:line and inlined frames
+ * (jh_dwarf.c). Going through the program headers (not "path equals the
+ * executable") is what makes PIE executables and shared objects work alike.
+ * A profile in jeprof's symbolized form brings its own names and needs no
+ * file at all. */
 #include "config.h"
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "jh_internal.h"
 #include "jh_maps.h"
-
-struct jh_sym {
-	uint64_t addr;
-	const char *name;
-	int strong; /* nm's 'T' or 't', not 'W' (weak) or 'i' (ifunc) */
-};
-
-struct jh_seg {
-	uint64_t offset, filesz, vaddr;
-};
-
-struct jh_object {
-	char *path;
-	int loaded; /* 1 ok, -1 unusable */
-	struct jh_sym *syms;
-	size_t nsyms;
-	struct jh_seg *segs;
-	size_t nsegs;
-	char *strings; /* names, one block */
-};
+#include "jh_object.h"
 
 struct jh_mapping {
 	uint64_t start, end, offset;
 	size_t object;
 };
 
+/* The frames of one address of a symbolized profile, innermost first. */
+struct jh_psym {
+	uint64_t addr;
+	size_t first, n; /* in frames */
+};
+
 struct jeheap_symbolizer {
-	const jeheap_profile *p; /* its own symbols, when it came symbolized */
 	char *root;
+	int pid; /* > 0: a live process's profile (jeheap_symbolizer_new_pid) */
 	struct jh_object *objs;
 	size_t nobjs;
 	struct jh_mapping *maps;
 	size_t nmaps;
+	struct jh_psym *psyms;
+	size_t npsyms;
+	struct jeheap_frame *pframes;
+	size_t npframes;
+	struct jh_pool pool;
 };
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct jh_sym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, sh) && sh->sh_type == type && sh->sh_entsize)
-			return scn;
-	return NULL;
-}
-
-static int load_symbols(struct jh_object *o, Elf *elf)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_symtab(elf, SHT_SYMTAB, &sh);
-	if (!scn)
-		scn = find_symtab(elf, SHT_DYNSYM, &sh);
-	if (!scn)
-		return 0;
-	Elf_Data *d = elf_getdata(scn, NULL);
-	if (!d)
-		return 0;
-	size_t n = sh.sh_size / sh.sh_entsize, strbytes = 0;
-	o->syms = calloc(n ? n : 1, sizeof(*o->syms));
-	if (!o->syms)
-		return -1;
-	/* First pass: sizes, so that names live in one block. */
-	for (int pass = 0; pass < 2; pass++) {
-		size_t used = 0;
-		o->nsyms = 0;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-				continue;
-			int t = GELF_ST_TYPE(s.st_info);
-			if (t != STT_FUNC && t != STT_GNU_IFUNC)
-				continue;
-			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!name || !*name)
-				continue;
-			size_t l = strlen(name) + 1;
-			if (pass == 1) {
-				memcpy(o->strings + used, name, l);
-				o->syms[o->nsyms].addr = s.st_value;
-				o->syms[o->nsyms].name = o->strings + used;
-				o->syms[o->nsyms].strong =
-					GELF_ST_BIND(s.st_info) != STB_WEAK && t == STT_FUNC;
-			}
-			o->nsyms++;
-			used += l;
-		}
-		if (pass == 0) {
-			strbytes = used;
-			o->strings = malloc(strbytes ? strbytes : 1);
-			if (!o->strings)
-				return -1;
-		}
-	}
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
-	return 0;
-}
-
-static int load_segments(struct jh_object *o, Elf *elf)
-{
-	size_t n;
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	o->segs = calloc(n ? n : 1, sizeof(*o->segs));
-	if (!o->segs)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-			o->segs[o->nsegs].offset = ph.p_offset;
-			o->segs[o->nsegs].filesz = ph.p_filesz;
-			o->segs[o->nsegs].vaddr = ph.p_vaddr;
-			o->nsegs++;
-		}
-	}
-	return 0;
-}
-
-/* The object's build id (NT_GNU_BUILD_ID) as lower-case hex, or "". */
-static void build_id(Elf *elf, char *hex, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	hex[0] = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + name_off, "GNU", 4))
-				continue;
-			const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
-			for (size_t i = 0; i < nh.n_descsz && 2 * i + 3 < len; i++)
-				snprintf(hex + 2 * i, 3, "%02x", id[i]);
-			return;
-		}
-	}
-}
-
-/* A stripped object's symbols may live in a separate debug file, found by
- * build id the way gdb and addr2line find it (debug packages such as
- * libc6-dbg install /usr/lib/debug/.build-id/xx/yyyy.debug). Its program
- * headers match the object's, only its section contents differ. */
-static int load_debug_symbols(jeheap_symbolizer *s, struct jh_object *o, Elf *elf)
-{
-	char id[128], path[8192];
-	build_id(elf, id, sizeof(id));
-	if (strlen(id) < 4)
-		return -1;
-	snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 s->root ? s->root : "", id, id + 2);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	Elf *dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int r = -1;
-	if (dbg && elf_kind(dbg) == ELF_K_ELF && find_symtab(dbg, SHT_SYMTAB, &(GElf_Shdr){ 0 })) {
-		free(o->syms);
-		free(o->strings);
-		o->syms = NULL;
-		o->strings = NULL;
-		o->nsyms = 0;
-		r = load_symbols(o, dbg);
-	}
-	if (dbg)
-		elf_end(dbg);
-	close(fd);
-	return r;
-}
-
-/* Open and index an object the first time one of its addresses is asked for. */
-static void load_object(jeheap_symbolizer *s, struct jh_object *o)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s%s", s->root ? s->root : "", o->path);
-	o->loaded = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !load_segments(o, elf) && !load_symbols(o, elf)) {
-		o->loaded = 1;
-		GElf_Shdr sh;
-		if (!find_symtab(elf, SHT_SYMTAB, &sh))
-			load_debug_symbols(s, o, elf); /* better names if there are any */
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-}
 
 static size_t object_index(jeheap_symbolizer *s, const char *path, size_t len)
 {
@@ -226,10 +52,53 @@ static size_t object_index(jeheap_symbolizer *s, const char *path, size_t len)
 		return SIZE_MAX;
 	s->objs = no;
 	memset(&no[s->nobjs], 0, sizeof(no[0]));
+	no[s->nobjs].dw_fd = -1;
 	no[s->nobjs].path = strndup(path, len);
 	if (!no[s->nobjs].path)
 		return SIZE_MAX;
 	return s->nobjs++;
+}
+
+/* jeprof's symbolized form names each address "outer--...--inner[--]"
+ * (PrintSymbolizedProfile): split into frames, innermost first, each name
+ * shortened as jeprof's ReadSymbols does. */
+static int split_profile_symbols(jeheap_symbolizer *s, const jeheap_profile *p)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < p->nsyms; i++) {
+		total++;
+		for (const char *c = p->syms[i].name; (c = strstr(c, "--")); c += 2)
+			total++;
+	}
+	s->psyms = calloc(p->nsyms ? p->nsyms : 1, sizeof(*s->psyms));
+	s->pframes = calloc(total ? total : 1, sizeof(*s->pframes));
+	if (!s->psyms || !s->pframes)
+		return -1;
+	for (size_t i = 0; i < p->nsyms; i++) {
+		struct jh_psym *ps = &s->psyms[s->npsyms++];
+		ps->addr = p->syms[i].addr;
+		ps->first = s->npframes;
+		for (const char *c = p->syms[i].name; *c;) {
+			const char *e = strstr(c, "--");
+			size_t l = e ? (size_t)(e - c) : strlen(c);
+			if (l) {
+				const char *full = jh_pool_strndup(&s->pool, c, l);
+				const char *name = full ? jh_display_name(&s->pool, full) : NULL;
+				if (!name)
+					return -1;
+				s->pframes[s->npframes++].function = name;
+			}
+			c += l + (e ? 2 : 0);
+		}
+		ps->n = s->npframes - ps->first;
+		/* outer first in the file; innermost first here */
+		for (size_t a = ps->first, b = s->npframes; a + 1 < b; a++, b--) {
+			struct jeheap_frame t = s->pframes[a];
+			s->pframes[a] = s->pframes[b - 1];
+			s->pframes[b - 1] = t;
+		}
+	}
+	return 0;
 }
 
 JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
@@ -243,8 +112,9 @@ JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
 	jeheap_symbolizer *s = calloc(1, sizeof(*s));
 	if (!s)
 		return JEHEAP_ENOMEM;
-	s->p = p;
 	if (root && *root && strcmp(root, "/") && !(s->root = strdup(root)))
+		goto nomem;
+	if (split_profile_symbols(s, p))
 		goto nomem;
 	const char *text = jeheap_profile_mappings(p);
 	size_t nlines = 1;
@@ -275,45 +145,63 @@ nomem:
 	return JEHEAP_ENOMEM;
 }
 
+JH_EXPORT int jeheap_symbolizer_new_pid(const jeheap_profile *p, int pid,
+					jeheap_symbolizer **out)
+{
+	if (pid <= 0 || !out)
+		return JEHEAP_EINVAL;
+	char root[48];
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	int e = jeheap_symbolizer_new(p, root, out);
+	if (!e)
+		(*out)->pid = pid;
+	return e;
+}
+
 JH_EXPORT void jeheap_symbolizer_free(jeheap_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nobjs; i++) {
-		free(s->objs[i].path);
-		free(s->objs[i].syms);
-		free(s->objs[i].segs);
-		free(s->objs[i].strings);
-	}
+	for (size_t i = 0; i < s->nobjs; i++)
+		jh_object_free(&s->objs[i]);
 	free(s->objs);
 	free(s->maps);
+	free(s->psyms);
+	free(s->pframes);
+	jh_pool_free(&s->pool);
 	free(s->root);
 	free(s);
 }
 
 /* A symbolized profile names exactly the addresses it will be asked for. */
-static const char *from_profile(const jeheap_profile *p, uint64_t addr)
+static const struct jh_psym *from_profile(const jeheap_symbolizer *s, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nsyms;
+	size_t lo = 0, hi = s->npsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (p->syms[mid].addr < addr)
+		if (s->psyms[mid].addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < p->nsyms && p->syms[lo].addr == addr ? p->syms[lo].name : NULL;
+	return lo < s->npsyms && s->psyms[lo].addr == addr ? &s->psyms[lo] : NULL;
 }
 
-JH_EXPORT const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr)
+static size_t copy_frames(const struct jeheap_frame *f, size_t n, struct jeheap_frame *out,
+			  size_t max)
 {
-	if (!s)
-		return NULL;
-	if (s->p->nsyms) {
-		const char *name = from_profile(s->p, addr);
-		if (name)
-			return name;
-	}
+	memcpy(out, f, (n < max ? n : max) * sizeof(*f));
+	return n;
+}
+
+JH_EXPORT size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr,
+					 struct jeheap_frame *out, size_t max)
+{
+	if (!s || (!out && max))
+		return 0;
+	const struct jh_psym *ps = s->npsyms ? from_profile(s, addr) : NULL;
+	if (ps)
+		return copy_frames(s->pframes + ps->first, ps->n, out, max);
 	const struct jh_mapping *m = NULL;
 	for (size_t i = 0; i < s->nmaps; i++) /* few executable mappings: a scan is fine */
 		if (addr >= s->maps[i].start && addr < s->maps[i].end) {
@@ -321,46 +209,40 @@ JH_EXPORT const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr)
 			break;
 		}
 	if (!m)
-		return NULL;
+		return 0;
 	struct jh_object *o = &s->objs[m->object];
-	if (!o->loaded)
-		load_object(s, o);
-	if (o->loaded < 0 || !o->nsyms)
-		return NULL;
-	uint64_t off = addr - m->start + m->offset, vaddr = 0;
-	int found = 0;
-	for (size_t i = 0; i < o->nsegs && !found; i++)
-		if (off >= o->segs[i].offset && off < o->segs[i].offset + o->segs[i].filesz) {
-			vaddr = off - o->segs[i].offset + o->segs[i].vaddr;
-			found = 1;
-		}
-	if (!found)
-		return NULL;
-	/* The last symbol at or below vaddr (the first of equal addresses). */
-	size_t lo = 0, hi = o->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (o->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!o->loaded) {
+		/* A live process's own mapping of the file: the very inode it
+		 * mapped, even if the path now names another file or none
+		 * (proc(5), map_files; needs CAP_SYS_ADMIN, else the path under
+		 * its root is read). */
+		char mf[96];
+		if (s->pid > 0)
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid,
+				 m->start, m->end);
+		jh_object_load(o, s->root, s->pid > 0 ? mf : NULL);
 	}
-	/* jeprof names an address by `addr2line -f` (nearest symbol below it,
-	 * however far) and, when that says ??, by its `nm` join
-	 * (MapSymbolsWithNM), which gives an address below the first symbol
-	 * the first symbol's name. That is how the leaf frames inside a
-	 * stripped libjemalloc.so (internal functions placed before malloc)
-	 * come out as "malloc" and get pruned; doing the same keeps totals
-	 * per function equal to jeprof's. */
-	size_t last = lo ? lo - 1 : 0, first = last, pick;
-	/* Aliases share an address: jeprof (GetProcedureBoundariesViaNm over
-	 * `nm -n`, sorted by address then name) keeps the last 't'/'T' symbol,
-	 * or the first one when none is: malloc rather than __libc_malloc. */
-	while (first > 0 && o->syms[first - 1].addr == o->syms[last].addr)
-		first--;
-	pick = first;
-	for (size_t k = first; k <= last; k++)
-		if (o->syms[k].strong)
-			pick = k;
-	return o->syms[pick].name;
+	uint64_t vaddr;
+	if (o->loaded < 0 || jh_object_vaddr(o, addr - m->start + m->offset, &vaddr))
+		return 0;
+	const struct jh_sym *sym = jh_object_symbol(o, vaddr);
+	size_t n = jh_dwarf_frames(o, vaddr, out, max);
+	if (n == 0) {
+		if (!sym)
+			return 0;
+		const struct jeheap_frame f = { sym->display, NULL, 0, 0 };
+		return copy_frames(&f, 1, out, max);
+	}
+	/* The containing function by its symbol, as jeprof takes nm's name
+	 * over addr2line's (MapToSymbols): the same rows with or without -g. */
+	if (n <= max && sym)
+		out[n - 1].function = sym->display;
+	return n;
+}
+
+JH_EXPORT const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr)
+{
+	struct jeheap_frame f[64];
+	size_t n = jeheap_symbolize_frames(s, addr, f, 64);
+	return n && n <= 64 ? f[n - 1].function : NULL;
 }

@@ -9,17 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "jh_reduce.h"
-
-struct jeheap_top {
-	struct jh_reducer r;
-	double total, btotal;
-	struct jeheap_top_entry *sorted;
-	size_t nsorted;
-	uint64_t gen;
-	int metric;
-	int in_base;
-};
+#include "jh_top.h"
 
 static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c, void *arg)
 {
@@ -37,11 +27,51 @@ static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_count
 			continue; /* recursion: once per stack */
 		en->mark = t->gen;
 		if (i == 0)
-			*(t->in_base ? &en->bflat : &en->flat) += v;
-		*(t->in_base ? &en->bcum : &en->cum) += v;
+			*(t->which < 0 ? &en->bflat : &en->flat) += v;
+		*(t->which < 0 ? &en->bcum : &en->cum) += v;
 	}
 	if (n)
-		*(t->in_base ? &t->btotal : &t->total) += v;
+		*(t->which < 0 ? &t->btotal : &t->total) += v;
+	/* The call graph's edges, caller -> callee, as jeprof's PrintDot
+	 * counts them: every adjacent pair of every stack. */
+	for (size_t i = 0; t->want_edges && i + 1 < n; i++)
+		if (jh_edges_add(&t->edges, path[i + 1], path[i], v, t->which < 0))
+			return JEHEAP_ENOMEM;
+	return 0;
+}
+
+int jh_edges_add(struct jh_edges *g, uint32_t from, uint32_t to, double v, int base)
+{
+	if ((g->n + 1) * 2 > g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 1024;
+		uint32_t *slots = malloc(cap * sizeof(*slots));
+		struct jh_edge *e = realloc(g->e, cap / 2 * sizeof(*e));
+		if (!slots || !e) {
+			free(slots);
+			if (e)
+				g->e = e;
+			return -1;
+		}
+		g->e = e;
+		memset(slots, 0, cap * sizeof(*slots));
+		for (size_t i = 0; i < g->n; i++) {
+			size_t j = ((uint64_t)g->e[i].from * 0x9e3779b97f4a7c15ULL ^ g->e[i].to) & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = (uint32_t)i + 1;
+		}
+		free(g->slots);
+		g->slots = slots;
+		g->cap = cap;
+	}
+	size_t j = ((uint64_t)from * 0x9e3779b97f4a7c15ULL ^ to) & (g->cap - 1);
+	while (g->slots[j] && (g->e[g->slots[j] - 1].from != from || g->e[g->slots[j] - 1].to != to))
+		j = (j + 1) & (g->cap - 1);
+	if (!g->slots[j]) {
+		g->e[g->n] = (struct jh_edge){ from, to, 0, 0 };
+		g->slots[j] = (uint32_t)++g->n;
+	}
+	*(base ? &g->e[g->slots[j] - 1].bvalue : &g->e[g->slots[j] - 1].value) += v;
 	return 0;
 }
 
@@ -53,28 +83,23 @@ static int cmp_top(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-JH_EXPORT int jeheap_top_query(const jeheap_profile *p, jeheap_symbolizer *s,
-			       const struct jeheap_query *q, jeheap_top **out)
+int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		 int want_edges, jeheap_top **out)
 {
-	if (!p || !q || !out || q->metric < JEHEAP_INUSE_SPACE || q->metric > JEHEAP_ALLOC_OBJECTS)
+	if (!p || !out || !jh_query_valid(q))
 		return JEHEAP_EINVAL;
 	*out = NULL;
 	jeheap_top *t = calloc(1, sizeof(*t));
 	if (!t)
 		return JEHEAP_ENOMEM;
-	int r = jh_reducer_init(&t->r, q->focus, q->ignore);
+	int r = jh_reducer_init(&t->r, q);
 	if (r) {
 		free(t);
 		return r;
 	}
 	t->metric = q->metric;
-	jh_reducer_use(&t->r, s);
-	r = jh_foreach_query(p, q, add_stack, t);
-	if (!r && q->base) {
-		t->in_base = 1;
-		jh_reducer_use(&t->r, q->base_symbolizer);
-		r = jh_foreach_query(q->base, q, add_stack, t);
-	}
+	t->want_edges = want_edges;
+	r = jh_foreach_input(&t->r, p, s, q, add_stack, t, &t->which);
 	if (!r && !(t->sorted = calloc(t->r.n ? t->r.n : 1, sizeof(*t->sorted))))
 		r = JEHEAP_ENOMEM;
 	if (r) {
@@ -99,6 +124,12 @@ JH_EXPORT int jeheap_top_query(const jeheap_profile *p, jeheap_symbolizer *s,
 	return 0;
 }
 
+JH_EXPORT int jeheap_top_query(const jeheap_profile *p, jeheap_symbolizer *s,
+			       const struct jeheap_query *q, jeheap_top **out)
+{
+	return jh_top_build(p, s, q, 0, out);
+}
+
 JH_EXPORT int jeheap_top_new(const jeheap_profile *p, jeheap_symbolizer *s, int metric,
 			     jeheap_top **out)
 {
@@ -112,6 +143,8 @@ JH_EXPORT void jeheap_top_free(jeheap_top *t)
 		return;
 	jh_reducer_free(&t->r);
 	free(t->sorted);
+	free(t->edges.e);
+	free(t->edges.slots);
 	free(t);
 }
 

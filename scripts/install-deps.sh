@@ -4,7 +4,8 @@
 # when every package is already installed it changes nothing and exits 0.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
-      libelf-dev libunwind-dev check libjemalloc-dev libjemalloc2
+      libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
+      libjemalloc-dev libjemalloc2 golang-go graphviz
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
       groff-base python3 valgrind clang libclang-rt-14-dev"
 missing=""

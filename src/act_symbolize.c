@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* --dump --symbolize: the profile in jeprof's symbolized form ("--- symbol"
  * section, then "--- heap" and the profile), named from the target's own
- * binaries read through /proc/PID/root (its mount namespace; a binary
- * deleted since it was mapped is not found there and its addresses stay
- * unnamed). Such a file can be analysed anywhere, by jeheap or by jeprof
- * itself, without the binaries. */
+ * binaries read through /proc/PID/map_files (the very files it mapped, even
+ * if upgraded or deleted on disk since), else /proc/PID/root (its mount
+ * namespace). Each address gets its inline chain as jeprof writes one,
+ * "outer--...--inner". Such a file can be analysed anywhere, by jeheap or
+ * by jeprof itself, without the binaries. */
 #include "config.h"
 
 #include <errno.h>
@@ -55,6 +56,23 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* jeprof's PrintSymbolizedProfile: "0xADDRESS outer--...--inner". */
+static void write_symbol(FILE *out, jeheap_symbolizer *s, uint64_t a)
+{
+	struct jeheap_frame f[64];
+	size_t n = jeheap_symbolize_frames(s, a, f, 64);
+	if (n > 64)
+		n = 64;
+	if (!n || !f[n - 1].function)
+		return;
+	fprintf(out, "0x%016llx ", (unsigned long long)a);
+	for (size_t i = n; i-- > 0;)
+		if (f[i].function)
+			fprintf(out, "%s%s", f[i].function, i ? "--" : "\n");
+		else if (!i)
+			fputc('\n', out);
+}
+
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out)
 {
 	jeheap_profile *p;
@@ -62,14 +80,13 @@ int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out)
 	int e = jeheap_profile_read_memory(text, len, &p, &ei);
 	if (e)
 		return -EBADMSG;
-	char root[64], exe[4096] = "";
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	char exe[64];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	char target[4096];
 	ssize_t n = readlink(exe, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = 0;
 	struct collect c = { NULL, out, NULL, 0, 0 };
-	e = jeheap_symbolizer_new(p, root, &c.s);
+	e = jeheap_symbolizer_new_pid(p, (int)pid, &c.s);
 	if (!e)
 		e = jeheap_profile_foreach_stack(p, JEHEAP_RAW, collect, &c);
 	if (!e) {
@@ -79,9 +96,7 @@ int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out)
 		for (size_t i = 0; i < c.nseen; i++) {
 			if (i && c.seen[i] == c.seen[i - 1])
 				continue;
-			const char *name = jeheap_symbolize(c.s, c.seen[i]);
-			if (name)
-				fprintf(out, "0x%016llx %s\n", (unsigned long long)c.seen[i], name);
+			write_symbol(out, c.s, c.seen[i]);
 		}
 		fputs("---\n--- heap\n", out);
 		fwrite(text, 1, len, out);

@@ -4,26 +4,44 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "jeheap.h"
-#include "json.h"
+#include <unistd.h>
+#include "jeheap_text.h"
+
+#ifdef HAVE_LIBDW
+#define HAVE_LIBDW_WORD "yes"
+#else
+#define HAVE_LIBDW_WORD "no (built without libdw)"
+#endif
+#ifdef HAVE_CXA_DEMANGLE
+#define HAVE_DEMANGLE_WORD "yes"
+#else
+#define HAVE_DEMANGLE_WORD "no (built without libstdc++)"
+#endif
 
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
 enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
-       O_BASE, O_FOCUS, O_IGNORE, O_THREAD };
+       O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES };
 
 static void usage(FILE *f)
 {
-	fputs("Usage: jeheap top|collapsed|flame|json [OPTION...] PROFILE\n"
-	      "Analyse a jemalloc heap profile (jemalloc 4+ heap_v2, 3.x/gperftools one-line).\n"
+	fputs("Usage: jeheap top|collapsed|flame|dot|pprof|json [OPTION...] PROFILE [PROFILE...]\n"
+	      "Analyse jemalloc heap profiles (jemalloc 4+ heap_v2, 3.x/gperftools one-line,\n"
+	      "jeprof's symbolized form). Several profiles are added together.\n"
 	      "\n"
 	      "Commands:\n"
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
 	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
 	      "                        (with --base: flamegraph's difffolded form)\n"
 	      "  flame                 a self-contained interactive SVG flame graph\n"
+	      "                        (with --base: a differential one, red grew, blue shrank)\n"
+	      "  dot                   a graphviz call graph (as jeprof --dot; -n: nodes, default 80)\n"
+	      "  pprof                 pprof's profile.proto, gzipped, for go tool pprof,\n"
+	      "                        Pyroscope, ... (binary: needs -o or a pipe)\n"
 	      "  json                  top as one JSON object (values un-sampled, not rounded)\n"
 	      "\n"
 	      "Options:\n"
@@ -31,52 +49,20 @@ static void usage(FILE *f)
 	      "  --focus RE            only stacks through a function matching RE\n"
 	      "  --ignore RE           drop stacks through a function matching RE\n"
 	      "  --thread N            only what jemalloc's thread N holds (its tN: lines)\n"
+	      "  --functions           a row per function (default; inlined ones marked)\n"
+	      "  --lines               a row per source line (needs DWARF debug info)\n"
+	      "  --addresses           a row per instruction address\n"
 	      "  --inuse_space         bytes in use (default)\n"
 	      "  --inuse_objects       objects in use\n"
 	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
 	      "  --alloc_objects       objects allocated over time (needs prof_accum)\n"
-	      "  -n N                  print the first N lines only\n"
+	      "  -n N                  print the first N lines only (dot: at most N nodes)\n"
 	      "  --root DIR            find the profiled binaries under DIR (a sysroot)\n"
 	      "  -o FILE               write to FILE instead of standard output\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
 	      "Exit codes: 0 ok, 2 usage, 3 unreadable or malformed profile, 4 output error.\n",
 	      f);
-}
-
-static const char *unparse(double v, int metric, char *buf, size_t len)
-{
-	/* jeprof's Unparse: objects as integers, bytes in MB with one decimal. */
-	if (metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS)
-		snprintf(buf, len, "%d", (int)v);
-	else
-		snprintf(buf, len, "%.1f", v / 1048576.0);
-	return buf;
-}
-
-static const char *percent(double v, double total, char *buf, size_t len)
-{
-	if (total != 0)
-		snprintf(buf, len, "%.1f%%", v * 100.0 / total);
-	else
-		snprintf(buf, len, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
-	return buf;
-}
-
-static void print_top(FILE *out, const jeheap_top *t, int metric, long limit)
-{
-	char a[32], b[32], c[32], d[32], e[32];
-	double total = jeheap_top_total(t), running = 0;
-	int objects = metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS;
-	fprintf(out, "Total: %s %s\n", unparse(total, metric, a, sizeof(a)), objects ? "objects" : "MB");
-	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
-		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
-		running += en->flat;
-		fprintf(out, "%8s %6s %6s %8s %6s %s\n", unparse(en->flat, metric, a, sizeof(a)),
-			percent(en->flat, total, b, sizeof(b)), percent(running, total, c, sizeof(c)),
-			unparse(en->cum, metric, d, sizeof(d)), percent(en->cum, total, e, sizeof(e)),
-			en->name);
-	}
 }
 
 static int read_profile(const char *path, jeheap_profile **p)
@@ -91,42 +77,100 @@ static int read_profile(const char *path, jeheap_profile **p)
 	return -1;
 }
 
-static void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, long limit)
-{
-	static const char *const metrics[] = { "inuse_space", "inuse_objects", "alloc_space",
-					       "alloc_objects" };
-	fprintf(out, "{\"metric\":\"%s\",\"unit\":\"%s\",\"total\":%.17g,\"functions\":[",
-		metrics[q->metric], q->metric % 2 ? "objects" : "bytes", jeheap_top_total(t));
-	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
-		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
-		fprintf(out, "%s{\"name\":", i ? "," : "");
-		json_put_string(out, en->name);
-		fprintf(out, ",\"flat\":%.17g,\"cum\":%.17g}", en->flat, en->cum);
-	}
-	fputs("]}\n", out);
-}
+enum command { CMD_TOP, CMD_COLLAPSED, CMD_FLAME, CMD_DOT, CMD_PPROF, CMD_JSON };
+static const char *const commands[] = { "top", "collapsed", "flame", "dot", "pprof", "json" };
 
-#define FOLD_DONE 1000 /* -n lines printed: stop (not an error) */
-
-struct fold_out {
-	FILE *f;
-	int diff;
-	long limit;
+/* The profiles named on the command line, each with its symbolizer. */
+struct inputs {
+	jeheap_profile **p;
+	jeheap_symbolizer **s;
+	size_t n;
+	jeheap_profile *base;
+	jeheap_symbolizer *base_s;
 };
 
-/* flamegraph.pl reads "stack value"; difffolded.pl "stack before after". */
-static int print_folded(const char *stack, double value, double base, void *arg)
+static int load_inputs(struct inputs *in, char **paths, size_t n, const char *basepath,
+		       const char *root)
 {
-	struct fold_out *fo = arg;
-	if (fo->limit == 0)
-		return FOLD_DONE;
-	if (fo->limit > 0)
-		fo->limit--;
-	if (fo->diff)
-		fprintf(fo->f, "%s %.0f %.0f\n", stack, base, value);
-	else
-		fprintf(fo->f, "%s %.0f\n", stack, value);
+	in->p = calloc(n, sizeof(*in->p));
+	in->s = calloc(n, sizeof(*in->s));
+	if (!in->p || !in->s) {
+		fprintf(stderr, "jeheap: out of memory\n");
+		return -1;
+	}
+	in->n = n;
+	for (size_t i = 0; i < n; i++)
+		if (read_profile(paths[i], &in->p[i]))
+			return -1;
+	if (basepath && read_profile(basepath, &in->base))
+		return -1;
+	int e = 0;
+	for (size_t i = 0; i < n && !e; i++)
+		e = jeheap_symbolizer_new(in->p[i], root, &in->s[i]);
+	if (!e && in->base)
+		e = jeheap_symbolizer_new(in->base, root, &in->base_s);
+	if (e) {
+		fprintf(stderr, "jeheap: %s\n", jeheap_strerror(e));
+		return -1;
+	}
 	return 0;
+}
+
+static void free_inputs(struct inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		jeheap_symbolizer_free(in->s[i]);
+		jeheap_profile_free(in->p[i]);
+	}
+	free(in->s);
+	free(in->p);
+	jeheap_symbolizer_free(in->base_s);
+	jeheap_profile_free(in->base);
+}
+
+/* A library error as a message and an exit code. */
+static int analysis_failed(int e)
+{
+	fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
+		e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
+	return e == JEHEAP_EINVAL ? EXIT_USAGE : e == JEHEAP_EIO ? EXIT_OUTPUT : EXIT_INPUT;
+}
+
+static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, long limit,
+	       const char *title, FILE *out)
+{
+	jeheap_profile *p = in->p[0];
+	jeheap_symbolizer *s = in->s[0];
+	jeheap_top *t = NULL;
+	int e = 0;
+	switch (cmd) {
+	case CMD_TOP:
+	case CMD_JSON:
+		if ((e = jeheap_top_query(p, s, q, &t)))
+			break;
+		if (cmd == CMD_JSON)
+			print_json(out, t, q, limit);
+		else
+			print_top(out, t, q->metric, limit);
+		jeheap_top_free(t);
+		break;
+	case CMD_COLLAPSED: {
+		struct fold_out fo = { out, in->base != NULL, limit };
+		if ((e = jeheap_collapsed(p, s, q, print_folded, &fo)) == FOLD_DONE)
+			e = 0;
+		break;
+	}
+	case CMD_FLAME:
+		e = jeheap_flamegraph_svg(p, s, q, title, out);
+		break;
+	case CMD_DOT:
+		e = jeheap_dot(p, s, q, title, limit > 0 ? (size_t)limit : 0, out);
+		break;
+	case CMD_PPROF:
+		e = jeheap_pprof(p, s, q, out);
+		break;
+	}
+	return e ? analysis_failed(e) : 0;
 }
 
 int main(int argc, char **argv)
@@ -136,6 +180,9 @@ int main(int argc, char **argv)
 		{ "inuse_objects", no_argument, NULL, O_INUSE_OBJECTS },
 		{ "alloc_space", no_argument, NULL, O_ALLOC_SPACE },
 		{ "alloc_objects", no_argument, NULL, O_ALLOC_OBJECTS },
+		{ "functions", no_argument, NULL, O_FUNCTIONS },
+		{ "lines", no_argument, NULL, O_LINES },
+		{ "addresses", no_argument, NULL, O_ADDRESSES },
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "base", required_argument, NULL, O_BASE },
 		{ "focus", required_argument, NULL, O_FOCUS },
@@ -145,7 +192,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	int metric = JEHEAP_INUSE_SPACE, c;
+	int c;
 	long limit = -1;
 	const char *root = NULL, *outpath = NULL, *basepath = NULL;
 	struct jeheap_query q = { 0 };
@@ -156,7 +203,12 @@ int main(int argc, char **argv)
 		case O_INUSE_OBJECTS:
 		case O_ALLOC_SPACE:
 		case O_ALLOC_OBJECTS:
-			metric = c - O_INUSE_SPACE;
+			q.metric = c - O_INUSE_SPACE;
+			break;
+		case O_FUNCTIONS:
+		case O_LINES:
+		case O_ADDRESSES:
+			q.granularity = c - O_FUNCTIONS;
 			break;
 		case 'n': {
 			char *end;
@@ -200,7 +252,9 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case O_VERSION:
-			printf("jeheap %s (libjeheap %s)\n", PACKAGE_VERSION, JEHEAP_VERSION_STRING);
+			printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
+			       "C++ demangling: %s)\n",
+			       PACKAGE_VERSION, JEHEAP_VERSION_STRING, HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
 			return 0;
 		case ':':
 			fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
@@ -215,64 +269,60 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jeheap: no command; see jeheap --help\n");
 		return EXIT_USAGE;
 	}
-	const char *cmd = argv[optind++];
-	int collapsed = !strcmp(cmd, "collapsed"), json = !strcmp(cmd, "json"),
-	    flame = !strcmp(cmd, "flame");
-	if (strcmp(cmd, "top") && !collapsed && !json && !flame) {
-		fprintf(stderr,
-			"jeheap: unknown command '%s'; this version has: top, collapsed, flame, json\n",
-			cmd);
+	const char *name = argv[optind++];
+	int cmd = -1;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i]))
+			cmd = (int)i;
+	if (cmd < 0) {
+		fprintf(stderr, "jeheap: unknown command '%s'; the commands are top, collapsed, "
+				"flame, dot, pprof, json\n",
+			name);
 		return EXIT_USAGE;
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "jeheap: %s takes one PROFILE\n", cmd);
+	if (optind >= argc) {
+		fprintf(stderr, "jeheap: %s needs a PROFILE (a file jeattach --dump or "
+				"jemalloc's prof.dump wrote)\n",
+			name);
 		return EXIT_USAGE;
 	}
-	q.metric = metric;
-	jeheap_profile *p = NULL, *base = NULL;
-	jeheap_symbolizer *s = NULL, *bs = NULL;
-	jeheap_top *t = NULL;
+	/* The regexes are checked (as libjeheap compiles them) before any
+	 * profile is read or the output file created. */
+	const char *res[2] = { q.focus, q.ignore };
+	for (int i = 0; i < 2; i++) {
+		regex_t re;
+		if (!res[i])
+			continue;
+		if (regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB)) {
+			fprintf(stderr, "jeheap: --%s '%s': not a POSIX extended regular expression\n",
+				i ? "ignore" : "focus", res[i]);
+			return EXIT_USAGE;
+		}
+		regfree(&re);
+	}
+	if (cmd == CMD_PPROF && !outpath && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "jeheap: pprof writes gzipped binary; give -o FILE or a pipe\n");
+		return EXIT_USAGE;
+	}
+	struct inputs in = { 0 };
 	FILE *out = NULL;
-	int rc = 0, e;
-	if (read_profile(argv[optind], &p) || (basepath && read_profile(basepath, &base))) {
+	int rc = 0;
+	if (load_inputs(&in, argv + optind, (size_t)(argc - optind), basepath, root)) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	if ((e = jeheap_symbolizer_new(p, root, &s)) ||
-	    (base && (e = jeheap_symbolizer_new(base, root, &bs)))) {
-		fprintf(stderr, "jeheap: %s\n", jeheap_strerror(e));
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	q.base = base;
-	q.base_symbolizer = bs;
-	if (!collapsed && !flame && (e = jeheap_top_query(p, s, &q, &t))) {
-		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
-			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
-		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
-		goto out;
-	}
+	q.base = in.base;
+	q.base_symbolizer = in.base_s;
+	q.more = (const jeheap_profile *const *)in.p + 1;
+	q.more_symbolizers = in.s + 1;
+	q.nmore = in.n - 1;
 	out = outpath ? fopen(outpath, "we") : stdout;
 	if (!out) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath, strerror(errno));
 		rc = EXIT_OUTPUT;
 		goto out;
 	}
-	struct fold_out fo = { out, base != NULL, limit };
-	if (collapsed && (e = jeheap_collapsed(p, s, &q, print_folded, &fo)) && e != FOLD_DONE) {
-		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
-			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
-		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
-	}
-	if (flame && (e = jeheap_flamegraph_svg(p, s, &q, argv[optind], out))) {
-		fprintf(stderr, "jeheap: %s%s\n", jeheap_strerror(e),
-			e == JEHEAP_EINVAL ? " (is the --focus/--ignore regex valid?)" : "");
-		rc = e == JEHEAP_EINVAL ? EXIT_USAGE : EXIT_INPUT;
-	}
-	if (json)
-		print_json(out, t, &q, limit);
-	else if (!collapsed && !flame)
-		print_top(out, t, metric, limit);
+	rc = run(cmd, &in, &q, limit, argv[optind], out);
 	if (ferror(out) || (outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath ? outpath : "output",
 			strerror(errno));
@@ -282,10 +332,6 @@ int main(int argc, char **argv)
 out:
 	if (out && out != stdout)
 		fclose(out);
-	jeheap_top_free(t);
-	jeheap_symbolizer_free(bs);
-	jeheap_symbolizer_free(s);
-	jeheap_profile_free(base);
-	jeheap_profile_free(p);
+	free_inputs(&in);
 	return rc;
 }

@@ -233,12 +233,22 @@ START_TEST(symbolized_form)
 	jeheap_symbolizer *s;
 	ck_assert_int_eq(jeheap_symbolizer_new(p, "/nonexistent", &s), 0);
 	ck_assert_str_eq(jeheap_symbolize(s, 0x1000), "leaf");
-	ck_assert_str_eq(jeheap_symbolize(s, 0x1fff), "inner"); /* innermost of the chain */
+	ck_assert_str_eq(jeheap_symbolize(s, 0x1fff), "outer"); /* the containing function */
+	struct jeheap_frame f[4];
+	ck_assert_uint_eq(jeheap_symbolize_frames(s, 0x1fff, f, 4), 2);
+	ck_assert_str_eq(f[0].function, "inner"); /* innermost first */
+	ck_assert_str_eq(f[1].function, "outer");
+	ck_assert_uint_eq(jeheap_symbolize_frames(s, 0x1fff, f, 1), 2); /* the count, one stored */
+	ck_assert_str_eq(f[0].function, "inner");
 	ck_assert_ptr_null(jeheap_symbolize(s, 0x2000));
 	jeheap_top *t;
 	ck_assert_int_eq(jeheap_top_new(p, s, JEHEAP_INUSE_OBJECTS, &t), 0);
 	ck_assert_str_eq(jeheap_top_entry(t, 0)->name, "leaf");
-	ck_assert_str_eq(jeheap_top_entry(t, 1)->name, "inner"); /* 0x2000 - 1 */
+	/* 0x2000 - 1: jeprof's TranslateStack marks all but the outer one */
+	ck_assert_str_eq(jeheap_top_entry(t, 1)->name, "inner (inline)");
+	ck_assert_str_eq(jeheap_top_entry(t, 2)->name, "outer");
+	ck_assert(jeheap_top_entry(t, 2)->flat == 0 &&
+		  jeheap_top_entry(t, 2)->cum == jeheap_top_entry(t, 0)->flat);
 	jeheap_top_free(t);
 	jeheap_symbolizer_free(s);
 	ck_assert_int_eq(read_text("--- symbol\n0x10 a\n---\n--- cpu\n"), JEHEAP_EFORMAT);

@@ -15,6 +15,6 @@ expect_rc 2 "$JEATTACH" -p 1 --frobnicate
 [ "$(echo "$ERR" | wc -l)" = 1 ] || fail "usage error is not one line: $ERR"
 expect_rc 0 "$JEHEAP" --help
 echo "$OUT" | grep -q 'top' || fail "jeheap --help"
-expect_rc 2 "$JEHEAP" pprof x.heap
-echo "$ERR" | grep -q "unknown command 'pprof'" || fail "jeheap unknown command: $ERR"
+expect_rc 2 "$JEHEAP" graphviz x.heap
+echo "$ERR" | grep -q "unknown command 'graphviz'" || fail "jeheap unknown command: $ERR"
 pass "help, version and usage errors"

@@ -248,6 +248,16 @@ static NOINL void wl_rec(int depth)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* A site inlined into its caller (main): DWARF makes it a frame of its own,
+ * "wl_inlined (inline)", as addr2line -i (so jeprof) shows it. */
+static void *wl_inl_keep[20];
+static inline __attribute__((always_inline)) void wl_inlined(void)
+{
+	for (int i = 0; i < 20; i++)
+		wl_inl_keep[i] = alloc_block(512, 4);
+	__asm__ volatile("" ::: "memory");
+}
+
 static atomic_long gap_max_us;
 
 static long now_us(void)
@@ -424,6 +434,7 @@ int main(int argc, char **argv)
 		wl_small();
 		wl_big();
 		wl_rec(4);
+		wl_inlined();
 	}
 
 	pthread_t th[5];
@@ -509,6 +520,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < wl_n; i++)
 		heap_errors += check_block(wl_keep[i], i < 1000 ? 64 : i < 1010 ? 100000 : 256,
 					   i < 1000 ? 1u : i < 1010 ? 2u : 3u);
+	for (int i = 0; workload && i < 20; i++)
+		heap_errors += check_block(wl_inl_keep[i], 512, 4);
 	unlink(sock_path);
 	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d errno_errors=%d rt=%ld\n",
 	       eintr_count, early_count, heap_errors, fp_errors, errno_errors, rt_count);

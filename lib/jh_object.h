@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One ELF object of a profile's maps: its PT_LOAD segments, its function
+ * symbols from wherever they are (the file, its build-id or debuglink debug
+ * file, its MiniDebugInfo), and a handle on its DWARF if there is any.
+ * Opened and indexed once, the first time one of its addresses is asked
+ * for. Internal to libjeheap. */
+#ifndef JH_OBJECT_H
+#define JH_OBJECT_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "jh_names.h"
+
+struct jh_sym {
+	uint64_t addr;
+	const char *name;    /* as in the symbol table */
+	const char *display; /* as jeprof shows it; NULL until asked for */
+	int strong;          /* nm's 'T' or 't', not 'W' (weak) or 'i' (ifunc) */
+};
+
+struct jh_seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct jh_object {
+	char *path;
+	int loaded; /* 0 not yet, 1 ok, -1 unusable */
+	struct jh_sym *syms;
+	size_t nsyms, syms_cap;
+	struct jh_seg *segs;
+	size_t nsegs;
+	struct jh_pool names;
+	/* The file whose DWARF answers for this object (itself or its
+	 * debug file), kept open while the symbolizer lives. */
+	int dw_fd;
+	Elf *dw_elf;
+	void *dwarf; /* Dwarf *, when built with libdw */
+	const char *last_file, *last_dir, *last_path; /* jh_dwarf.c's path cache */
+};
+
+/* root: a sysroot prefix, or NULL; first: a path to try before root + the
+ * object's path, or NULL. Sets o->loaded. */
+void jh_object_load(struct jh_object *o, const char *root, const char *first);
+void jh_object_free(struct jh_object *o);
+/* The link-time address of file offset off, or -1 if no segment has it. */
+int jh_object_vaddr(const struct jh_object *o, uint64_t off, uint64_t *vaddr);
+/* The function symbol jeprof would name vaddr by, or NULL. */
+struct jh_sym *jh_object_symbol(struct jh_object *o, uint64_t vaddr);
+
+/* DWARF (jh_dwarf.c). Frames at vaddr, innermost first; the last is the
+ * containing function. Returns the count (at most max stored), 0 when the
+ * object has no DWARF for vaddr. */
+struct jeheap_frame;
+int jh_dwarf_open(struct jh_object *o, Elf *elf);
+void jh_dwarf_close(struct jh_object *o);
+size_t jh_dwarf_frames(struct jh_object *o, uint64_t vaddr, struct jeheap_frame *out, size_t max);
+
+#endif

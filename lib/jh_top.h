@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The flat/cumulative table (jeheap_top) and, for the dot writer, the call
+ * graph's edges. Internal to libjeheap. */
+#ifndef JH_TOP_H
+#define JH_TOP_H
+
+#include "jh_reduce.h"
+
+struct jh_edge {
+	uint32_t from, to; /* reducer entries: caller, callee */
+	double value, bvalue;
+};
+
+struct jh_edges {
+	struct jh_edge *e;
+	size_t n;
+	uint32_t *slots; /* (from, to) -> index + 1 */
+	size_t cap;
+};
+
+struct jeheap_top {
+	struct jh_reducer r;
+	double total, btotal;
+	struct jeheap_top_entry *sorted;
+	size_t nsorted;
+	uint64_t gen;
+	int metric;
+	long which; /* whose stacks: -1 the base's */
+	int want_edges;
+	struct jh_edges edges;
+};
+
+int jh_edges_add(struct jh_edges *g, uint32_t from, uint32_t to, double v, int base);
+/* jeheap_top_query, with the edges when want_edges. */
+int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		 int want_edges, jeheap_top **out);
+
+#endif

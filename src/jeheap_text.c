@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* jeheap's text writers: jeprof --text's table (same columns, same
+ * rounding), a JSON object of the same rows, folded stacks. */
+#include "config.h"
+
+#include <stdio.h>
+#include "jeheap_text.h"
+#include "json.h"
+
+static const char *unparse(double v, int metric, char *buf, size_t len)
+{
+	/* jeprof's Unparse: objects as integers, bytes in MB with one decimal. */
+	if (metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS)
+		snprintf(buf, len, "%d", (int)v);
+	else
+		snprintf(buf, len, "%.1f", v / 1048576.0);
+	return buf;
+}
+
+static const char *percent(double v, double total, char *buf, size_t len)
+{
+	if (total != 0)
+		snprintf(buf, len, "%.1f%%", v * 100.0 / total);
+	else
+		snprintf(buf, len, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
+	return buf;
+}
+
+void print_top(FILE *out, const jeheap_top *t, int metric, long limit)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	double total = jeheap_top_total(t), running = 0;
+	int objects = metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS;
+	fprintf(out, "Total: %s %s\n", unparse(total, metric, a, sizeof(a)), objects ? "objects" : "MB");
+	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
+		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
+		running += en->flat;
+		fprintf(out, "%8s %6s %6s %8s %6s %s\n", unparse(en->flat, metric, a, sizeof(a)),
+			percent(en->flat, total, b, sizeof(b)), percent(running, total, c, sizeof(c)),
+			unparse(en->cum, metric, d, sizeof(d)), percent(en->cum, total, e, sizeof(e)),
+			en->name);
+	}
+}
+
+void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, long limit)
+{
+	static const char *const metrics[] = { "inuse_space", "inuse_objects", "alloc_space",
+					       "alloc_objects" };
+	fprintf(out, "{\"metric\":\"%s\",\"unit\":\"%s\",\"total\":%.17g,\"functions\":[",
+		metrics[q->metric], q->metric % 2 ? "objects" : "bytes", jeheap_top_total(t));
+	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
+		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		json_put_string(out, en->name);
+		fprintf(out, ",\"flat\":%.17g,\"cum\":%.17g}", en->flat, en->cum);
+	}
+	fputs("]}\n", out);
+}
+
+int print_folded(const char *stack, double value, double base, void *arg)
+{
+	struct fold_out *fo = arg;
+	if (fo->limit == 0)
+		return FOLD_DONE;
+	if (fo->limit > 0)
+		fo->limit--;
+	if (fo->diff)
+		fprintf(fo->f, "%s %.0f %.0f\n", stack, base, value);
+	else
+		fprintf(fo->f, "%s %.0f\n", stack, value);
+	return 0;
+}
+
