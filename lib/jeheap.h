@@ -123,7 +123,7 @@ enum jeheap_metric {
 enum jeheap_granularity {
 	JEHEAP_FUNCTIONS = 0, /* "function", inlined ones as "function (inline)" */
 	JEHEAP_LINES = 1,     /* "function file:line" */
-	JEHEAP_ADDRESSES = 2, /* "0x0000... function file:line" */
+	JEHEAP_ADDRESSES = 2, /* "00005619... function file:line" */
 };
 
 /* What to compute, and over what. */

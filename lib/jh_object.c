@@ -334,7 +334,8 @@ void jh_object_load(struct jh_object *o, const char *root, const char *first)
 		rc = collect_minidebuginfo(o, obj.elf);
 	if (rc)
 		goto out;
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
+	if (o->nsyms) /* qsort's pointer must not be NULL, even for 0 items */
+		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 	o->loaded = 1;
 	/* DWARF from whichever file has it; that file stays open. */
 	struct elf_file *dw = has_dwarf(obj.elf) ? &obj : dbg.elf && has_dwarf(dbg.elf) ? &dbg : NULL;

@@ -222,8 +222,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* The name of frame i of n at address a, at the reducer's granularity, as
  * jeprof's TranslateStack writes it: inlined frames get " (inline)"; an
- * unknown function is its address (0x and 16 hex digits). Returns a string
- * to own (NULL without memory). */
+ * unknown function is its address (0x and 16 hex digits); --addresses rows
+ * start with the address (16 hex digits, no 0x). Returns a string to own
+ * (NULL without memory). */
 static char *frame_name(const struct jh_reducer *r, uint64_t a, const struct jeheap_frame *f,
 			size_t i, size_t n)
 {
@@ -239,14 +240,16 @@ static char *frame_name(const struct jh_reducer *r, uint64_t a, const struct jeh
 		snprintf(loc, sizeof(loc), ":?");
 	int rc;
 	if (!f || !f->function) {
-		if (r->granularity == JEHEAP_ADDRESSES || (r->granularity == JEHEAP_LINES && f && f->file))
-			rc = asprintf(&s, "0x%016" PRIx64 " ?? %s%s", a, file, loc);
+		if (r->granularity == JEHEAP_ADDRESSES)
+			rc = asprintf(&s, "%016" PRIx64 " ?? %s%s", a, file, loc);
+		else if (r->granularity == JEHEAP_LINES && f && f->file)
+			rc = asprintf(&s, "?? %s%s", file, loc);
 		else
 			rc = asprintf(&s, "0x%016" PRIx64, a);
 	} else if (r->granularity == JEHEAP_LINES)
 		rc = asprintf(&s, "%s%s %s%s", f->function, inl, file, loc);
 	else if (r->granularity == JEHEAP_ADDRESSES)
-		rc = asprintf(&s, "0x%016" PRIx64 " %s%s %s%s", a, f->function, inl, file, loc);
+		rc = asprintf(&s, "%016" PRIx64 " %s%s %s%s", a, f->function, inl, file, loc);
 	else if (*inl)
 		rc = asprintf(&s, "%s%s", f->function, inl);
 	else

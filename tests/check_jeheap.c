@@ -259,6 +259,58 @@ START_TEST(symbolized_form)
 }
 END_TEST
 
+/* Names are shown as jeprof shows them: demangled, then ShortFunctionName
+ * (argument lists, template arguments and a leading return type removed). */
+START_TEST(display_names)
+{
+	ck_assert_int_eq(read_text("--- symbol\n"
+				   "0x1000 _ZN3foo3barEi\n"
+				   "0x2000 void std::vector<int, std::allocator<int> >::push_back(int const&)\n"
+				   "0x3000 ns::Klass::method(std::map<int, int>) const\n"
+				   "0x4000 plain_c\n"
+				   "---\n--- heap\nheap_v2/1\n@ 0x1000\n  t*: 1: 8 [0: 0]\n"),
+			 JEHEAP_OK);
+	jeheap_symbolizer *s;
+	ck_assert_int_eq(jeheap_symbolizer_new(p, "/nonexistent", &s), 0);
+#ifdef HAVE_CXA_DEMANGLE
+	ck_assert_str_eq(jeheap_symbolize(s, 0x1000), "foo::bar");
+#else
+	ck_assert_str_eq(jeheap_symbolize(s, 0x1000), "_ZN3foo3barEi");
+#endif
+	ck_assert_str_eq(jeheap_symbolize(s, 0x2000), "std::vector::push_back");
+	ck_assert_str_eq(jeheap_symbolize(s, 0x3000), "ns::Klass::method");
+	ck_assert_str_eq(jeheap_symbolize(s, 0x4000), "plain_c");
+	jeheap_symbolizer_free(s);
+}
+END_TEST
+
+/* The pprof writer's output is gzip; an empty query is refused. */
+START_TEST(pprof_and_dot_args)
+{
+	ck_assert_int_eq(read_text("heap_v2/1\n  t*: 1: 8 [0: 0]\n@ 0x10\n  t*: 1: 8 [0: 0]\n"),
+			 JEHEAP_OK);
+	struct jeheap_query q = { .metric = JEHEAP_INUSE_SPACE };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(jeheap_pprof(p, NULL, &q, f), 0);
+	fclose(f);
+	ck_assert_uint_ge(len, 20);
+	ck_assert_int_eq((unsigned char)buf[0], 0x1f);
+	ck_assert_int_eq((unsigned char)buf[1], 0x8b);
+	free(buf);
+	q.metric = 7;
+	ck_assert_int_eq(jeheap_pprof(p, NULL, &q, stdout), JEHEAP_EINVAL);
+	ck_assert_int_eq(jeheap_dot(p, NULL, &q, "t", 0, stdout), JEHEAP_EINVAL);
+	q.metric = 0;
+	q.granularity = 9;
+	ck_assert_int_eq(jeheap_dot(p, NULL, &q, "t", 0, stdout), JEHEAP_EINVAL);
+	q.granularity = 0;
+	q.nmore = 1; /* but no more[] */
+	ck_assert_int_eq(jeheap_pprof(p, NULL, &q, stdout), JEHEAP_EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jeheap");
@@ -268,6 +320,8 @@ int main(void)
 	tcase_add_test(tc, unsampling);
 	tcase_add_test(tc, oneline_formats);
 	tcase_add_test(tc, errors_have_positions);
+	tcase_add_test(tc, display_names);
+	tcase_add_test(tc, pprof_and_dot_args);
 	tcase_add_test(tc, symbolize_and_prune);
 	tcase_add_test(tc, only_empty_stacks);
 	tcase_add_test(tc, symbolized_form);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer harness: ELF files as both readers meet them (files named in
  * a profile's maps, or mapped by a target): libjeheap's symbolizer (program
- * headers, .symtab/.dynsym through libelf, nearest-symbol rules) and
+ * headers, .symtab/.dynsym through libelf, MiniDebugInfo, nearest-symbol
+ * rules, DWARF lines and scopes through libdw when it is there) and
  * jeattach's sym_elf (lookups by name, function walks, first PT_LOAD). The
  * input is written to a file, as these readers open files. */
 #include <fcntl.h>
@@ -59,8 +60,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (jeheap_profile_read_memory(text, strlen(text), &p, NULL))
 		return 0;
 	if (!jeheap_symbolizer_new(p, NULL, &s)) {
-		for (uint64_t a = 0x10000000; a < 0x10010000; a += 0x1000 - 7)
+		for (uint64_t a = 0x10000000; a < 0x10010000; a += 0x1000 - 7) {
+			struct jeheap_frame f[8];
 			jeheap_symbolize(s, a);
+			jeheap_symbolize_frames(s, a, f, 8); /* DWARF, when built with libdw */
+		}
 		jeheap_top *t;
 		if (!jeheap_top_new(p, s, JEHEAP_INUSE_SPACE, &t))
 			jeheap_top_free(t);

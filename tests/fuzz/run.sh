@@ -13,16 +13,22 @@ trap 'rm -rf "$out"' EXIT
 command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
 CF="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE"
 printf '#define PACKAGE_VERSION "fuzz"\n' >"$out/config.h"
+# libjeheap's libraries; libdw too when it is there, so DWARF is fuzzed.
+LIBS="libelf zlib liblzma"
+if pkg-config --exists libdw; then
+	LIBS="$LIBS libdw"
+	printf '#define HAVE_LIBDW 1\n' >>"$out/config.h"
+fi
 INC="-I$top/lib -I$top/src -I$top/src/arch/x86_64 -I$out"
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c $(pkg-config --cflags --libs libelf zlib liblzma) -lm
+clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c $(pkg-config --cflags --libs $LIBS) -lm
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" \
 	"$top/src/act_pattern.c" "$top/src/rctl_types.c" "$top/src/json.c" "$top/src/sym_maps.c" \
 	"$top/lib/jh_maps.c"
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top/src/sym_elf.c" "$top"/lib/jh_*.c \
-	$(pkg-config --cflags --libs libelf zlib liblzma) -lm
+	$(pkg-config --cflags --libs $LIBS) -lm
 mkdir -p "$here/crashes"
 for f in heap text elf; do
 	mkdir -p "$out/corpus_$f"
