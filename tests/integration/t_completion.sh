@@ -22,6 +22,8 @@ out=$(complete_words "$C/jeheap" _jeheap jeheap top "$WORK/")
 echo "$out" | grep -q 'a.heap$' || fail "jeheap files: $out"
 echo "$out" | grep -q 'b.txt$' && fail "non-profile offered: $out"
 complete_words "$C/jeheap" _jeheap jeheap co | grep -qx collapsed || fail "jeheap commands"
+complete_words "$C/jeheap" _jeheap jeheap pp | grep -qx pprof || fail "jeheap pprof command"
+complete_words "$C/jeheap" _jeheap jeheap top --li | grep -qx -- --lines || fail "jeheap --lines"
 finish_victim v
 finish_victim p
 pass "bash completion"
