@@ -44,6 +44,10 @@ struct jh_symbol {
 	char *name;
 };
 
+/* Make room for need elements of elem bytes in *v (capacity *cap),
+ * doubling; new elements are zeroed. 0, or JEHEAP_ENOMEM. */
+int jh_grow(void **v, size_t *cap, size_t need, size_t elem);
+
 /* jeprof's un-sampling of one line (AdjustSamples, algorithm 2). */
 void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os);
 void jh_counts(const jeheap_profile *p, const uint64_t raw[4], int scale, struct jeheap_counts *c);

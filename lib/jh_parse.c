@@ -52,24 +52,6 @@ static int perr(struct parser *ps, const char *at, const char *fmt, ...)
 	return JEHEAP_EFORMAT;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 256;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2 / elem)
-			return JEHEAP_ENOMEM;
-		nc *= 2;
-	}
-	void *nv = realloc(*v, nc * elem);
-	if (!nv)
-		return JEHEAP_ENOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 static const char *skip_space(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
@@ -159,14 +141,14 @@ static int parse_pcs(struct parser *ps, const char *s)
 		const char *e = parse_hex(s, &pc);
 		if (!e || (*e && *e != ' ' && *e != '\t'))
 			return perr(ps, s, "expected a hexadecimal address");
-		if (grow((void **)&p->pcs, &p->pcs_cap, p->npcs + 1, sizeof(uint64_t)))
+		if (jh_grow((void **)&p->pcs, &p->pcs_cap, p->npcs + 1, sizeof(uint64_t)))
 			return JEHEAP_ENOMEM;
 		p->pcs[p->npcs++] = pc;
 		s = e;
 	}
 	if (p->npcs - first > UINT32_MAX)
 		return perr(ps, s, "stack too deep");
-	if (grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(struct jh_stack)))
+	if (jh_grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(struct jh_stack)))
 		return JEHEAP_ENOMEM;
 	struct jh_stack *st = &p->stacks[p->nstacks++];
 	st->pc_off = first;
@@ -202,7 +184,7 @@ static int parse_thread_line(struct parser *ps, const char *s)
 		}
 		return 0; /* the header's totals are derived, not stored */
 	}
-	if (grow((void **)&p->threads, &p->threads_cap, p->nthreads + 1,
+	if (jh_grow((void **)&p->threads, &p->threads_cap, p->nthreads + 1,
 		 sizeof(struct jh_thread_line)))
 		return JEHEAP_ENOMEM;
 	struct jh_thread_line *tl = &p->threads[p->nthreads++];
@@ -274,7 +256,7 @@ static int parse_header(struct parser *ps, const char *s)
 
 static int append_maps(jeheap_profile *p, const char *s, size_t n)
 {
-	if (grow((void **)&p->maps, &p->maps_cap, p->maps_len + n + 1, 1))
+	if (jh_grow((void **)&p->maps, &p->maps_cap, p->maps_len + n + 1, 1))
 		return JEHEAP_ENOMEM;
 	memcpy(p->maps + p->maps_len, s, n);
 	p->maps_len += n;
@@ -313,7 +295,7 @@ static int parse_symbol_line(struct parser *ps, const char *s)
 		l -= 2;
 	if (!l)
 		return perr(ps, name, "a symbol without a name");
-	if (grow((void **)&p->syms, &p->syms_cap, p->nsyms + 1, sizeof(*p->syms)))
+	if (jh_grow((void **)&p->syms, &p->syms_cap, p->nsyms + 1, sizeof(*p->syms)))
 		return JEHEAP_ENOMEM;
 	char *copy = strndup(name, l);
 	if (!copy)

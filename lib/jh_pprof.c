@@ -66,22 +66,6 @@ struct pprof {
 	int have_lines, have_inline;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 256;
-	while (c < need)
-		c *= 2;
-	void *np = realloc(*p, c * size);
-	if (!np)
-		return -1;
-	memset((char *)np + *cap * size, 0, (c - *cap) * size);
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 static const char *str_key(const void *arg, size_t i)
 {
 	return ((const struct pprof *)arg)->strs[i];
@@ -95,7 +79,7 @@ static int64_t str_id(struct pprof *pp, const char *s)
 	uint32_t *slot = jh_strindex_slot(&pp->str_index, s, str_key, pp);
 	if (*slot)
 		return *slot - 1;
-	if (grow((void **)&pp->strs, &pp->strs_cap, pp->nstrs + 1, sizeof(*pp->strs)) ||
+	if (jh_grow((void **)&pp->strs, &pp->strs_cap, pp->nstrs + 1, sizeof(*pp->strs)) ||
 	    !(pp->strs[pp->nstrs] = jh_pool_strndup(&pp->pool, s, strlen(s))))
 		return -1;
 	*slot = (uint32_t)++pp->nstrs;
@@ -127,7 +111,7 @@ static uint64_t func_id(struct pprof *pp, const char *name, const char *file)
 	}
 	int64_t ns = str_id(pp, name), fs = str_id(pp, file ? file : "");
 	if (ns < 0 || fs < 0 ||
-	    grow((void **)&pp->funcs, &pp->funcs_cap, pp->nfuncs + 1, sizeof(*pp->funcs)) ||
+	    jh_grow((void **)&pp->funcs, &pp->funcs_cap, pp->nfuncs + 1, sizeof(*pp->funcs)) ||
 	    !(pp->funcs[pp->nfuncs] = jh_pool_strndup(&pp->pool, key, nl + fl + 1)))
 		goto out;
 	*slot = (uint32_t)++pp->nfuncs;
@@ -159,7 +143,7 @@ static uint64_t location_id(struct pprof *pp, uint32_t k)
 		memset(pp->loc_of, 0, pp->loc_of_cap * sizeof(*pp->loc_of));
 		pp->loc_which = pp->which;
 	}
-	if (grow((void **)&pp->loc_of, &pp->loc_of_cap, (size_t)k + 1, sizeof(*pp->loc_of)))
+	if (jh_grow((void **)&pp->loc_of, &pp->loc_of_cap, (size_t)k + 1, sizeof(*pp->loc_of)))
 		return 0;
 	if (pp->loc_of[k])
 		return pp->loc_of[k];
@@ -203,7 +187,7 @@ static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_count
 	int e = jh_reduce(&pp->r, pcs, npcs, &path, &n);
 	if (e || !n || !pp->r.napath)
 		return e;
-	if (grow((void **)&pp->ids, &pp->ids_cap, pp->r.napath, sizeof(*pp->ids)))
+	if (jh_grow((void **)&pp->ids, &pp->ids_cap, pp->r.napath, sizeof(*pp->ids)))
 		return JEHEAP_ENOMEM;
 	for (size_t i = 0; i < pp->r.napath; i++)
 		if (!(pp->ids[i] = location_id(pp, pp->r.apath[i])))
@@ -242,7 +226,7 @@ static int read_mappings(struct pprof *pp, const jeheap_profile *p)
 		struct jh_maps_line l;
 		const char *nl = strchr(line, '\n');
 		if (!jh_maps_parse_line(line, &l) && l.x) {
-			if (grow((void **)&pp->maps, &pp->maps_cap, pp->nmaps + 1, sizeof(*pp->maps)))
+			if (jh_grow((void **)&pp->maps, &pp->maps_cap, pp->nmaps + 1, sizeof(*pp->maps)))
 				return -1;
 			pp->maps[pp->nmaps].start = l.start;
 			pp->maps[pp->nmaps].end = l.end;

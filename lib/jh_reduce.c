@@ -205,21 +205,6 @@ static int pc_rehash(struct jh_reducer *r, size_t cap)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 1024;
-	while (c < need)
-		c *= 2;
-	void *np = realloc(*p, c * size);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 /* The name of frame i of n at address a, at the reducer's granularity, as
  * jeprof's TranslateStack writes it: inlined frames get " (inline)"; an
  * unknown function is its address (0x and 16 hex digits); --addresses rows
@@ -273,8 +258,8 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	if (n > 64)
 		n = 64; /* deeper inline chains are cut at the innermost 64 */
 	size_t nf = n ? n : 1;
-	if (grow((void **)&r->pcinfo, &r->pcinfo_cap, r->npcinfo + 1, sizeof(*r->pcinfo)) ||
-	    grow((void **)&r->pc_ent, &r->pc_ent_cap, r->npc_ent + nf, sizeof(*r->pc_ent)))
+	if (jh_grow((void **)&r->pcinfo, &r->pcinfo_cap, r->npcinfo + 1, sizeof(*r->pcinfo)) ||
+	    jh_grow((void **)&r->pc_ent, &r->pc_ent_cap, r->npc_ent + nf, sizeof(*r->pc_ent)))
 		return NULL;
 	struct jh_pcinfo *pi = &r->pcinfo[r->npcinfo];
 	pi->addr = a;
@@ -323,8 +308,8 @@ int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint
 			r->napath = 0;
 			continue;
 		}
-		if (grow((void **)&r->path, &r->path_cap, k + pi->n, sizeof(*r->path)) ||
-		    grow((void **)&r->apath, &r->apath_cap, r->napath + 1, sizeof(*r->apath)))
+		if (jh_grow((void **)&r->path, &r->path_cap, k + pi->n, sizeof(*r->path)) ||
+		    jh_grow((void **)&r->apath, &r->apath_cap, r->napath + 1, sizeof(*r->apath)))
 			return JEHEAP_ENOMEM;
 		memcpy(r->path + k, r->pc_ent + pi->first, pi->n * sizeof(*r->path));
 		k += pi->n;

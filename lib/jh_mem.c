@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Growing arrays, the one way libjeheap grows them. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jh_internal.h"
+
+int jh_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 256;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			return JEHEAP_ENOMEM;
+		nc *= 2;
+	}
+	void *nv = realloc(*v, nc * elem);
+	if (!nv)
+		return JEHEAP_ENOMEM;
+	/* new elements start zeroed: callers use 0 as "none yet" */
+	memset((char *)nv + *cap * elem, 0, (nc - *cap) * elem);
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
