@@ -45,7 +45,8 @@ struct jh_symbol {
 };
 
 /* Make room for need elements of elem bytes in *v (capacity *cap),
- * doubling; new elements are zeroed. 0, or JEHEAP_ENOMEM. */
+ * doubling. New elements are not initialized (zeroing them would touch
+ * pages a large profile may never use). 0, or JEHEAP_ENOMEM. */
 int jh_grow(void **v, size_t *cap, size_t need, size_t elem);
 
 /* jeprof's un-sampling of one line (AdjustSamples, algorithm 2). */

@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include "jh_internal.h"
 
 int jh_grow(void **v, size_t *cap, size_t need, size_t elem)
@@ -20,8 +19,6 @@ int jh_grow(void **v, size_t *cap, size_t need, size_t elem)
 	void *nv = realloc(*v, nc * elem);
 	if (!nv)
 		return JEHEAP_ENOMEM;
-	/* new elements start zeroed: callers use 0 as "none yet" */
-	memset((char *)nv + *cap * elem, 0, (nc - *cap) * elem);
 	*v = nv;
 	*cap = nc;
 	return 0;

@@ -143,8 +143,10 @@ static uint64_t location_id(struct pprof *pp, uint32_t k)
 		memset(pp->loc_of, 0, pp->loc_of_cap * sizeof(*pp->loc_of));
 		pp->loc_which = pp->which;
 	}
+	size_t had = pp->loc_of_cap;
 	if (jh_grow((void **)&pp->loc_of, &pp->loc_of_cap, (size_t)k + 1, sizeof(*pp->loc_of)))
 		return 0;
+	memset(pp->loc_of + had, 0, (pp->loc_of_cap - had) * sizeof(*pp->loc_of)); /* 0: none yet */
 	if (pp->loc_of[k])
 		return pp->loc_of[k];
 	const struct jh_pcinfo *pi = &pp->r.pcinfo[k];
