@@ -115,7 +115,27 @@ def run_measured(cmd, stdout=subprocess.DEVNULL):
         raise SystemExit(f"{cmd} failed: {status}")
     return wall, ru.ru_maxrss * 1024
 
-def bench_heap(build, big, runs, out):
+def bench_writers(build, exe, heap, n, size, runs, out2):
+    """The other views and writers on the same profile; jeprof --lines as the
+    peer of --lines (once: it runs addr2line over every address)."""
+    jeheap = f"{build}/src/jeheap"
+    cmds = [("top --lines", [jeheap, "top", "--lines", heap]),
+            ("collapsed", [jeheap, "collapsed", heap]),
+            ("flame", [jeheap, "flame", "-o", "/dev/null", heap]),
+            ("dot", [jeheap, "dot", "-o", "/dev/null", heap]),
+            ("pprof", [jeheap, "pprof", "-o", "/dev/null", heap])]
+    for name, cmd in cmds:
+        r = [run_measured(cmd) for _ in range(runs)]
+        t, rss = med([w for w, _ in r]), max(x for _, x in r)
+        peer = ""
+        if name == "top --lines" and n <= 20000:
+            pw, _ = run_measured(["jeprof", "--text", "--lines", exe, heap])
+            peer = f"jeprof --text --lines {pw:.2f} s (n=1): {pw / t:.0f}x"
+        out2.append(f"| {n:,} stacks, {size / 1e6:.1f} MB | jeheap {name} | {t:.3f} s "
+                    f"({min(w for w, _ in r):.3f}-{max(w for w, _ in r):.3f}, n={runs}) | "
+                    f"{rss / 1e6:.0f} MB | {peer} |")
+
+def bench_heap(build, big, runs, out, out2):
     shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench")
     src = os.path.join(shared, "bigprof.c")
     if not os.path.exists(src):
@@ -139,6 +159,7 @@ def bench_heap(build, big, runs, out):
         out.append(f"| {n:,} stacks, {size / 1e6:.1f} MB | {jt:.3f} s ({min(w for w, _ in jh):.3f}-"
                    f"{max(w for w, _ in jh):.3f}, n={runs}) | {jr / 1e6:.0f} MB | {pt:.2f} s (n={jp_runs}) "
                    f"| {pr / 1e6:.0f} MB | {pt / jt:.0f}x | {size / 1e6 / jt:.0f} MB/s |")
+        bench_writers(build, exe, heap, n, size, runs, out2)
     subprocess.run(["rm", "-rf", work])
 
 def main():
@@ -171,11 +192,14 @@ def main():
                 print(f"- {j[0]}, {j[1]}: wall {med(g[4]) / med(j[4]):.0f}x, "
                       f"pause felt {med(g[5]) / max(med(j[3]), 1):.0f}x (gdb's ticker gap / jeattach's longest stop)")
     if not a.skip_heap:
-        out = []
-        bench_heap(a.build, a.big, 5, out)
+        out, out2 = [], []
+        bench_heap(a.build, a.big, 5, out, out2)
         print("\n| profile | jeheap top | jeheap peak RSS | jeprof --text | jeprof peak RSS | speed-up | jeheap throughput |")
         print("|---|---|---|---|---|---|---|")
         print("\n".join(out))
+        print("\n| profile | command | wall | peak RSS | peer (same run) |")
+        print("|---|---|---|---|---|")
+        print("\n".join(out2))
 
 if __name__ == "__main__":
     main()

@@ -1,95 +1,135 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* A self-contained flame graph (SVG with a little JavaScript: click a frame
  * to zoom into it, click the root to zoom out; hover for the full name and
- * value), built from the collapsed stacks: no Perl, no graphviz.
+ * value): no Perl, no graphviz. The tree is built straight from the
+ * reduced stacks (a node per distinct call path, found by (parent, frame)
+ * in a hash table), children drawn in name order as flamegraph.pl does.
  * With a base it is a differential flame graph, as Brendan Gregg's
  * difffolded.pl + flamegraph.pl draw one: widths are the current profile,
  * colour is the change since the base (red grew, blue shrank, the deeper
- * the more; white unchanged). */
+ * the more; white unchanged): a node's change is what all the current
+ * stacks through it hold minus what the base's stacks through it held. */
 #include "config.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jh_internal.h"
+#include "jh_reduce.h"
 
 struct node {
-	char *name;
-	double value;
-	double delta; /* value minus the base's, for a differential graph */
-	struct node **kids;
-	size_t nkids, cap;
+	uint32_t entry;          /* the reducer's name; UINT32_MAX: the root */
+	uint32_t kid, sib;       /* first child, next sibling (0: none) */
+	double value, delta;
 };
 
-static struct node *child(struct node *n, const char *name, size_t len)
+struct tree {
+	struct jh_reducer r;
+	int metric;
+	long which; /* whose stacks: -1 the base's */
+	struct node *v;
+	size_t n, cap;
+	uint64_t *keys; /* (parent << 32 | entry) + 1 -> node, open addressing */
+	uint32_t *vals;
+	size_t hcap;
+	size_t depth;
+};
+
+static uint64_t mix(uint64_t x)
 {
-	for (size_t i = 0; i < n->nkids; i++)
-		if (strlen(n->kids[i]->name) == len && !strncmp(n->kids[i]->name, name, len))
-			return n->kids[i];
-	if (n->nkids == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 4;
-		struct node **k = realloc(n->kids, cap * sizeof(*k));
-		if (!k)
-			return NULL;
-		n->kids = k;
-		n->cap = cap;
-	}
-	struct node *c = calloc(1, sizeof(*c));
-	if (!c || !(c->name = strndup(name, len))) {
-		free(c);
-		return NULL;
-	}
-	n->kids[n->nkids++] = c;
-	return c;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
 }
 
-static int add(const char *stack, double value, double base, void *arg)
+static int rehash(struct tree *t)
 {
-	struct node *n = arg;
-	if (value <= 0)
-		return 0; /* a flame graph shows what is there */
-	n->value += value;
-	n->delta += value - base;
-	for (const char *p = stack; *p;) {
-		size_t len = strcspn(p, ";");
-		if (!(n = child(n, p, len)))
-			return JEHEAP_ENOMEM;
-		n->value += value;
-		n->delta += value - base;
-		p += len + (p[len] == ';');
+	size_t cap = t->hcap ? t->hcap * 2 : 4096;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = malloc(cap * sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
 	}
+	for (size_t i = 0; i < t->hcap; i++) {
+		if (!t->keys[i])
+			continue;
+		size_t j = mix(t->keys[i]) & (cap - 1);
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = t->keys[i];
+		vals[j] = t->vals[i];
+	}
+	free(t->keys);
+	free(t->vals);
+	t->keys = keys;
+	t->vals = vals;
+	t->hcap = cap;
 	return 0;
 }
 
-static double max_delta(const struct node *n)
+/* The child of node `parent` for reducer entry `entry`: created when
+ * `create`, else 0 when there is none. UINT32_MAX without memory. */
+static uint32_t child(struct tree *t, uint32_t parent, uint32_t entry, int create)
 {
-	double m = fabs(n->delta);
-	for (size_t i = 0; i < n->nkids; i++) {
-		double k = max_delta(n->kids[i]);
-		if (k > m)
-			m = k;
+	if ((t->n + 1) * 2 > t->hcap && rehash(t))
+		return UINT32_MAX;
+	uint64_t key = ((uint64_t)parent << 32 | entry) + 1;
+	size_t j = mix(key) & (t->hcap - 1);
+	while (t->keys[j]) {
+		if (t->keys[j] == key)
+			return t->vals[j];
+		j = (j + 1) & (t->hcap - 1);
 	}
-	return m;
+	if (!create)
+		return 0;
+	if (jh_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
+		return UINT32_MAX;
+	uint32_t id = (uint32_t)t->n++;
+	t->v[id] = (struct node){ entry, 0, t->v[parent].kid, 0, 0 };
+	t->v[parent].kid = id;
+	t->keys[j] = key;
+	t->vals[j] = id;
+	return id;
 }
 
-static void free_node(struct node *n)
+static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c, void *arg)
 {
-	for (size_t i = 0; i < n->nkids; i++)
-		free_node(n->kids[i]);
-	free(n->kids);
-	free(n->name);
-	free(n);
-}
-
-static int depth(const struct node *n)
-{
-	int d = 0;
-	for (size_t i = 0; i < n->nkids; i++) {
-		int k = depth(n->kids[i]);
-		if (k > d)
-			d = k;
+	struct tree *t = arg;
+	const uint32_t *path;
+	size_t n;
+	int e = jh_reduce(&t->r, pcs, npcs, &path, &n);
+	if (e || !n)
+		return e;
+	double v = jh_metric(c, t->metric);
+	int base = t->which < 0;
+	if (!base && v <= 0)
+		return 0; /* a flame graph shows what is there */
+	uint32_t node = 0;
+	if (base)
+		t->v[0].delta -= v;
+	else {
+		t->v[0].value += v;
+		t->v[0].delta += v;
 	}
-	return d + 1;
+	for (size_t i = n; i-- > 0;) { /* root first */
+		uint32_t k = child(t, node, path[i], !base);
+		if (k == UINT32_MAX)
+			return JEHEAP_ENOMEM;
+		if (!k)
+			break; /* the base's path leaves what is drawn */
+		node = k;
+		if (base) {
+			t->v[node].delta -= v;
+		} else {
+			t->v[node].value += v;
+			t->v[node].delta += v;
+		}
+	}
+	if (!base && n + 1 > t->depth)
+		t->depth = n + 1;
+	return 0;
 }
 
 static void xml_text(FILE *out, const char *s)
@@ -137,22 +177,38 @@ struct style {
 	int levels;
 };
 
-static void emit(FILE *out, const struct node *n, double x, int level, const struct style *st)
+static const char *node_name(const struct tree *t, uint32_t id)
 {
+	return t->v[id].entry == UINT32_MAX ? "all" : t->r.e[t->v[id].entry].name;
+}
+
+struct kid {
+	const char *name;
+	uint32_t id;
+};
+
+static int cmp_kids(const void *a, const void *b)
+{
+	return strcmp(((const struct kid *)a)->name, ((const struct kid *)b)->name);
+}
+
+static int emit(FILE *out, const struct tree *t, uint32_t id, double x, int level,
+		const struct style *st)
+{
+	const struct node *n = &t->v[id];
 	double total = st->total;
 	double w = n->value / total * WIDTH;
 	if (w < 0.1)
-		return; /* invisible: flamegraph.pl's minwidth */
+		return 0; /* invisible: flamegraph.pl's minwidth */
+	const char *name = node_name(t, id), *unit = st->unit;
 	int r, g, b;
 	if (st->maxd > 0)
 		diff_color(n->delta, st->maxd, &r, &g, &b);
 	else
-		color(n->name, &r, &g, &b);
-	const char *unit = st->unit;
-	int levels = st->levels;
-	double y = (levels - level - 1) * ROW;
+		color(name, &r, &g, &b);
+	double y = (st->levels - level - 1) * ROW;
 	fprintf(out, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\"><title>", x, w);
-	xml_text(out, n->name);
+	xml_text(out, name);
 	fprintf(out, " (%.0f %s, %.2f%%", n->value, unit, 100.0 * n->value / total);
 	if (st->maxd > 0)
 		fprintf(out, "; %+.0f %s since the base", n->delta, unit);
@@ -160,11 +216,11 @@ static void emit(FILE *out, const struct node *n, double x, int level, const str
 		     "height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.3f\" y=\"%.1f\">",
 		x, y, w, ROW - 1, r, g, b, x + 3, y + ROW - 4);
 	/* About 7 px a character at 12 px: only what fits, like flamegraph.pl. */
-	size_t fit = w > 20 ? (size_t)((w - 6) / 7) : 0, len = strlen(n->name);
+	size_t fit = w > 20 ? (size_t)((w - 6) / 7) : 0, len = strlen(name);
 	if (fit >= len) {
-		xml_text(out, n->name);
+		xml_text(out, name);
 	} else if (fit > 2) {
-		char *cut = strndup(n->name, fit - 2);
+		char *cut = strndup(name, fit - 2);
 		if (cut) {
 			xml_text(out, cut);
 			fputs("..", out);
@@ -172,11 +228,26 @@ static void emit(FILE *out, const struct node *n, double x, int level, const str
 		}
 	}
 	fputs("</text></g>\n", out);
+	size_t nk = 0;
+	for (uint32_t k = n->kid; k; k = t->v[k].sib)
+		nk++;
+	if (!nk)
+		return 0;
+	struct kid *kids = malloc(nk * sizeof(*kids));
+	if (!kids)
+		return JEHEAP_ENOMEM;
+	nk = 0;
+	for (uint32_t k = n->kid; k; k = t->v[k].sib)
+		kids[nk++] = (struct kid){ node_name(t, k), k };
+	qsort(kids, nk, sizeof(*kids), cmp_kids);
+	int rc = 0;
 	double cx = x;
-	for (size_t i = 0; i < n->nkids; i++) {
-		emit(out, n->kids[i], cx, level + 1, st);
-		cx += n->kids[i]->value / total * WIDTH;
+	for (size_t i = 0; i < nk && !rc; i++) {
+		rc = emit(out, t, kids[i].id, cx, level + 1, st);
+		cx += t->v[kids[i].id].value / total * WIDTH;
 	}
+	free(kids);
+	return rc;
 }
 
 static const char script[] =
@@ -195,42 +266,55 @@ static const char script[] =
 JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *s,
 				    const struct jeheap_query *q, const char *title, FILE *out)
 {
-	if (!p || !q || !out)
+	if (!p || !out || !jh_query_valid(q))
 		return JEHEAP_EINVAL;
-	struct node *root = calloc(1, sizeof(*root));
-	if (!root || !(root->name = strdup("all"))) {
-		free(root);
-		return JEHEAP_ENOMEM;
+	struct tree t;
+	memset(&t, 0, sizeof(t));
+	int r = jh_reducer_init(&t.r, q);
+	if (r)
+		return r;
+	t.metric = q->metric;
+	t.depth = 1;
+	if (jh_grow((void **)&t.v, &t.cap, 1, sizeof(*t.v))) {
+		r = JEHEAP_ENOMEM;
+		goto out;
 	}
-	int r = jeheap_collapsed(p, s, q, add, root);
-	if (!r) {
-		int levels = depth(root);
-		const char *unit = q->metric % 2 ? "objects" : "bytes";
-		double total = root->value > 0 ? root->value : 1;
-		int h = levels * ROW + 40;
-		/* a base with no change at all still draws as a difference */
-		double maxd = q->base ? max_delta(root) : 0;
-		struct style st = { total, q->base && maxd == 0 ? 1 : maxd, unit, levels };
-		fprintf(out,
-			"<?xml version=\"1.0\" standalone=\"no\"?>\n"
-			"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 -30 %d %d\" "
-			"xmlns=\"http://www.w3.org/2000/svg\" "
-			"style=\"font-family:Verdana,sans-serif;font-size:12px\">\n"
-			"<text x=\"0\" y=\"-12\" style=\"font-size:16px\">",
-			(int)WIDTH, h, (int)WIDTH, h);
-		xml_text(out, title ? title : "heap profile");
-		if (q->base)
-			fprintf(out, " (%.0f %s, %+.0f since the base: red grew, blue shrank; "
-				     "click to zoom)</text>\n",
-				root->value, unit, root->delta);
-		else
-			fprintf(out, " (%.0f %s; click to zoom)</text>\n", root->value, unit);
-		emit(out, root, 0, 0, &st);
-		fputs(script, out);
-		fputs("</svg>\n", out);
-		if (ferror(out))
-			r = JEHEAP_EIO;
-	}
-	free_node(root);
+	t.v[0] = (struct node){ UINT32_MAX, 0, 0, 0, 0 };
+	t.n = 1;
+	if ((r = jh_foreach_input(&t.r, p, s, q, add_stack, &t, &t.which)))
+		goto out;
+	const char *unit = q->metric % 2 ? "objects" : "bytes";
+	double maxd = 0;
+	for (size_t i = 0; q->base && i < t.n; i++)
+		if (fabs(t.v[i].delta) > maxd)
+			maxd = fabs(t.v[i].delta);
+	/* a base with no change at all still draws as a difference */
+	struct style st = { t.v[0].value > 0 ? t.v[0].value : 1, q->base && maxd == 0 ? 1 : maxd,
+			    unit, (int)t.depth };
+	int h = st.levels * ROW + 40;
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 -30 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" "
+		"style=\"font-family:Verdana,sans-serif;font-size:12px\">\n"
+		"<text x=\"0\" y=\"-12\" style=\"font-size:16px\">",
+		(int)WIDTH, h, (int)WIDTH, h);
+	xml_text(out, title ? title : "heap profile");
+	if (q->base)
+		fprintf(out, " (%.0f %s, %+.0f since the base: red grew, blue shrank; "
+			     "click to zoom)</text>\n",
+			t.v[0].value, unit, t.v[0].delta);
+	else
+		fprintf(out, " (%.0f %s; click to zoom)</text>\n", t.v[0].value, unit);
+	r = emit(out, &t, 0, 0, 0, &st);
+	fputs(script, out);
+	fputs("</svg>\n", out);
+	if (!r && ferror(out))
+		r = JEHEAP_EIO;
+out:
+	jh_reducer_free(&t.r);
+	free(t.v);
+	free(t.keys);
+	free(t.vals);
 	return r;
 }

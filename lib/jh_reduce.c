@@ -238,7 +238,7 @@ static char *frame_name(const struct jh_reducer *r, uint64_t a, const struct jeh
 	else if (*inl)
 		rc = asprintf(&s, "%s%s", f->function, inl);
 	else
-		return (char *)f->function; /* not owned: see entry_for_frame */
+		return (char *)f->function; /* not owned: see info_for_pc */
 	return rc < 0 ? NULL : s;
 }
 
