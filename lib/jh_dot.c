@@ -139,11 +139,12 @@ JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 		if (!node_of[e->from] || !node_of[e->to] || e->from == e->to ||
 		    fabs(w) < fabs(total) * EDGE_FRACTION || w == 0)
 			continue;
-		double width = max_edge > 0 ? 1 + 4 * fabs(w) / max_edge : 1;
 		fprintf(out, "N%u -> N%u [label=\" ", node_of[e->from], node_of[e->to]);
 		unparse(out, w, q->metric);
-		fprintf(out, "\",weight=%d,penwidth=%.2f%s];\n",
-			(int)(1 + 99 * (max_edge > 0 ? fabs(w) / max_edge : 0)), width,
+		double share = max_edge > 0 ? fabs(w) / max_edge : 0;
+		if (!(share >= 0 && share <= 1))
+			share = 0; /* NaN or beyond: the thinnest edge */
+		fprintf(out, "\",weight=%d,penwidth=%.2f%s];\n", (int)(1 + 99 * share), 1 + 4 * share,
 			w < 0 ? ",style=dashed" : "");
 	}
 	fputs("}\n", out);

@@ -165,7 +165,8 @@ static void color(const char *name, int *r, int *g, int *b)
  * blue for shrinking, saturation by the share of the largest change. */
 static void diff_color(double delta, double maxd, int *r, int *g, int *b)
 {
-	int v = maxd > 0 ? (int)(210 * fabs(delta) / maxd) : 0;
+	double share = maxd > 0 ? fabs(delta) / maxd : 0;
+	int v = share >= 0 && share <= 1 ? (int)(210 * share) : 0; /* not NaN, not beyond */
 	*r = delta > 0 ? 255 : 255 - v;
 	*g = 255 - v;
 	*b = delta < 0 ? 255 : 255 - v;

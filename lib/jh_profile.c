@@ -48,7 +48,9 @@ JH_EXPORT const char *jeheap_profile_mappings(const jeheap_profile *p)
 void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os)
 {
 	double dn = (double)n, ds = (double)s;
-	if (period && n) {
+	/* Objects of no bytes (jemalloc records none; a hand-made or damaged
+	 * profile may) would scale by 1/(1 - exp(0)): left as they are. */
+	if (period && n && s) {
 		double ratio = (ds / dn) / (double)period;
 		double scale = 1.0 / (1.0 - exp(-ratio));
 		dn *= scale;

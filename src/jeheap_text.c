@@ -3,6 +3,7 @@
  * rounding), a JSON object of the same rows, folded stacks. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include "jeheap_text.h"
 #include "json.h"
@@ -11,7 +12,7 @@ static const char *unparse(double v, int metric, char *buf, size_t len)
 {
 	/* jeprof's Unparse: objects as integers, bytes in MB with one decimal. */
 	if (metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS)
-		snprintf(buf, len, "%d", (int)v);
+		snprintf(buf, len, "%.0f", trunc(v)); /* Perl's %d, without int's range */
 	else
 		snprintf(buf, len, "%.1f", v / 1048576.0);
 	return buf;

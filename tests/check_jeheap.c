@@ -311,6 +311,26 @@ START_TEST(pprof_and_dot_args)
 }
 END_TEST
 
+/* Regression (tests/fuzz/fuzz_heap.c, under UBSan): objects of no bytes
+ * made 1/(1 - exp(0)) = inf, then NaN, then a float-to-int overflow in the
+ * differential flame graph's colours. */
+START_TEST(zero_byte_objects)
+{
+	ck_assert_int_eq(read_text("heap_v2/524288\n  t*: 5: 0 [0: 0]\n@ 0x10 0x20\n"
+				   "  t*: 5: 0 [0: 0]\n"),
+			 JEHEAP_OK);
+	struct jeheap_counts c;
+	ck_assert_int_eq(jeheap_profile_totals(p, JEHEAP_UNSAMPLED, &c), 0);
+	ck_assert(c.inuse_objects == 5 && c.inuse_bytes == 0);
+	FILE *null = fopen("/dev/null", "w");
+	ck_assert_ptr_nonnull(null);
+	struct jeheap_query q = { .metric = JEHEAP_INUSE_OBJECTS, .base = p };
+	ck_assert_int_eq(jeheap_flamegraph_svg(p, NULL, &q, "t", null), 0);
+	ck_assert_int_eq(jeheap_dot(p, NULL, &q, "t", 0, null), 0);
+	fclose(null);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jeheap");
@@ -322,6 +342,7 @@ int main(void)
 	tcase_add_test(tc, errors_have_positions);
 	tcase_add_test(tc, display_names);
 	tcase_add_test(tc, pprof_and_dot_args);
+	tcase_add_test(tc, zero_byte_objects);
 	tcase_add_test(tc, symbolize_and_prune);
 	tcase_add_test(tc, only_empty_stacks);
 	tcase_add_test(tc, symbolized_form);

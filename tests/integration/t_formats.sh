@@ -176,5 +176,9 @@ if [ "$JEHEAP_HAS_LIBDW" = yes ]; then
 			fail "jeprof does not see the inline frame"
 	fi
 fi
-pass "--symbolize through /proc/PID/map_files"
+# ... and after it was deleted.
+rm -f "$WORK/victim"
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/sym2.heap" --symbolize
+grep -qE '^0x[0-9a-f]{16} wl_small$' "$WORK/sym2.heap" || fail "--symbolize lost a deleted binary"
+pass "--symbolize through /proc/PID/map_files (binary replaced, then deleted)"
 finish_victim v
