@@ -47,8 +47,12 @@ void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, lo
 {
 	static const char *const metrics[] = { "inuse_space", "inuse_objects", "alloc_space",
 					       "alloc_objects" };
-	fprintf(out, "{\"metric\":\"%s\",\"unit\":\"%s\",\"total\":%.17g,\"functions\":[",
-		metrics[q->metric], q->metric % 2 ? "objects" : "bytes", jeheap_top_total(t));
+	static const char *const rows[] = { "functions", "lines", "addresses" };
+	fprintf(out,
+		"{\"metric\":\"%s\",\"unit\":\"%s\",\"rows\":\"%s\",\"total\":%.17g,"
+		"\"functions\":[",
+		metrics[q->metric], q->metric % 2 ? "objects" : "bytes", rows[q->granularity],
+		jeheap_top_total(t));
 	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
 		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
 		fprintf(out, "%s{\"name\":", i ? "," : "");

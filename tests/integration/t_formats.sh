@@ -30,6 +30,8 @@ if [ "$JEHEAP_HAS_LIBDW" = yes ]; then
 		fail "--lines inline: $(row wl_inlined)"
 	expect_rc 0 "$JEHEAP" top --inuse_objects --addresses "$WORK/a.heap"
 	row ' [0-9a-f]{16} wl_small /.*victim\.c:[0-9]+' | grep -q . || fail "--addresses: $OUT"
+	expect_rc 0 "$JEHEAP" json --lines "$WORK/a.heap"
+	[ "$(json_get "$OUT" "j['rows']")" = lines ] || fail "json rows: $OUT"
 	# The program's rows are jeprof's (it runs addr2line -i).
 	if command -v jeprof >/dev/null && command -v addr2line >/dev/null; then
 		for mode in functions lines addresses; do
