@@ -251,7 +251,10 @@ static int open_debug_file(Elf *elf, const char *root, const char *objpath, stru
 	return open_debuglink(elf, root, objpath, f);
 }
 
-/* MiniDebugInfo: .gnu_debugdata is an xz stream of a small ELF file. */
+/* MiniDebugInfo: .gnu_debugdata is an xz stream of a small ELF file (a
+ * symbol table: kilobytes to a few megabytes). A larger one is refused
+ * rather than inflated: the file may be hostile. */
+#define MINIDEBUG_MAX ((size_t)64 << 20)
 static int collect_minidebuginfo(struct jh_object *o, Elf *elf)
 {
 	GElf_Shdr sh;
@@ -260,7 +263,7 @@ static int collect_minidebuginfo(struct jh_object *o, Elf *elf)
 	if (!d || !d->d_size)
 		return 0;
 	lzma_stream st = LZMA_STREAM_INIT;
-	if (lzma_stream_decoder(&st, 1 << 30, 0) != LZMA_OK)
+	if (lzma_stream_decoder(&st, MINIDEBUG_MAX, 0) != LZMA_OK)
 		return 0;
 	size_t cap = d->d_size * 4 + 4096, len = 0;
 	unsigned char *buf = malloc(cap);
@@ -280,7 +283,7 @@ static int collect_minidebuginfo(struct jh_object *o, Elf *elf)
 			break;
 		}
 		if (st.avail_out == 0) {
-			unsigned char *nb = cap < ((size_t)1 << 31) ? realloc(buf, cap * 2) : NULL;
+			unsigned char *nb = cap < MINIDEBUG_MAX ? realloc(buf, cap * 2) : NULL;
 			if (!nb) {
 				free(buf);
 				buf = NULL;
