@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # jeattach killed with SIGKILL at random instants while it dumps a busy
-# victim with a large sampled heap: the kernel detaches, and every
+# victim with a large sampled heap, then one whose threads churn: the
+# kernel detaches, and every
 # injected call must still end by itself (it returns through rt_sigreturn
 # into the thread's own saved state). The victim must go on unharmed.
 # TRIALS (default 30) sets how many; the nightly run uses hundreds.
@@ -37,7 +38,7 @@ for i in range(trials):
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             st = open(f"/proc/{pid}/task/{tid}/status").read().split("State:")[1].split()[0]
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # the thread exited meanwhile
             continue
         if st in ("T", "t"):
             sys.exit(f"thread {tid} left stopped after kill {i} (at {delay * 1e6:.0f} us)")
@@ -54,3 +55,15 @@ fds_after=$(ls /proc/"$v"/fd | wc -l)
 # jeattach cannot, so that one counter may be off.
 finish_victim v errno_errors
 pass "$TRIALS kills (dump takes ${dump_us} us): victim unharmed, $leaked memfd(s) left"
+
+# The same storm against a victim whose threads come and go all the time
+# (-c): a kill may land while the thread jeattach chose is being created or
+# is exiting, and the next attach meets a different set of threads.
+start_victim_env c "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10" \
+	"$TARGETS/victim_dyn" -b 2 -w -c
+expect_rc 0 "$JEATTACH" -p "$c" --dump "$WORK/ref2.heap" --json
+wall_us=$(json_get "$OUT" "j['wall_us']")
+python3 "$WORK/killer.py" "$JEATTACH" "$c" "$TRIALS" "$wall_us" "$WORK/k2.heap" || fail "see above (thread churn)"
+expect_rc 0 "$JEATTACH" -p "$c" --status --dump "$WORK/after2.heap"
+finish_victim c errno_errors
+pass "$TRIALS kills with thread churn: victim unharmed"
