@@ -73,6 +73,8 @@ static int read_profile(const char *path, jeheap_profile **p)
 		return 0;
 	if (ei.line)
 		fprintf(stderr, "jeheap: %s:%lu:%lu: %s\n", path, ei.line, ei.column, ei.message);
+	else if (!strncmp(ei.message, path, strlen(path))) /* the library named the file */
+		fprintf(stderr, "jeheap: %s\n", ei.message);
 	else
 		fprintf(stderr, "jeheap: %s: %s\n", path, ei.message);
 	return -1;
