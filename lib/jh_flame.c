@@ -28,69 +28,30 @@ struct tree {
 	long which; /* whose stacks: -1 the base's */
 	struct node *v;
 	size_t n, cap;
-	uint64_t *keys; /* (parent << 32 | entry) + 1 -> node, open addressing */
-	uint32_t *vals;
-	size_t hcap;
+	struct jh_u64map kids; /* parent << 32 | entry -> node */
 	size_t depth;
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int rehash(struct tree *t)
-{
-	size_t cap = t->hcap ? t->hcap * 2 : 4096;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = malloc(cap * sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	for (size_t i = 0; i < t->hcap; i++) {
-		if (!t->keys[i])
-			continue;
-		size_t j = mix(t->keys[i]) & (cap - 1);
-		while (keys[j])
-			j = (j + 1) & (cap - 1);
-		keys[j] = t->keys[i];
-		vals[j] = t->vals[i];
-	}
-	free(t->keys);
-	free(t->vals);
-	t->keys = keys;
-	t->vals = vals;
-	t->hcap = cap;
-	return 0;
-}
 
 /* The child of node `parent` for reducer entry `entry`: created when
  * `create`, else 0 when there is none. UINT32_MAX without memory. */
 static uint32_t child(struct tree *t, uint32_t parent, uint32_t entry, int create)
 {
-	if ((t->n + 1) * 2 > t->hcap && rehash(t))
-		return UINT32_MAX;
-	uint64_t key = ((uint64_t)parent << 32 | entry) + 1;
-	size_t j = mix(key) & (t->hcap - 1);
-	while (t->keys[j]) {
-		if (t->keys[j] == key)
-			return t->vals[j];
-		j = (j + 1) & (t->hcap - 1);
+	uint64_t key = (uint64_t)parent << 32 | entry;
+	if (!create) { /* the base only walks what is drawn */
+		uint32_t id = jh_u64map_get(&t->kids, key);
+		return id == UINT32_MAX ? 0 : id;
 	}
-	if (!create)
-		return 0;
+	uint32_t *slot = jh_u64map_slot(&t->kids, key);
+	if (!slot)
+		return UINT32_MAX;
+	if (*slot != UINT32_MAX)
+		return *slot;
 	if (jh_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
 		return UINT32_MAX;
 	uint32_t id = (uint32_t)t->n++;
 	t->v[id] = (struct node){ entry, 0, t->v[parent].kid, 0, 0 };
 	t->v[parent].kid = id;
-	t->keys[j] = key;
-	t->vals[j] = id;
+	*slot = id;
 	return id;
 }
 
@@ -315,7 +276,6 @@ JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *
 out:
 	jh_reducer_free(&t.r);
 	free(t.v);
-	free(t.keys);
-	free(t.vals);
+	jh_u64map_free(&t.kids);
 	return r;
 }

@@ -47,51 +47,6 @@ static int is_skipped(const char *name)
 	return 0;
 }
 
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-uint64_t jh_hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-int jh_strindex_reserve(struct jh_strindex *x, size_t n, jh_key_fn key, const void *arg)
-{
-	if ((n + 1) * 2 <= x->cap)
-		return 0;
-	size_t cap = x->cap ? x->cap * 2 : 1024;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return JEHEAP_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		size_t j = jh_hash_str(key(arg, i)) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)(i + 1);
-	}
-	free(x->slots);
-	x->slots = slots;
-	x->cap = cap;
-	return 0;
-}
-
-uint32_t *jh_strindex_slot(const struct jh_strindex *x, const char *s, jh_key_fn key,
-			   const void *arg)
-{
-	size_t j = jh_hash_str(s) & (x->cap - 1);
-	while (x->slots[j] && strcmp(key(arg, x->slots[j] - 1), s))
-		j = (j + 1) & (x->cap - 1);
-	return &x->slots[j];
-}
-
 int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 {
 	memset(r, 0, sizeof(*r));
@@ -119,8 +74,7 @@ void jh_reducer_free(struct jh_reducer *r)
 		free(r->e[i].owned);
 	free(r->e);
 	free(r->names.slots);
-	free(r->pc_keys);
-	free(r->pc_vals);
+	jh_u64map_free(&r->pcs);
 	free(r->pcinfo);
 	free(r->pc_ent);
 	free(r->path);
@@ -135,9 +89,7 @@ void jh_reducer_free(struct jh_reducer *r)
 void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym)
 {
 	r->sym = sym;
-	if (r->pc_vals)
-		memset(r->pc_vals, 0xff, r->pc_cap * sizeof(*r->pc_vals));
-	r->pc_n = 0;
+	jh_u64map_clear(&r->pcs);
 	r->npcinfo = 0;
 	r->npc_ent = 0;
 }
@@ -176,33 +128,6 @@ static long entry_for_name(struct jh_reducer *r, const char *name, char *owned)
 	e->focus = e->ignore = -1;
 	*slot = (uint32_t)(r->n + 1);
 	return (long)r->n++;
-}
-
-static int pc_rehash(struct jh_reducer *r, size_t cap)
-{
-	uint64_t *keys = malloc(cap * sizeof(*keys));
-	uint32_t *vals = malloc(cap * sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	memset(vals, 0xff, cap * sizeof(*vals));
-	for (size_t i = 0; i < r->pc_cap; i++) {
-		if (r->pc_vals[i] == UINT32_MAX)
-			continue;
-		size_t j = hash64(r->pc_keys[i]) & (cap - 1);
-		while (vals[j] != UINT32_MAX)
-			j = (j + 1) & (cap - 1);
-		keys[j] = r->pc_keys[i];
-		vals[j] = r->pc_vals[i];
-	}
-	free(r->pc_keys);
-	free(r->pc_vals);
-	r->pc_keys = keys;
-	r->pc_vals = vals;
-	r->pc_cap = cap;
-	return 0;
 }
 
 /* The name of frame i of n at address a, at the reducer's granularity, as
@@ -245,14 +170,11 @@ static char *frame_name(const struct jh_reducer *r, uint64_t a, const struct jeh
 /* What address a reduces to (symbolized once per address and profile). */
 static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 {
-	if ((r->pc_n + 1) * 2 > r->pc_cap && pc_rehash(r, r->pc_cap ? r->pc_cap * 2 : 4096))
+	uint32_t *slot = jh_u64map_slot(&r->pcs, a);
+	if (!slot)
 		return NULL;
-	size_t j = hash64(a) & (r->pc_cap - 1);
-	while (r->pc_vals[j] != UINT32_MAX) {
-		if (r->pc_keys[j] == a)
-			return &r->pcinfo[r->pc_vals[j]];
-		j = (j + 1) & (r->pc_cap - 1);
-	}
+	if (*slot != UINT32_MAX)
+		return &r->pcinfo[*slot];
 	struct jeheap_frame f[64];
 	size_t n = r->sym ? jeheap_symbolize_frames(r->sym, a, f, 64) : 0;
 	if (n > 64)
@@ -278,9 +200,7 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 			return NULL;
 		r->pc_ent[r->npc_ent++] = (uint32_t)idx;
 	}
-	r->pc_keys[j] = a;
-	r->pc_vals[j] = (uint32_t)r->npcinfo;
-	r->pc_n++;
+	*slot = (uint32_t)r->npcinfo;
 	return &r->pcinfo[r->npcinfo++];
 }
 

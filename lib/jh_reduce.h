@@ -8,21 +8,8 @@
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "jh_index.h"
 #include "jh_internal.h"
-
-/* An open-addressing index of strings kept elsewhere (an array): slots
- * hold the element's index + 1, 0 is empty; the load stays under 1/2. */
-typedef const char *(*jh_key_fn)(const void *arg, size_t i);
-struct jh_strindex {
-	uint32_t *slots;
-	size_t cap;
-};
-uint64_t jh_hash_str(const char *s);
-/* Room for one more key; rebuilds from key(arg, 0..n-1) when it grows. */
-int jh_strindex_reserve(struct jh_strindex *x, size_t n, jh_key_fn key, const void *arg);
-/* The slot of s: holding the index + 1 of an equal key, or 0 (free). */
-uint32_t *jh_strindex_slot(const struct jh_strindex *x, const char *s, jh_key_fn key,
-			   const void *arg);
 
 struct jh_name {
 	const char *name;
@@ -45,9 +32,7 @@ struct jh_reducer {
 	struct jh_name *e;
 	size_t n, cap;
 	struct jh_strindex names; /* name -> entry */
-	uint64_t *pc_keys;    /* address -> pcinfo, for the current profile */
-	uint32_t *pc_vals;
-	size_t pc_cap, pc_n;
+	struct jh_u64map pcs; /* address -> pcinfo, for the current profile */
 	struct jh_pcinfo *pcinfo;
 	size_t npcinfo, pcinfo_cap;
 	uint32_t *pc_ent;
