@@ -42,7 +42,6 @@ struct mapping {
 
 struct pprof {
 	struct jh_reducer r;
-	const struct jeheap_query *q;
 	long which, loc_which;
 	struct jh_pb body; /* everything but the string table, which comes last */
 	struct jh_pb tmp, tmp2;
@@ -316,8 +315,6 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 		return JEHEAP_EINVAL;
 	struct pprof pp;
 	memset(&pp, 0, sizeof(pp));
-	pp.q = q;
-	pp.loc_which = 0;
 	int r = jh_reducer_init(&pp.r, q);
 	if (r)
 		return r;
