@@ -36,3 +36,16 @@ int jh_maps_parse_line(const char *line, struct jh_maps_line *m)
 		m->path_len -= dl;
 	return 0;
 }
+
+int jh_maps_foreach(const char *text, jh_maps_cb cb, void *arg)
+{
+	for (const char *line = text; *line;) {
+		struct jh_maps_line m;
+		const char *nl = strchr(line, '\n');
+		int r = jh_maps_parse_line(line, &m) ? 0 : cb(&m, arg);
+		if (r)
+			return r;
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	return 0;
+}

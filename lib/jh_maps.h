@@ -18,5 +18,9 @@ struct jh_maps_line {
 
 /* 0, or -1 if the line is not a maps line. */
 int jh_maps_parse_line(const char *line, struct jh_maps_line *m);
+/* cb for each well-formed line of a whole maps text (others are skipped);
+ * a non-zero return from cb stops and is returned. */
+typedef int (*jh_maps_cb)(const struct jh_maps_line *m, void *arg);
+int jh_maps_foreach(const char *text, jh_maps_cb cb, void *arg);
 
 #endif

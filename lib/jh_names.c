@@ -117,7 +117,7 @@ const char *jh_display_name(struct jh_pool *pool, const char *name)
 	}
 #endif
 	const char *src = dem ? dem : name;
-	if (!dem && !strpbrk(name, "(<") && !strpbrk(name, " \t"))
+	if (!dem && !strpbrk(name, "(< \t"))
 		return name; /* a plain C name: nothing to do */
 	char *s = strdup(src);
 	free(dem);

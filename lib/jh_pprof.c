@@ -37,7 +37,9 @@ enum {
 };
 
 struct mapping {
-	uint64_t start, end;
+	uint64_t start, end, offset;
+	const char *path; /* into the profile's maps text */
+	size_t path_len;
 };
 
 struct pprof {
@@ -218,57 +220,46 @@ static int value_type(struct pprof *pp, unsigned field, const char *type, const 
 	return 0;
 }
 
-/* The first profile's executable mappings, as pprof's Mapping messages
- * (written after the samples, when it is known whether lines were found). */
-static int read_mappings(struct pprof *pp, const jeheap_profile *p)
+/* The first profile's executable mappings: read before the samples (to
+ * tie locations to them), written after them as pprof's Mapping messages
+ * (when it is known whether lines were found). */
+static int add_mapping(const struct jh_maps_line *l, void *arg)
 {
-	const char *text = jeheap_profile_mappings(p);
-	for (const char *line = text; *line;) {
-		struct jh_maps_line l;
-		const char *nl = strchr(line, '\n');
-		if (!jh_maps_parse_line(line, &l) && l.x) {
-			if (jh_grow((void **)&pp->maps, &pp->maps_cap, pp->nmaps + 1, sizeof(*pp->maps)))
-				return -1;
-			pp->maps[pp->nmaps].start = l.start;
-			pp->maps[pp->nmaps].end = l.end;
-			pp->nmaps++;
-		}
-		line = nl ? nl + 1 : line + strlen(line);
-	}
+	struct pprof *pp = arg;
+	if (!l->x)
+		return 0;
+	if (jh_grow((void **)&pp->maps, &pp->maps_cap, pp->nmaps + 1, sizeof(*pp->maps)))
+		return -1;
+	pp->maps[pp->nmaps++] = (struct mapping){ l->start, l->end, l->offset, l->path,
+						  l->path_len };
 	return 0;
 }
 
-static int write_mappings(struct pprof *pp, const jeheap_profile *p)
+static int write_mappings(struct pprof *pp)
 {
-	const char *text = jeheap_profile_mappings(p);
-	uint64_t id = 0;
-	for (const char *line = text; *line;) {
-		struct jh_maps_line l;
-		const char *nl = strchr(line, '\n');
-		if (!jh_maps_parse_line(line, &l) && l.x) {
-			char *path = strndup(l.path, l.path_len);
-			int64_t fs = path ? str_id(pp, path) : -1;
-			free(path);
-			if (fs < 0)
-				return -1;
-			pp->tmp.n = 0;
-			jh_pb_varint(&pp->tmp, MAPPING_ID, ++id);
-			jh_pb_varint(&pp->tmp, MAPPING_START, l.start);
-			jh_pb_varint(&pp->tmp, MAPPING_LIMIT, l.end);
-			if (l.offset)
-				jh_pb_varint(&pp->tmp, MAPPING_OFFSET, l.offset);
-			if (fs)
-				jh_pb_varint(&pp->tmp, MAPPING_FILENAME, (uint64_t)fs);
-			jh_pb_varint(&pp->tmp, MAPPING_HAS_FUNCTIONS, 1);
-			if (pp->have_lines) {
-				jh_pb_varint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
-				jh_pb_varint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
-			}
-			if (pp->have_inline)
-				jh_pb_varint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
-			jh_pb_bytes(&pp->body, PROFILE_MAPPING, pp->tmp.d, pp->tmp.n);
+	for (size_t i = 0; i < pp->nmaps; i++) {
+		const struct mapping *m = &pp->maps[i];
+		char *path = strndup(m->path, m->path_len);
+		int64_t fs = path ? str_id(pp, path) : -1;
+		free(path);
+		if (fs < 0)
+			return -1;
+		pp->tmp.n = 0;
+		jh_pb_varint(&pp->tmp, MAPPING_ID, i + 1);
+		jh_pb_varint(&pp->tmp, MAPPING_START, m->start);
+		jh_pb_varint(&pp->tmp, MAPPING_LIMIT, m->end);
+		if (m->offset)
+			jh_pb_varint(&pp->tmp, MAPPING_OFFSET, m->offset);
+		if (fs)
+			jh_pb_varint(&pp->tmp, MAPPING_FILENAME, (uint64_t)fs);
+		jh_pb_varint(&pp->tmp, MAPPING_HAS_FUNCTIONS, 1);
+		if (pp->have_lines) {
+			jh_pb_varint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
+			jh_pb_varint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
 		}
-		line = nl ? nl + 1 : line + strlen(line);
+		if (pp->have_inline)
+			jh_pb_varint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
+		jh_pb_bytes(&pp->body, PROFILE_MAPPING, pp->tmp.d, pp->tmp.n);
 	}
 	return 0;
 }
@@ -324,7 +315,8 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 						 { "inuse_space", "bytes" } };
 	static const int metric_index[4] = { 3, 2, 1, 0 }; /* enum jeheap_metric -> types */
 	r = JEHEAP_ENOMEM;
-	if (str_id(&pp, "") != 0 || read_mappings(&pp, p))
+	if (str_id(&pp, "") != 0 ||
+	    jh_maps_foreach(jeheap_profile_mappings(p), add_mapping, &pp))
 		goto out;
 	for (int i = 0; i < 4; i++)
 		if (value_type(&pp, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]))
@@ -332,7 +324,7 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 	if ((r = jh_foreach_input(&pp.r, p, s, q, add_stack, &pp, &pp.which)))
 		goto out;
 	r = JEHEAP_ENOMEM;
-	if (write_mappings(&pp, p) || value_type(&pp, PROFILE_PERIOD_TYPE, "space", "bytes"))
+	if (write_mappings(&pp) || value_type(&pp, PROFILE_PERIOD_TYPE, "space", "bytes"))
 		goto out;
 	if (jeheap_profile_sample_period(p))
 		jh_pb_varint(&pp.body, PROFILE_PERIOD, jeheap_profile_sample_period(p));

@@ -101,6 +101,23 @@ static int split_profile_symbols(jeheap_symbolizer *s, const jeheap_profile *p)
 	return 0;
 }
 
+/* An executable mapping of a file: where its addresses are looked up. */
+static int add_mapping(const struct jh_maps_line *l, void *arg)
+{
+	jeheap_symbolizer *s = arg;
+	if (!l->x || !l->path_len || l->path[0] != '/')
+		return 0;
+	size_t oi = object_index(s, l->path, l->path_len);
+	if (oi == SIZE_MAX)
+		return -1;
+	struct jh_mapping *m = &s->maps[s->nmaps++];
+	m->start = l->start;
+	m->end = l->end;
+	m->offset = l->offset;
+	m->object = oi;
+	return 0;
+}
+
 JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
 				    jeheap_symbolizer **out)
 {
@@ -123,21 +140,8 @@ JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
 	s->maps = calloc(nlines, sizeof(*s->maps));
 	if (!s->maps)
 		goto nomem;
-	for (const char *line = text; *line;) {
-		struct jh_maps_line l;
-		const char *nl = strchr(line, '\n');
-		if (!jh_maps_parse_line(line, &l) && l.x && l.path_len && l.path[0] == '/') {
-			size_t oi = object_index(s, l.path, l.path_len);
-			if (oi == SIZE_MAX)
-				goto nomem;
-			struct jh_mapping *m = &s->maps[s->nmaps++];
-			m->start = l.start;
-			m->end = l.end;
-			m->offset = l.offset;
-			m->object = oi;
-		}
-		line = nl ? nl + 1 : line + strlen(line);
-	}
+	if (jh_maps_foreach(text, add_mapping, s))
+		goto nomem;
 	*out = s;
 	return 0;
 nomem:
