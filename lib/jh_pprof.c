@@ -151,10 +151,8 @@ static uint64_t location_id(struct pprof *pp, uint32_t k)
 	if (pp->loc_of[k])
 		return pp->loc_of[k];
 	const struct jh_pcinfo *pi = &pp->r.pcinfo[k];
-	struct jeheap_frame f[64];
-	size_t n = pp->r.sym ? jeheap_symbolize_frames(pp->r.sym, pi->addr, f, 64) : 0;
-	if (n > 64)
-		n = 64;
+	size_t n = pi->nframes;
+	const struct jeheap_frame *f = n ? pp->r.frames + pi->ffirst : NULL;
 	uint64_t id = ++pp->nlocs;
 	pp->tmp2.n = 0;
 	jh_pb_varint(&pp->tmp2, LOCATION_ID, id);
@@ -309,6 +307,7 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 	int r = jh_reducer_init(&pp.r, q);
 	if (r)
 		return r;
+	pp.r.keep_frames = 1;
 	static const char *const types[4][2] = { { "alloc_objects", "count" },
 						 { "alloc_space", "bytes" },
 						 { "inuse_objects", "count" },

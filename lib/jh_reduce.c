@@ -79,6 +79,7 @@ void jh_reducer_free(struct jh_reducer *r)
 	free(r->pc_ent);
 	free(r->path);
 	free(r->apath);
+	free(r->frames);
 	if (r->have_focus)
 		regfree(&r->focus_re);
 	if (r->have_ignore)
@@ -90,6 +91,7 @@ void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym)
 {
 	r->sym = sym;
 	jh_u64map_clear(&r->pcs);
+	r->nframes = 0;
 	r->npcinfo = 0;
 	r->npc_ent = 0;
 }
@@ -184,6 +186,14 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	    jh_grow((void **)&r->pc_ent, &r->pc_ent_cap, r->npc_ent + nf, sizeof(*r->pc_ent)))
 		return NULL;
 	struct jh_pcinfo *pi = &r->pcinfo[r->npcinfo];
+	pi->ffirst = (uint32_t)r->nframes;
+	pi->nframes = r->keep_frames ? (uint32_t)n : 0;
+	if (pi->nframes) {
+		if (jh_grow((void **)&r->frames, &r->frames_cap, r->nframes + n, sizeof(*r->frames)))
+			return NULL;
+		memcpy(r->frames + r->nframes, f, n * sizeof(*f));
+		r->nframes += n;
+	}
 	pi->addr = a;
 	pi->first = (uint32_t)r->npc_ent;
 	pi->n = (uint32_t)nf;

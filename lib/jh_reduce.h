@@ -25,6 +25,7 @@ struct jh_name {
 struct jh_pcinfo {
 	uint64_t addr; /* as looked up: a caller's return address minus one */
 	uint32_t first, n;
+	uint32_t ffirst, nframes; /* its frames in frames[], when keep_frames */
 	int skip; /* the containing function is an allocator entry point */
 };
 
@@ -38,6 +39,11 @@ struct jh_reducer {
 	uint32_t *pc_ent;
 	size_t npc_ent, pc_ent_cap;
 	int granularity; /* enum jeheap_granularity */
+	/* Set by a writer that needs each address's frames themselves (pprof):
+	 * kept from the one symbolization instead of asked for again. */
+	int keep_frames;
+	struct jeheap_frame *frames;
+	size_t nframes, frames_cap;
 	jeheap_symbolizer *sym;
 	regex_t focus_re, ignore_re;
 	int have_focus, have_ignore;
