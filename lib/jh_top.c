@@ -42,36 +42,16 @@ static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_count
 
 int jh_edges_add(struct jh_edges *g, uint32_t from, uint32_t to, double v, int base)
 {
-	if ((g->n + 1) * 2 > g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 1024;
-		uint32_t *slots = malloc(cap * sizeof(*slots));
-		struct jh_edge *e = realloc(g->e, cap / 2 * sizeof(*e));
-		if (!slots || !e) {
-			free(slots);
-			if (e)
-				g->e = e;
+	uint32_t *slot = jh_u64map_slot(&g->index, (uint64_t)from << 32 | to);
+	if (!slot)
+		return -1;
+	if (*slot == UINT32_MAX) {
+		if (jh_grow((void **)&g->e, &g->cap, g->n + 1, sizeof(*g->e)))
 			return -1;
-		}
-		g->e = e;
-		memset(slots, 0, cap * sizeof(*slots));
-		for (size_t i = 0; i < g->n; i++) {
-			size_t j = ((uint64_t)g->e[i].from * 0x9e3779b97f4a7c15ULL ^ g->e[i].to) & (cap - 1);
-			while (slots[j])
-				j = (j + 1) & (cap - 1);
-			slots[j] = (uint32_t)i + 1;
-		}
-		free(g->slots);
-		g->slots = slots;
-		g->cap = cap;
-	}
-	size_t j = ((uint64_t)from * 0x9e3779b97f4a7c15ULL ^ to) & (g->cap - 1);
-	while (g->slots[j] && (g->e[g->slots[j] - 1].from != from || g->e[g->slots[j] - 1].to != to))
-		j = (j + 1) & (g->cap - 1);
-	if (!g->slots[j]) {
 		g->e[g->n] = (struct jh_edge){ from, to, 0, 0 };
-		g->slots[j] = (uint32_t)++g->n;
+		*slot = (uint32_t)g->n++;
 	}
-	*(base ? &g->e[g->slots[j] - 1].bvalue : &g->e[g->slots[j] - 1].value) += v;
+	*(base ? &g->e[*slot].bvalue : &g->e[*slot].value) += v;
 	return 0;
 }
 
@@ -144,7 +124,7 @@ JH_EXPORT void jeheap_top_free(jeheap_top *t)
 	jh_reducer_free(&t->r);
 	free(t->sorted);
 	free(t->edges.e);
-	free(t->edges.slots);
+	jh_u64map_free(&t->edges.index);
 	free(t);
 }
 

@@ -13,9 +13,8 @@ struct jh_edge {
 
 struct jh_edges {
 	struct jh_edge *e;
-	size_t n;
-	uint32_t *slots; /* (from, to) -> index + 1 */
-	size_t cap;
+	size_t n, cap;
+	struct jh_u64map index; /* from << 32 | to -> edge */
 };
 
 struct jeheap_top {
