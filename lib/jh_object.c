@@ -325,8 +325,8 @@ void jh_object_load(struct jh_object *o, const char *root, const char *first)
 		return;
 	if (load_segments(o, obj.elf))
 		goto out;
-	int own_symtab = has_symtab(obj.elf);
-	if (!own_symtab || !has_dwarf(obj.elf))
+	int own_symtab = has_symtab(obj.elf), own_dwarf = has_dwarf(obj.elf);
+	if (!own_symtab || !own_dwarf)
 		open_debug_file(obj.elf, root, o->path, &dbg);
 	int rc;
 	if (own_symtab)
@@ -341,7 +341,7 @@ void jh_object_load(struct jh_object *o, const char *root, const char *first)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 	o->loaded = 1;
 	/* DWARF from whichever file has it; that file stays open. */
-	struct elf_file *dw = has_dwarf(obj.elf) ? &obj : dbg.elf && has_dwarf(dbg.elf) ? &dbg : NULL;
+	struct elf_file *dw = own_dwarf ? &obj : dbg.elf && has_dwarf(dbg.elf) ? &dbg : NULL;
 	if (dw && !jh_dwarf_open(o, dw->elf)) {
 		o->dw_fd = dw->fd;
 		o->dw_elf = dw->elf;
