@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Action dispatch and the helpers every action shares. */
+/* Action dispatch: which function runs an action, during and after the hold. */
 #include "config.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "act.h"
-#include "rcall.h"
 
 const char *act_name(enum act_kind kind)
 {
@@ -98,157 +93,4 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 		return act_dump_finish(t, base, 0, a->symbolize, r);
 	}
 	return r->code;
-}
-
-
-static struct act_field *new_field(struct act_result *r, const char *key)
-{
-	if (r->nf == r->capf) {
-		int cap = r->capf ? r->capf * 2 : 4;
-		struct act_field *nf = realloc(r->f, (size_t)cap * sizeof(*nf));
-		if (!nf)
-			return NULL; /* out of memory: the field is dropped */
-		r->f = nf;
-		r->capf = cap;
-	}
-	struct act_field *f = &r->f[r->nf++];
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	memset(&f->v, 0, sizeof(f->v));
-	return f;
-}
-
-void act_field_value(struct act_result *r, const char *key, const struct rctl_value *v)
-{
-	struct act_field *f = new_field(r, key);
-	if (f)
-		f->v = *v;
-}
-
-void act_field_str(struct act_result *r, const char *key, const char *s)
-{
-	struct act_field *f = new_field(r, key);
-	if (!f)
-		return;
-	f->v.type = RCTL_STRING;
-	f->v.is_null = s == NULL;
-	snprintf(f->v.s, sizeof(f->v.s), "%s", s ? s : "");
-}
-
-void act_field_u64(struct act_result *r, const char *key, uint64_t u)
-{
-	struct act_field *f = new_field(r, key);
-	if (!f)
-		return;
-	f->v.type = RCTL_U64;
-	f->v.u = u;
-}
-
-void act_field_double(struct act_result *r, const char *key, double d)
-{
-	struct act_field *f = new_field(r, key);
-	if (!f)
-		return;
-	f->v.type = RCTL_DOUBLE;
-	f->v.d = d;
-}
-
-void act_field_bool(struct act_result *r, const char *key, int b)
-{
-	struct act_field *f = new_field(r, key);
-	if (!f)
-		return;
-	f->v.type = RCTL_BOOL;
-	f->v.u = b != 0;
-}
-
-enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
-	va_end(ap);
-	r->code = code;
-	return code;
-}
-
-enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
-{
-	int sig = rcall_fault_signal(t);
-	switch (e) {
-	case -ESRCH:
-		return act_fail(r, JE_EXIT_GONE, "%s: the process exited", doing);
-	case -ETIMEDOUT:
-		return act_fail(r, JE_EXIT_TIMEOUT,
-				"%s: no answer before the timeout (%s); retry with a larger --timeout",
-				doing, t->why[0] ? t->why : "the target is busy");
-	case -ECANCELED:
-		if (sig == SIGSYS)
-			return act_fail(r, JE_EXIT_UNSAFE,
-					"%s: the target's seccomp filter forbids a system call jemalloc "
-					"makes (%s); the call was undone, nothing was changed",
-					doing, t->why);
-		return act_fail(r, JE_EXIT_UNSAFE,
-				"%s: the injected call faulted (%s); the thread was restored and the "
-				"fault not delivered; please report this",
-				doing, t->why);
-	case -ENOSPC:
-		return act_fail(r, JE_EXIT_INTERNAL,
-				"%s: the value does not fit jeattach's scratch space on the target "
-				"stack; use a shorter name or value",
-				doing);
-	default:
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: %s", doing, strerror(-e));
-	}
-}
-
-int act_read_field(struct target *t, struct act_result *r, const char *key, const char *ctl)
-{
-	struct rctl_value v;
-	int merr = 0;
-	int e = rctl_read(t, ctl, &v, &merr);
-	if (e)
-		return e;
-	if (merr)
-		act_field_str(r, key, NULL);
-	else
-		act_field_value(r, key, &v);
-	return 0;
-}
-
-void act_conf_var(const struct target *t, char *buf, size_t len)
-{
-	/* jemalloc reads <PREFIX>MALLOC_CONF, the prefix upper-cased
-	 * (JEMALLOC_CPREFIX): MALLOC_CONF, JE_MALLOC_CONF, _RJEM_MALLOC_CONF. */
-	size_t o = 0;
-	for (const char *p = t->je.prefix; *p && o + 12 < len; p++)
-		buf[o++] = (char)toupper((unsigned char)*p);
-	snprintf(buf + o, len - o, "MALLOC_CONF");
-}
-
-enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing)
-{
-	struct rctl_value v;
-	int merr = 0;
-	char var[80];
-	act_conf_var(t, var, sizeof(var));
-	int e = rctl_read(t, "config.prof", &v, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr || !v.u)
-		return act_fail(r, JE_EXIT_NOPROF,
-				"%s: this jemalloc was built without profiling (config.prof is "
-				"false); use a build configured with --enable-prof (Debian's is)",
-				doing);
-	/* Read opt.prof first: jemalloc 5.2 and older return 0 from a write of
-	 * prof.active when opt.prof is false, and do nothing (FACTS.md). */
-	e = rctl_read(t, "opt.prof", &v, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr || !v.u)
-		return act_fail(r, JE_EXIT_NOPROF,
-				"%s: jemalloc was started without prof:true, which cannot be turned "
-				"on at run time; restart the process with "
-				"%s=prof:true,prof_active:false (no overhead until activated)",
-				doing, var);
-	return JE_EXIT_OK;
 }

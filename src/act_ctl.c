@@ -7,30 +7,6 @@
 #include <string.h>
 #include "act.h"
 
-enum je_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
-			       const char *name, int merr)
-{
-	switch (merr) {
-	case ENOENT:
-		return act_fail(r, JE_EXIT_MALLCTL,
-				"%s: this jemalloc has no control named %s (ENOENT); see "
-				"'jeattach -p %d --status' for its version",
-				doing, name, (int)t->pid);
-	case EPERM:
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: %s is read-only (EPERM)", doing, name);
-	case EINVAL:
-		return act_fail(r, JE_EXIT_MALLCTL,
-				"%s: jemalloc rejected the value or its size for %s (EINVAL)", doing,
-				name);
-	case EAGAIN:
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: %s: jemalloc is busy (EAGAIN); retry",
-				doing, name);
-	default:
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: mallctl(\"%s\") returned %d (%s)", doing,
-				name, merr, strerror(merr));
-	}
-}
-
 enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
 			      int *previous)
 {

@@ -15,12 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "act.h"
-#include "rcall.h"
+#include "rproc.h"
 
 /* First bytes of every heap profile format jemalloc has written. */
 static int looks_like_profile(const char *buf, size_t n)
@@ -43,14 +41,6 @@ static void automatic_name(const char *prefix, pid_t pid, char *buf, size_t len)
 	}
 }
 
-static int remote_close(struct target *t, long fd)
-{
-	uint64_t a = (uint64_t)fd;
-	long ret;
-	int e = rcall_syscall(t, SYS_close, &a, 1, &ret);
-	return e ? e : (ret < 0 ? (int)ret : 0);
-}
-
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -66,13 +56,8 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	act_field_str(r, "prof_prefix", prefix.is_null ? NULL : prefix.s);
 
 	/* 1. An anonymous file in the target. */
-	uint64_t a_name;
-	rcall_scratch_reset(t);
-	if ((e = rcall_push_string(t, "jeattach-dump", &a_name)))
-		return act_transport_error(t, r, doing, e);
-	uint64_t args[2] = { a_name, MFD_CLOEXEC };
 	long fd;
-	if ((e = rcall_syscall(t, SYS_memfd_create, args, 2, &fd)))
+	if ((e = rproc_memfd(t, "jeattach-dump", &fd)))
 		return act_transport_error(t, r, doing, e);
 	if (fd < 0)
 		return act_fail(r, JE_EXIT_UNSAFE,
@@ -92,7 +77,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 		c = act_transport_error(t, r, doing, e);
 		goto close_remote;
 	}
-	if (rcall_seccomp_denied(t)) {
+	if (rproc_seccomp_denied(t)) {
 		/* Even when prof.dump reports success the profile is not whole:
 		 * jemalloc 5.3 ignores a failure to open /proc/self/maps and
 		 * writes a profile without MAPPED_LIBRARIES. */
@@ -101,7 +86,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 			     "jemalloc needs to write a whole profile; jeattach answered it with "
 			     "EPERM, jemalloc went on cleanly, and the incomplete profile was "
 			     "discarded (prof.dump returned %d)",
-			     doing, rcall_seccomp_denied(t), merr);
+			     doing, rproc_seccomp_denied(t), merr);
 		goto close_remote;
 	}
 	if (merr) {
@@ -123,7 +108,10 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 			     strerror(errno));
 close_remote:
 	/* 4. Nothing left in the target: its descriptor table is as found. */
-	e = remote_close(t, fd);
+	long closed;
+	e = rproc_close(t, fd, &closed);
+	if (!e && closed < 0)
+		e = (int)closed;
 	if (e && c == JE_EXIT_OK)
 		c = act_transport_error(t, r, "cannot close the dump descriptor in the target", e);
 	r->code = c;

@@ -46,7 +46,7 @@ int arch_syscall_setup(arch_gpregs_t *r, uint64_t insn_addr, long nr, const uint
 		       int nargs);
 long arch_syscall_result(const arch_gpregs_t *r);
 
-/* Crash-safe calls (rcall_return.c): the call returns to a gadget that
+/* Crash-safe calls (rcall.c, rcall_safe): the call returns to a gadget that
  * stores its result, then to libc's rt_sigreturn restorer, which restores
  * the thread from a signal frame built here, even if jeattach is dead. */
 void arch_rewind_for_sigreturn(arch_gpregs_t *r);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "cli_report.h"
 #include "json.h"
+#include "rcall.h"
 
 void cli_report_error(const struct cli_run *run)
 {
@@ -31,12 +32,14 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 		if (r->blob) /* jemalloc's own report, verbatim */
 			fputs(r->blob, out);
 	}
-	if (o->verbose)
+	if (o->verbose) {
+		struct rcall_timing tm;
+		rcall_timing(&run->t, &tm);
 		fprintf(stderr,
 			"jeattach: %d: held %d time(s), longest %" PRId64 " us, total %" PRId64
 			" us; wall %" PRId64 " us\n",
-			(int)run->pid, run->t.nholds, run->t.hold_us_max, run->t.hold_us_total,
-			run->wall_us);
+			(int)run->pid, tm.holds, tm.us_max, tm.us_total, run->wall_us);
+	}
 }
 
 static void json_fields(FILE *out, const struct act_result *r)
@@ -93,9 +96,11 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 			fputs(",\"stats\":", out), json_put_string(out, r->blob);
 		fputc('}', out);
 	}
+	struct rcall_timing tm;
+	rcall_timing(t, &tm);
 	fprintf(out,
 		"],\"crash_safe\":%s,\"holds\":%d,\"hold_us_max\":%" PRId64
 		",\"hold_us_total\":%" PRId64 ",\"wall_us\":%" PRId64 "}\n",
-		t->crash_safe_holds == t->nholds && t->nholds ? "true" : "false", t->nholds,
-		t->hold_us_max, t->hold_us_total, run->wall_us);
+		tm.crash_safe_holds == tm.holds && tm.holds ? "true" : "false", tm.holds, tm.us_max,
+		tm.us_total, run->wall_us);
 }

@@ -11,7 +11,9 @@
 #include <unistd.h>
 #include "cli_diag.h"
 #include "cli_run.h"
+#include "errors.h"
 #include "rcall.h"
+#include "rproc.h"
 
 static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -46,17 +48,17 @@ static enum je_exit open_error(struct cli_run *run, int e)
 	switch (e) {
 	case -ESRCH:
 		return fail(run, JE_EXIT_GONE, "no such process; check the pid (ps -e)");
-	case -EDOM:
+	case -JE_ERR_THREAD_ID:
 		return fail(run, JE_EXIT_USAGE,
 			    "this is a thread id, not a process id; give the process id (Tgid in "
 			    "/proc/%d/status)", (int)run->pid);
-	case -EINVAL:
+	case -JE_ERR_KERNEL_THREAD:
 		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a kernel thread, which has no "
 			    "user memory and no allocator");
-	case -ECHILD:
+	case -JE_ERR_ZOMBIE:
 		return fail(run, JE_EXIT_GONE, "cannot attach: it is a zombie (exited, not yet "
 			    "reaped by its parent)");
-	case -ENOEXEC:
+	case -JE_ERR_CLASS32:
 		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a 32-bit process; jeattach "
 			    "handles 64-bit (%s) processes only", ARCH_NAME);
 	case -EACCES:
@@ -114,7 +116,7 @@ static enum je_exit hold_error(struct cli_run *run, int e)
 	case -ETIMEDOUT:
 		return fail(run, JE_EXIT_TIMEOUT, "cannot attach: %s; retry, or give a larger "
 			    "--timeout", run->t.why[0] ? run->t.why : "timeout");
-	case -ENOEXEC:
+	case -JE_ERR_CLASS32:
 		return fail(run, JE_EXIT_UNSAFE, "cannot attach: a thread runs in 32-bit mode");
 	default:
 		return fail(run, JE_EXIT_INTERNAL, "cannot attach: %s", strerror(-e));
@@ -146,10 +148,6 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 	run->nactions = o->nactions;
 	for (int i = 0; i < o->nactions; i++)
 		act_result_init(&run->res[i], o->actions[i].kind);
-	t->deadline = run->start + (pt_usec_t)(o->timeout_s * 1e6);
-	t->only_tid = o->tid;
-	for (int i = 0; i < o->nactions; i++)
-		t->want_strcat |= o->actions[i].kind == ACT_STATS_FULL;
 	int e = target_open(t, run->pid);
 	if (e)
 		return open_error(run, e);
@@ -158,6 +156,15 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 	e = target_locate(t, o->prefix);
 	if (e && !target_settled_alive(t))
 		return fail(run, JE_EXIT_GONE, "the process exited while jeattach read it");
+	if (!e) {
+		struct rcall_opts ro = { .only_tid = o->tid };
+		unsigned needs = 0;
+		for (int i = 0; i < o->nactions; i++)
+			needs |= o->actions[i].kind == ACT_STATS_FULL ? RPROC_STATS_PRINT : 0;
+		e = rcall_prepare(t, &ro);
+		if (!e)
+			e = rproc_prepare(t, needs);
+	}
 	if (e)
 		return locate_error(run, o, e);
 	run->located = 1;
@@ -169,7 +176,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 }
 
 /* Everything up to the release: any early return still releases (the
- * caller calls target_release before it reports). */
+ * caller calls rcall_release before it reports). */
 static enum je_exit run_held(struct cli_run *run, const struct options *o, int first, int last)
 {
 	struct target *t = &run->t;
@@ -180,7 +187,7 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o, int f
 	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
 		return hold_error(run, -EPERM);
 	narrate(o, run->pid, "holding a thread at a safe point");
-	int e = target_hold(t);
+	int e = rcall_hold(t);
 	if (e)
 		return hold_error(run, e);
 	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
@@ -199,10 +206,10 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int f
 	if (run->done || first >= last)
 		return run->code;
 	/* --timeout bounds each hold, the waits between them are the user's. */
-	t->deadline = pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6);
+	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
 	run_held(run, o, first, last);
 	/* Restore the target before anything is reported. */
-	int e = target_release(t);
+	int e = rcall_release(t);
 	if (e && run->code == JE_EXIT_OK)
 		fail(run, e == -ESRCH ? JE_EXIT_GONE : JE_EXIT_INTERNAL,
 		     "cannot restore the borrowed thread: %s", strerror(-e));
@@ -246,5 +253,7 @@ void cli_run_close(struct cli_run *run)
 		act_result_free(&run->res[i]);
 	free(run->res);
 	run->res = NULL;
+	rproc_free(&run->t);
+	rcall_free(&run->t);
 	target_close(&run->t);
 }

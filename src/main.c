@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "cli_report.h"
 #include "options.h"
-#include "rcall.h"
+#include "pt.h"
 
 /* Fail before touching any target when a dump could not be written. */
 static int check_outputs(const struct options *o, char *err, size_t len)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include "rcall.h"
+#include "errors.h"
 #include "rcall_internal.h"
 
 /* How long a started call may run past --timeout before it is abandoned. */
@@ -27,42 +27,67 @@
 #define SYS_SECCOMP 1
 #endif
 
+/* The held thread, or NULL. */
+static struct rcall_hold *held(const struct target *t)
+{
+	return t->rc ? t->rc->hold : NULL;
+}
+
 int rcall_fault_signal(const struct target *t)
 {
-	return t->hold ? t->hold->fault_sig : 0;
+	const struct rcall_hold *h = held(t);
+	return h ? h->fault_sig : 0;
 }
 
 int rcall_crash_safe(const struct target *t)
 {
-	const struct target_hold_state *h = t->hold;
-	return h && t->ret_restorer && h->fpstate && h->fplen && !h->restart_block;
+	const struct rcall_hold *h = held(t);
+	return h && t->rc->ret_restorer && h->fpstate && h->fplen && !h->restart_block;
 }
 
 int rcall_seccomp_denied(const struct target *t)
 {
-	return t->hold ? t->hold->seccomp_nr : 0;
+	const struct rcall_hold *h = held(t);
+	return h ? h->seccomp_nr : 0;
 }
 
 pid_t rcall_held_tid(const struct target *t)
 {
-	return t->hold ? t->hold->tid : 0;
+	const struct rcall_hold *h = held(t);
+	return h ? h->tid : 0;
 }
 
 void rcall_scratch_reset(struct target *t)
 {
-	if (t->hold)
-		t->hold->scratch_cur = t->hold->scratch_hi;
+	struct rcall_hold *h = held(t);
+	if (h)
+		h->scratch_cur = h->scratch_hi;
+}
+
+int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
+{
+	return pt_read(t->pid, addr, buf, len);
+}
+
+int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len)
+{
+	return pt_write(t->pid, addr, buf, len);
+}
+
+int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap)
+{
+	return pt_read_string(t->pid, addr, buf, cap);
 }
 
 int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
 {
-	struct target_hold_state *h = t->hold;
+	struct rcall_hold *h = held(t);
 	if (!h)
 		return -EINVAL;
 	uint64_t a = (h->scratch_cur - len) & ~15ULL;
 	/* Keep 256 bytes at the bottom for the call frame's return address. */
 	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
-		return -ENOSPC;
+		return -JE_ERR_SCRATCH;
 	int e = pt_write(t->pid, a, data, len);
 	if (e)
 		return e;
@@ -106,17 +131,18 @@ typedef int (*stop_check)(struct target *t, int sig, void *arg);
 static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode mode,
 		     stop_check check, void *arg)
 {
-	struct target_hold_state *h = t->hold;
+	struct rcall_ctx *c = t->rc;
+	struct rcall_hold *h = c->hold;
 	pid_t tid = h->tid;
 	/* Never start a call after the deadline: one that is started is
 	 * given at least CALL_GRACE_US to finish, because abandoning it midway
 	 * could leave a jemalloc lock held by this thread forever. */
 	pt_usec_t now = pt_now_us();
-	if (now >= t->deadline) {
+	if (now >= c->deadline) {
 		target_why(t, "the timeout passed before the call could start");
 		return -ETIMEDOUT;
 	}
-	pt_usec_t until = t->deadline > now + CALL_GRACE_US ? t->deadline : now + CALL_GRACE_US;
+	pt_usec_t until = c->deadline > now + CALL_GRACE_US ? c->deadline : now + CALL_GRACE_US;
 	h->dirty = 1;
 	int e = pt_set_sigmask(tid, ~0ULL);
 	if (!e)
@@ -200,7 +226,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 				h->fault_sig = sig;
 				target_why(t, "the injected call got signal %d (%s) at %#llx", sig,
 					   strsignal(sig), (unsigned long long)(uintptr_t)si.si_addr);
-				return -ECANCELED;
+				return sig == SIGSYS ? -JE_ERR_SECCOMP : -JE_ERR_FAULT;
 			}
 		}
 		/* SIGSTOP cannot be blocked: let it take effect now; the group
@@ -222,7 +248,7 @@ static int at_trap(struct target *t, int sig, void *arg)
 	struct trap_goal *g = arg;
 	if (sig != g->sig)
 		return 0;
-	int e = pt_get_gpregs(t->hold->tid, g->out);
+	int e = pt_get_gpregs(t->rc->hold->tid, g->out);
 	if (e)
 		return e;
 	return arch_pc(g->out) == g->pc;
@@ -242,11 +268,11 @@ static int at_sigreturn(struct target *t, int sig, void *arg)
 	if (sig != (SIGTRAP | 0x80))
 		return 0;
 	struct __ptrace_syscall_info info;
-	int e = pt_get_syscall_info(t->hold->tid, &info, sizeof(info));
+	int e = pt_get_syscall_info(t->rc->hold->tid, &info, sizeof(info));
 	if (e)
 		return e;
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == ARCH_NR_RT_SIGRETURN &&
-	    info.instruction_pointer == t->ret_restorer + ARCH_RESTORER_LEN) {
+	    info.instruction_pointer == t->rc->ret_restorer + ARCH_RESTORER_LEN) {
 		g->entered = 1; /* the gadget has stored the result: read it now */
 		return pt_read(t->pid, g->slot, g->result, sizeof(*g->result)) ?: 0;
 	}
@@ -264,9 +290,10 @@ static int at_sigreturn(struct target *t, int sig, void *arg)
 static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int nargs,
 		      uint64_t *ret)
 {
-	struct target_hold_state *h = t->hold;
+	struct rcall_ctx *c = t->rc;
+	struct rcall_hold *h = c->hold;
 	int stack_args = nargs > ARCH_MAX_CALL_ARGS ? nargs - ARCH_MAX_CALL_ARGS : 0;
-	if (stack_args > t->ret_gadget_pops)
+	if (stack_args > c->ret_gadget_pops)
 		return -E2BIG;
 	uint64_t slot, zero = 0;
 	int e = rcall_push(t, &zero, sizeof(zero), &slot);
@@ -274,24 +301,24 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		return e;
 	size_t fsz = arch_sigframe_size(h->fplen);
 	uint64_t frame = (h->scratch_cur - fsz) & ~(uint64_t)15;
-	uint64_t sp = frame - 8 * (uint64_t)(1 + t->ret_gadget_pops);
+	uint64_t sp = frame - 8 * (uint64_t)(1 + c->ret_gadget_pops);
 	if (sp % 16 != 8) { /* the ABI: rsp + 8 aligned at function entry */
 		frame -= 8;
 		sp -= 8;
 	}
 	if (sp < h->scratch_lo + 64)
-		return -ENOSPC;
+		return -JE_ERR_SCRATCH;
 	size_t len = (size_t)(frame + fsz - sp);
 	unsigned char *buf = calloc(1, len);
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, &t->ret_gadget, 8);
+	memcpy(buf, &c->ret_gadget, 8);
 	for (int i = 0; i < stack_args; i++)
 		memcpy(buf + 8 + 8 * i, &args[ARCH_MAX_CALL_ARGS + i], 8);
 	arch_gpregs_t back = h->regs, r = h->regs;
 	arch_rewind_for_sigreturn(&back);
 	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
-				h->sigmask, t->ret_restorer);
+				h->sigmask, c->ret_restorer);
 	if (!e)
 		e = pt_write(t->pid, sp, buf, len);
 	free(buf);
@@ -312,7 +339,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret)
 {
-	struct target_hold_state *h = t->hold;
+	struct rcall_hold *h = held(t);
 	if (!h)
 		return -EINVAL;
 	if (rcall_crash_safe(t))
@@ -324,7 +351,7 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	if (e)
 		return e;
 	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(t->pid, w.addr, &w.value, 8))))
-		return e ? e : -ENOSPC;
+		return e ? e : -JE_ERR_SCRATCH;
 	h->fault_sig = 0;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
@@ -337,16 +364,17 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 
 int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
 {
-	struct target_hold_state *h = t->hold;
-	if (!h || !t->syscall_insn)
+	struct rcall_hold *h = held(t);
+	const struct rcall_ctx *c = t->rc;
+	if (!h || !c->syscall_insn)
 		return -EINVAL;
 	if (rcall_crash_safe(t) && h->errno_addr &&
-	    nargs + 1 <= ARCH_MAX_CALL_ARGS + t->ret_gadget_pops) {
+	    nargs + 1 <= ARCH_MAX_CALL_ARGS + c->ret_gadget_pops) {
 		/* Crash-safe: libc's syscall(nr, args...), errno for the error. */
 		uint64_t a[ARCH_MAX_CALL_ARGS + 1] = { (uint64_t)nr }, r;
 		for (int i = 0; i < nargs && i < ARCH_MAX_CALL_ARGS; i++)
 			a[i + 1] = args[i];
-		int e = rcall_safe(t, t->syscall_fn, a, nargs + 1, &r);
+		int e = rcall_safe(t, c->syscall_fn, a, nargs + 1, &r);
 		if (e)
 			return e;
 		*ret = (long)r;
@@ -359,14 +387,14 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 		return 0;
 	}
 	arch_gpregs_t r = h->regs, out;
-	int e = arch_syscall_setup(&r, t->syscall_insn, nr, args, nargs);
+	int e = arch_syscall_setup(&r, c->syscall_insn, nr, args, nargs);
 	if (e)
 		return e;
 	h->fault_sig = 0;
 	h->seccomp_nr = 0;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */
-	struct trap_goal g = { SIGTRAP, t->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
+	struct trap_goal g = { SIGTRAP, c->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
 	e = run_until(t, &r, RUN_STEP, at_trap, &g);
 	if (e)
 		return e;

@@ -1,48 +1,79 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rcall_: calling functions and system calls inside a held target thread.
  * Knows ptrace (through pt_) and the ABI (through arch_), never jemalloc.
+ * Its state is a private context (struct rcall_ctx, opaque here) that hangs
+ * off the target; its life, in order, under one prefix:
+ *
+ *   rcall_prepare -> rcall_hold -> rcall / rcall_syscall ... -> rcall_release
+ *   -> (hold again ...) -> rcall_free
+ *
  * Transport failure and remote result are kept apart (compel's style): the
- * return value is 0 or -errno for "could not do it", the callee's own result
- * comes back through an out-parameter. */
+ * return value is 0 or a negative code ("could not do it": -errno, or one of
+ * errors.h's), the callee's own result comes back through an out-parameter. */
 #ifndef JEATTACH_RCALL_H
 #define JEATTACH_RCALL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "pt.h"
 #include "target.h"
 
-/* The injected code faulted (SIGSEGV, SIGBUS, SIGSYS from seccomp...):
- * rcall returns -ECANCELED and this gives the signal. */
-int rcall_fault_signal(const struct target *t);
+struct rcall_opts {
+	pid_t only_tid; /* borrow this thread only (--tid); 0: any at a safe point */
+};
 
-/* The first syscall number the target's seccomp filter trapped (SIGSYS)
- * during the last injected call, answered with -EPERM; 0 if none. */
-int rcall_seccomp_denied(const struct target *t);
+/* How long threads were held, for --json's hold_us_max / hold_us_total. */
+struct rcall_timing {
+	int holds;
+	int crash_safe_holds; /* holds whose calls were all crash-safe */
+	int64_t us_max, us_total;
+};
 
-/* Are calls in this hold crash-safe (they end in rt_sigreturn, so the
- * thread restores itself even if jeattach dies), or do they return to the
- * trap address (a dead jeattach leaves the thread to fault there)? */
-int rcall_crash_safe(const struct target *t);
+/* Find the code calls need in the target (a syscall instruction, libc's
+ * errno, the crash-safe return path) and make the context. No thread is
+ * stopped. */
+int rcall_prepare(struct target *t, const struct rcall_opts *o);
+/* Holds started after deadline fail with -ETIMEDOUT; a started call runs on. */
+void rcall_set_deadline(struct target *t, pt_usec_t deadline);
 
-/* Call fn(args...) in the held thread; *ret gets its return value. */
+/* Hold one thread at a safe point (rcall_hold.c, rcall_safepoint.c). */
+int rcall_hold(struct target *t);
+
+/* Call fn(args...) in the held thread; *ret gets its return value. An
+ * injected call that faults returns -JE_ERR_FAULT (nothing is delivered to
+ * the target; rcall_fault_signal tells which signal). */
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret);
 /* Make system call nr in the held thread; *ret gets the raw result (-errno
  * on failure, as the kernel returns it). No libc involved, errno untouched. */
 int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
 
-/* Scratch memory on the held thread's stack, below the red zone; freed
- * (and the original bytes restored) at target_release. */
+/* Scratch memory on the held thread's stack, below the red zone; the
+ * original bytes come back at rcall_release. */
 int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr);
 int rcall_push_string(struct target *t, const char *s, uint64_t *addr);
-/* Forget all pushes (between actions); bytes are restored at release anyway. */
+/* Forget all pushes (between calls); bytes are restored at release anyway. */
 void rcall_scratch_reset(struct target *t);
+/* The target's memory, for what calls leave there. */
+int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len);
+int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len);
+int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap);
+
 /* The held thread's id, or 0. */
 pid_t rcall_held_tid(const struct target *t);
+/* The signal of the last call that faulted (SIGSEGV, SIGBUS...), or 0. */
+int rcall_fault_signal(const struct target *t);
+/* The first syscall number the target's seccomp filter trapped (SIGSYS)
+ * during the last injected call, answered with -EPERM; 0 if none. */
+int rcall_seccomp_denied(const struct target *t);
+/* Are calls in this hold crash-safe (they end in rt_sigreturn, so the
+ * thread restores itself even if jeattach dies), or do they return to the
+ * trap address (a dead jeattach leaves the thread to fault there)? */
+int rcall_crash_safe(const struct target *t);
 
-/* Safe point (rcall_safe.c): 1 if tid, stopped with registers r, may be
- * borrowed; 0 with a reason in why if not; <0 on error. */
-int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
-			 size_t whylen);
-void rcall_unwind_free(struct target *t);
+/* Restore the held thread exactly and let it go. Safe when nothing is held. */
+int rcall_release(struct target *t);
+void rcall_timing(const struct target *t, struct rcall_timing *out);
+/* Release if needed, and free the context. Safe to call twice. */
+void rcall_free(struct target *t);
 
 #endif

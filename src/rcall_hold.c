@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* target_hold / target_release: stop exactly one thread at a safe point,
+/* rcall_hold / rcall_release: stop exactly one thread at a safe point,
  * remember everything about it, and later give it back exactly as found.
  * Only that thread is stopped: the others keep running, because a stopped
  * thread may hold a lock the injected call needs (memray had to drop
@@ -10,13 +10,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "sym_maps.h"
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
-#include "rcall.h"
+#include "errors.h"
 #include "rcall_internal.h"
+#include "sym_maps.h"
 
 #define MAX_THREADS 65536
 #define STOP_GRACE_US 2000000
@@ -71,7 +71,7 @@ static int undo_spurious_eintr(struct target *t, pid_t tid)
 
 /* Seize and interrupt tid; wait for its first stop. 0 held, 1 not usable
  * (gone or about to take a signal; already let go), <0 error. */
-static int stop_thread(struct target *t, pid_t tid, struct target_hold_state *h)
+static int stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 {
 	int e = pt_seize(tid);
 	if (e == -ESRCH)
@@ -89,7 +89,7 @@ static int stop_thread(struct target *t, pid_t tid, struct target_hold_state *h)
 	 * thread sits in an uninterruptible sleep). */
 	int status;
 	pt_usec_t grace = pt_now_us() + STOP_GRACE_US;
-	e = pt_wait(tid, t->deadline > grace ? t->deadline : grace, &status);
+	e = pt_wait(tid, t->rc->deadline > grace ? t->rc->deadline : grace, &status);
 	if (e == -ECHILD || e == -ESRCH)
 		return 1;
 	if (e) {
@@ -116,7 +116,7 @@ static int stop_thread(struct target *t, pid_t tid, struct target_hold_state *h)
 	return 1;
 }
 
-static int save_thread(struct target *t, struct target_hold_state *h)
+static int save_thread(struct target *t, struct rcall_hold *h)
 {
 	int e = pt_get_gpregs(h->tid, &h->regs);
 	if (e)
@@ -149,12 +149,12 @@ static int save_thread(struct target *t, struct target_hold_state *h)
 /* mallctl may set errno (jemalloc's failure paths, its own syscalls); the
  * thread's errno is thread-local memory that must read as found. libc's
  * __errno_location() gives its address: one call, done first. */
-static int save_errno(struct target *t, struct target_hold_state *h)
+static int save_errno(struct target *t, struct rcall_hold *h)
 {
 	uint64_t addr;
-	if (!t->errno_location)
+	if (!t->rc->errno_location)
 		return 0;
-	int e = rcall(t, t->errno_location, NULL, 0, &addr);
+	int e = rcall(t, t->rc->errno_location, NULL, 0, &addr);
 	if (e)
 		return e;
 	if (pt_read(t->pid, addr, &h->errno_val, sizeof(h->errno_val)))
@@ -163,20 +163,88 @@ static int save_errno(struct target *t, struct target_hold_state *h)
 	return 0;
 }
 
-static void drop_hold(struct target_hold_state *h)
+static void drop_hold(struct rcall_hold *h)
 {
 	free(h->fpstate);
 	free(h);
 }
 
-int target_hold(struct target *t)
+/* The threads to try, leader first; with --tid only that one. */
+static int hold_candidates(struct target *t, pid_t *tids)
 {
-	if (t->hold)
+	int n = target_threads(t->pid, tids, MAX_THREADS);
+	if (n <= 0)
+		return n < 0 ? n : -ESRCH;
+	pid_t only = t->rc->only_tid;
+	if (!only)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (tids[i] == only) {
+			tids[0] = only;
+			return 1;
+		}
+	target_why(t, "thread %d is not a thread of process %d", (int)only, (int)t->pid);
+	return -ESRCH;
+}
+
+/* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
+ * 1 not usable now (let go; reason says why), <0 an error that ends the
+ * search. take_restartblock: accept a thread that sleeps with a timeout. */
+static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *reason,
+		      size_t rlen)
+{
+	struct rcall_ctx *c = t->rc;
+	struct rcall_hold *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->tid = tid;
+	int e = stop_thread(t, tid, h);
+	if (e) {
+		drop_hold(h);
+		return e == -ETIMEDOUT ? 1 : e;
+	}
+	int safe = 0;
+	if (pt_get_gpregs(h->tid, &h->regs))
+		snprintf(reason, rlen, "thread %d: its registers cannot be read", (int)h->tid);
+	else if (arch_is_compat(&h->regs))
+		safe = -JE_ERR_CLASS32;
+	else
+		safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, rlen);
+	h->restart_block = arch_restarts_by_block(&h->regs);
+	if (safe == 1 && h->restart_block && !take_restartblock && !c->only_tid &&
+	    c->ret_restorer) {
+		snprintf(reason, rlen, "thread %d sleeps with a timeout; tried later", (int)h->tid);
+		safe = 0;
+	}
+	if (safe != 1) {
+		pt_detach(h->tid, 0);
+		drop_hold(h);
+		/* A 32-bit thread: nothing to do in this process at all. */
+		return safe == -JE_ERR_CLASS32 ? safe : 1;
+	}
+	c->hold = h;
+	e = save_thread(t, h);
+	if (!e)
+		e = save_errno(t, h);
+	if (!e)
+		return 0;
+	/* Its stack is unreadable or its state could not be saved: put back
+	 * what was changed and try another. */
+	snprintf(reason, rlen, "thread %d: cannot save its state (%s)", (int)h->tid, strerror(-e));
+	rcall_release(t);
+	return 1;
+}
+
+int rcall_hold(struct target *t)
+{
+	struct rcall_ctx *c = t->rc;
+	if (!c)
+		return -EINVAL;
+	if (c->hold)
 		return 0;
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
 	if (!tids)
 		return -ENOMEM;
-	int last_err = -ETIMEDOUT;
 	char reason[200] = "";
 	long backoff_ns = 1000000;
 	/* First round: pass over threads whose interrupted syscall restarts
@@ -185,79 +253,18 @@ int target_hold(struct target *t)
 	 * rt_sigreturn, which resets that block (rt_sigreturn sets
 	 * restart_block.fn = do_no_restart_syscall), so such a thread can only
 	 * be borrowed through the return trap, which is not crash-safe. */
-	int take_restartblock = 0;
+	int take_restartblock = 0, e = 0;
 	for (;;) {
-		int n = target_threads(t->pid, tids, MAX_THREADS);
-		if (n <= 0) {
-			free(tids);
-			return n < 0 ? n : -ESRCH;
+		int n = hold_candidates(t, tids);
+		if (n < 0) {
+			e = n;
+			break;
 		}
-		if (t->only_tid) {
-			int found = 0;
-			for (int i = 0; i < n; i++)
-				found |= tids[i] == t->only_tid;
-			if (!found) {
-				free(tids);
-				target_why(t, "thread %d is not a thread of process %d",
-					   (int)t->only_tid, (int)t->pid);
-				return -ESRCH;
-			}
-			tids[0] = t->only_tid;
-			n = 1;
-		}
-		for (int i = 0; i < n && pt_now_us() < t->deadline; i++) {
-			struct target_hold_state *h = calloc(1, sizeof(*h));
-			if (!h) {
-				free(tids);
-				return -ENOMEM;
-			}
-			h->tid = tids[i];
-			int e = stop_thread(t, tids[i], h);
-			if (e < 0 && e != -ETIMEDOUT) {
-				drop_hold(h);
-				free(tids);
-				return e;
-			}
-			if (e) {
-				drop_hold(h);
-				continue;
-			}
-			int safe = -ENOEXEC;
-			if (pt_get_gpregs(h->tid, &h->regs) == 0 && !arch_is_compat(&h->regs))
-				safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, sizeof(reason));
-			h->restart_block = arch_restarts_by_block(&h->regs);
-			if (safe == 1 && h->restart_block && !take_restartblock && !t->only_tid &&
-			    t->ret_restorer) {
-				snprintf(reason, sizeof(reason),
-					 "thread %d sleeps with a timeout; tried later", (int)h->tid);
-				safe = 0;
-			}
-			if (safe == 1) {
-				t->hold = h;
-				e = save_thread(t, h);
-				if (!e)
-					e = save_errno(t, h);
-				if (!e) {
-					free(tids);
-					return 0;
-				}
-				/* Its stack is unreadable or its state could not be
-				 * saved: put back what was changed and try another. */
-				snprintf(reason, sizeof(reason), "thread %d: cannot save its state (%s)",
-					 (int)h->tid, strerror(-e));
-				target_release(t);
-				continue;
-			}
-			if (safe == -ENOEXEC)
-				last_err = -ENOEXEC;
-			pt_detach(h->tid, 0);
-			drop_hold(h);
-			if (last_err == -ENOEXEC) {
-				free(tids);
-				return -ENOEXEC; /* a 32-bit thread: nothing to do here */
-			}
-		}
-		if (pt_now_us() >= t->deadline)
+		e = 1;
+		for (int i = 0; i < n && pt_now_us() < c->deadline; i++)
+			if ((e = try_thread(t, tids[i], take_restartblock, reason, sizeof(reason))) <= 0)
+				break;
+		if (e <= 0 || pt_now_us() >= c->deadline)
 			break;
 		if (!take_restartblock) {
 			take_restartblock = 1;
@@ -274,18 +281,21 @@ int target_hold(struct target *t)
 			backoff_ns *= 2;
 	}
 	free(tids);
+	if (e <= 0)
+		return e;
 	target_why(t, "no thread was at a safe point before the timeout (%s)",
 		   reason[0] ? reason : "none could be stopped");
-	return last_err;
+	return -ETIMEDOUT;
 }
 
 /* Undo in reverse order of save_thread; a failing step does not stop the
  * others. Registers go back with their original orig_rax and -ERESTART* rax,
  * so the kernel restarts an interrupted syscall as it would have anyway
  * (arch_do_signal_or_restart runs when the thread resumes from this stop). */
-int target_release(struct target *t)
+int rcall_release(struct target *t)
 {
-	struct target_hold_state *h = t->hold;
+	struct rcall_ctx *c = t->rc;
+	struct rcall_hold *h = c ? c->hold : NULL;
 	if (!h)
 		return 0;
 	int first = 0, e;
@@ -315,12 +325,12 @@ int target_release(struct target *t)
 	if ((e = pt_detach(h->tid, 0)) && !first)
 		first = e;
 	int64_t held = pt_now_us() - h->since;
-	if (held > t->hold_us_max)
-		t->hold_us_max = held;
-	t->hold_us_total += held;
-	t->nholds++;
-	t->crash_safe_holds += rcall_crash_safe(t);
-	t->hold = NULL;
+	if (held > c->timing.us_max)
+		c->timing.us_max = held;
+	c->timing.us_total += held;
+	c->timing.holds++;
+	c->timing.crash_safe_holds += rcall_crash_safe(t);
+	c->hold = NULL;
 	drop_hold(h);
 	return first;
 }

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* State of a held thread, shared by rcall_hold.c and rcall.c only. */
+/* The remote-call context: private to the rcall_*.c files. Everything the
+ * mechanism of borrowing a thread needs that is not a fact about the target
+ * itself (those stay in struct target): the code it returns through, the
+ * unwinder it checks safe points with, the thread it holds, how long it held
+ * threads. */
 #ifndef JEATTACH_RCALL_INTERNAL_H
 #define JEATTACH_RCALL_INTERNAL_H
 
 #include "arch.h"
 #include "pt.h"
-#include "target.h"
+#include "rcall.h"
 
 /* Scratch room below the red zone: mallctl names, out-parameters and paths,
  * and for crash-safe calls a signal frame with the full XSAVE area (about
  * 1 KiB with AVX, 3 KiB with AVX-512, 11 KiB with AMX). */
 #define RCALL_SCRATCH_SIZE (24 * 1024)
 
-struct target_hold_state {
+/* One held thread, as found and as changed. */
+struct rcall_hold {
 	pid_t tid;
 	pt_usec_t since;        /* when the thread was stopped */
 	arch_gpregs_t regs;     /* as found */
@@ -31,5 +36,27 @@ struct target_hold_state {
 	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 };
+
+struct rcall_ctx {
+	uint64_t syscall_insn;   /* a `syscall` instruction in the target's text */
+	uint64_t errno_location; /* libc's __errno_location, 0 if none */
+	/* Crash-safe calls (rcall.c); ret_restorer 0 if not possible. */
+	uint64_t ret_restorer;   /* libc's rt_sigreturn restorer (__restore_rt) */
+	uint64_t ret_gadget;     /* mov %rax,(%rbx); pop*; ret */
+	int ret_gadget_pops;
+	uint64_t syscall_fn;     /* libc's syscall(), for crash-safe syscalls */
+	void *unwind_as;         /* libunwind address space, made once */
+	void *unwind_tables;     /* unwind tables found so far (rcall_safepoint.c) */
+	struct rcall_hold *hold; /* non-NULL while a thread is held */
+	pid_t only_tid;          /* borrow this thread only (--tid) */
+	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant */
+	struct rcall_timing timing;
+};
+
+/* Safe point (rcall_safepoint.c): 1 if tid, stopped with registers r, may be
+ * borrowed; 0 with a reason in why if not; <0 on error. */
+int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
+			 size_t whylen);
+void rcall_unwind_free(struct rcall_ctx *c);
 
 #endif

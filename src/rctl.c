@@ -70,7 +70,7 @@ static int from_bytes(struct target *t, enum rctl_type type, const unsigned char
 		v->is_null = ptr == 0;
 		if (!ptr)
 			return 0;
-		int e = pt_read_string(t->pid, ptr, v->s, sizeof(v->s));
+		int e = rcall_read_string(t, ptr, v->s, sizeof(v->s));
 		return e == -ENAMETOOLONG ? 0 : e;
 	default:
 		memcpy(&v->u, b, 8);
@@ -115,7 +115,7 @@ static int call_mallctl(struct target *t, const char *name, enum rctl_type type,
 	if (new_string) {
 		/* The pointer is known only now that the block has an address. */
 		uint64_t a_str = base + o_str;
-		if ((e = pt_write(t->pid, base + o_new, &a_str, 8)))
+		if ((e = rcall_write(t, base + o_new, &a_str, 8)))
 			return e;
 	}
 	uint64_t args[5] = { base, oldv && sz ? base + o_old : 0, oldv && sz ? base + o_oldlen : 0,
@@ -128,7 +128,7 @@ static int call_mallctl(struct target *t, const char *name, enum rctl_type type,
 	if (*merr || !oldv)
 		return 0;
 	unsigned char buf[8] = { 0 };
-	if (sz && (e = pt_read(t->pid, base + o_old, buf, 8)))
+	if (sz && (e = rcall_read(t, base + o_old, buf, 8)))
 		return e;
 	return from_bytes(t, type, buf, oldv);
 }

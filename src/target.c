@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
-#include "rcall.h"
+#include "errors.h"
 #include "target.h"
 
 void target_why(struct target *t, const char *fmt, ...)
@@ -83,7 +83,7 @@ static int read_status(pid_t pid, struct target_info *in)
 		in->shadow_stack = !strncmp(v, "shstk", 5) || strstr(v, " shstk") != NULL;
 	int tgid = (v = status_field(text, "Tgid")) ? atoi(v) : pid;
 	free(text);
-	return tgid == pid ? 0 : -EDOM; /* a thread id, not a process id */
+	return tgid == pid ? 0 : -JE_ERR_THREAD_ID;
 }
 
 /* Kernel threads: PF_KTHREAD (0x00200000) in field 9 of /proc/PID/stat. */
@@ -165,11 +165,7 @@ name:
 
 int target_open(struct target *t, pid_t pid)
 {
-	struct target keep = *t; /* settings made before opening */
 	memset(t, 0, sizeof(*t));
-	t->deadline = keep.deadline;
-	t->only_tid = keep.only_tid;
-	t->want_strcat = keep.want_strcat;
 	t->pid = pid;
 	if (pid <= 0)
 		return -ESRCH;
@@ -178,15 +174,15 @@ int target_open(struct target *t, pid_t pid)
 		return e;
 	if (is_kernel_thread(pid)) {
 		t->info.kernel_thread = 1;
-		return -EINVAL;
+		return -JE_ERR_KERNEL_THREAD;
 	}
 	if (t->info.state == 'Z' || t->info.state == 'X')
-		return -ECHILD;
+		return -JE_ERR_ZOMBIE;
 	if (t->info.tracer)
 		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
 	t->info.elf_class = exe_class(pid);
 	if (t->info.elf_class == ELFCLASS32)
-		return -ENOEXEC;
+		return -JE_ERR_CLASS32;
 	e = sym_maps_read(pid, &t->maps);
 	if (e)
 		return e == -ENOENT ? -ESRCH : e;
@@ -210,38 +206,11 @@ int target_alive(const struct target *t)
 
 int target_locate(struct target *t, const char *prefix)
 {
-	int e = sym_locate_jemalloc(t->pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));
-	if (e)
-		return e;
-	e = sym_find_syscall_insn(t->pid, &t->maps, &t->syscall_insn);
-	if (e) {
-		/* Every process has one (libc, the vDSO): not finding any means
-		 * its memory could not be read, not that jemalloc is absent. */
-		target_why(t, "no syscall instruction found in the target's executable mappings");
-		return target_alive(t) ? -EIO : -ESRCH;
-	}
-	/* Optional: without it the borrowed thread's errno is not preserved. */
-	int ifunc;
-	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &t->errno_location, &ifunc) ||
-	    ifunc)
-		t->errno_location = 0;
-	/* All three, or calls fall back to the return trap (not crash-safe). */
-	if (sym_find_code(t->pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &t->ret_restorer,
-			  NULL) ||
-	    sym_find_code(t->pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
-			  arch_gadget_pops, &t->ret_gadget, &t->ret_gadget_pops) ||
-	    sym_lookup_function(t->pid, &t->maps, "syscall", &t->syscall_fn, &ifunc) || ifunc)
-		t->ret_restorer = t->ret_gadget = t->syscall_fn = 0;
-	if (t->want_strcat &&
-	    sym_lookup_function(t->pid, &t->maps, "strcat", &t->strcat_fn, &t->strcat_ifunc))
-		t->strcat_fn = 0;
-	return 0;
+	return sym_locate_jemalloc(t->pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));
 }
 
 void target_close(struct target *t)
 {
-	target_release(t);
-	rcall_unwind_free(t);
 	sym_jemalloc_free(&t->je);
 	sym_maps_free(&t->maps);
 }

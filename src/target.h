@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* target: one process jeattach works on. The state struct every layer takes
- * first (strace's struct tcb, compel's struct parasite_ctl). Lifecycle, one
- * prefix, in order: target_open -> target_hold -> rcall... -> target_release
- * -> target_close. */
+/* target: one process jeattach works on, as /proc and its symbol tables
+ * describe it. The state struct every layer takes first (strace's struct
+ * tcb, compel's struct parasite_ctl). Lifecycle: target_open ->
+ * target_locate -> (rcall_prepare .. rcall_free, see rcall.h) ->
+ * target_close. */
 #ifndef JEATTACH_TARGET_H
 #define JEATTACH_TARGET_H
 
@@ -27,41 +28,30 @@ struct target_info {
 	pid_t ns_pid;         /* the pid inside its own pid namespace (NSpid) */
 };
 
-struct target_hold_state;
+/* The private contexts of the layers above, opaque here (strace's struct
+ * tcb carries its layers' state the same way): made and freed by their own
+ * modules, never looked into by this one. */
+struct rcall_ctx; /* rcall_prepare .. rcall_free: gadgets, unwinder, the hold */
+struct rproc_ctx; /* rproc_prepare .. rproc_free: libc functions the services call */
 
 struct target {
 	pid_t pid;
 	struct target_info info;
 	struct sym_maps maps;
-	struct sym_jemalloc je;        /* where jemalloc and its functions are */
-	uint64_t syscall_insn;         /* a `syscall` instruction in the target's text */
-	uint64_t errno_location;       /* libc's __errno_location, 0 if none */
-	/* Crash-safe calls (rcall_return.c); ret_restorer 0 if not possible. */
-	uint64_t ret_restorer;         /* libc's rt_sigreturn restorer (__restore_rt) */
-	uint64_t ret_gadget;           /* mov %rax,(%rbx); pop*; ret */
-	int ret_gadget_pops;
-	uint64_t syscall_fn;           /* libc's syscall(), for crash-safe syscalls */
-	int want_strcat;               /* look up strcat (for --stats=full) */
-	uint64_t strcat_fn;            /* libc's strcat, or its IFUNC resolver */
-	int strcat_ifunc;
-	void *unwind_as;               /* libunwind address space, made once */
-	void *unwind_tables;           /* unwind tables found so far (rcall_safe.c) */
-	struct target_hold_state *hold; /* non-NULL while a thread is held */
-	/* Timing of holds, for --json's hold_us_max / hold_us_total. */
-	int64_t hold_us_max, hold_us_total;
-	int nholds;
-	int crash_safe_holds;          /* holds whose calls were all crash-safe */
-	pid_t only_tid;                /* --tid: borrow this thread only */
-	pt_usec_t deadline;            /* --timeout, as a CLOCK_MONOTONIC instant */
-	char why[256];                 /* detail behind the last error, for the CLI */
+	struct sym_jemalloc je; /* where jemalloc and its functions are */
+	struct rcall_ctx *rc;
+	struct rproc_ctx *rp;
+	char why[256];          /* detail behind the last error, for the CLI */
 };
 
 /* Read /proc for pid (no stop yet). Errors: -ESRCH (no such process),
- * -EPERM/-EACCES, and for processes jeattach cannot work on:
- * -ENOEXEC (32-bit), -EINVAL (kernel thread), -ECHILD (zombie). */
+ * -EPERM/-EACCES, and for processes jeattach cannot work on (errors.h):
+ * -JE_ERR_THREAD_ID, -JE_ERR_KERNEL_THREAD, -JE_ERR_ZOMBIE, -JE_ERR_CLASS32. */
 int target_open(struct target *t, pid_t pid);
 /* Find jemalloc in it; prefix NULL: try the known ones. */
 int target_locate(struct target *t, const char *prefix);
+/* Free what target_open and target_locate made. The layers' contexts must
+ * be freed first (rcall_free, rproc_free): this module does not know them. */
 void target_close(struct target *t);
 /* Record why something failed, for the message the CLI prints. */
 void target_why(struct target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -72,10 +62,5 @@ int target_alive(const struct target *t);
 void target_find_tracer(struct target *t);
 /* The ids of pid's threads, leader first; count or -errno. */
 int target_threads(pid_t pid, pid_t *tids, int max);
-
-/* Hold one thread at a safe point (see rcall_safe.c). */
-int target_hold(struct target *t);
-/* Restore the held thread exactly and let it go. Safe to call when nothing is held. */
-int target_release(struct target *t);
 
 #endif

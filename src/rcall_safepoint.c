@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rcall.h"
+#include "rcall_internal.h"
 
 #define MAX_FRAMES 128
 #define PAGE 4096
@@ -166,8 +166,8 @@ static int decode_table(pid_t pid, struct unwind_table *tab)
 
 static struct unwind_table *table_for(struct target *t, uint64_t ip)
 {
-	struct unwind_tables *tabs = t->unwind_tables;
-	if (!tabs && !(tabs = t->unwind_tables = calloc(1, sizeof(*tabs))))
+	struct unwind_tables *tabs = t->rc->unwind_tables;
+	if (!tabs && !(tabs = t->rc->unwind_tables = calloc(1, sizeof(*tabs))))
 		return NULL;
 	for (int i = 0; i < tabs->n; i++)
 		if (ip >= tabs->v[i].loc.text_start && ip < tabs->v[i].loc.text_end)
@@ -203,14 +203,14 @@ static unw_accessors_t accessors = {
 	.get_proc_name = get_proc_name,
 };
 
-void rcall_unwind_free(struct target *t)
+void rcall_unwind_free(struct rcall_ctx *c)
 {
-	if (t->unwind_as) {
-		unw_destroy_addr_space(t->unwind_as);
-		t->unwind_as = NULL;
+	if (c->unwind_as) {
+		unw_destroy_addr_space(c->unwind_as);
+		c->unwind_as = NULL;
 	}
-	free(t->unwind_tables);
-	t->unwind_tables = NULL;
+	free(c->unwind_tables);
+	c->unwind_tables = NULL;
 }
 
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
@@ -222,11 +222,12 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 			 (int)tid, (unsigned long long)pc);
 		return 0;
 	}
-	if (!t->unwind_as) {
-		t->unwind_as = unw_create_addr_space(&accessors, 0);
-		if (!t->unwind_as)
+	struct rcall_ctx *rc = t->rc;
+	if (!rc->unwind_as) {
+		rc->unwind_as = unw_create_addr_space(&accessors, 0);
+		if (!rc->unwind_as)
 			return -ENOMEM;
-		unw_set_caching_policy(t->unwind_as, UNW_CACHE_GLOBAL);
+		unw_set_caching_policy(rc->unwind_as, UNW_CACHE_GLOBAL);
 	}
 	struct unwind_ctx *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -235,7 +236,7 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 	c->regs = r;
 	unw_cursor_t cur;
 	int safe = 1;
-	if (unw_init_remote(&cur, t->unwind_as, c) < 0) {
+	if (unw_init_remote(&cur, rc->unwind_as, c) < 0) {
 		snprintf(why, whylen, "thread %d: its stack cannot be walked", (int)tid);
 		safe = 0;
 		goto out;

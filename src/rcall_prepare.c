@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The two ends of the remote-call context's life: rcall_prepare finds, once
+ * per target and before any thread stops, the code every call returns
+ * through; rcall_free lets go of everything. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include "errors.h"
+#include "rcall_internal.h"
+
+int rcall_prepare(struct target *t, const struct rcall_opts *o)
+{
+	if (t->rc)
+		return 0;
+	struct rcall_ctx *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->only_tid = o ? o->only_tid : 0;
+	c->deadline = INT64_MAX;
+	int e = sym_find_syscall_insn(t->pid, &t->maps, &c->syscall_insn);
+	if (e) {
+		/* Every process has one (libc, the vDSO): not finding any means
+		 * its memory could not be read, not that it has none. */
+		free(c);
+		target_why(t, "no syscall instruction found in the target's executable mappings");
+		return target_alive(t) ? -JE_ERR_NO_SYSCALL_INSN : -ESRCH;
+	}
+	/* Optional: without it the borrowed thread's errno is not preserved. */
+	int ifunc;
+	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &c->errno_location, &ifunc) ||
+	    ifunc)
+		c->errno_location = 0;
+	/* All three, or calls fall back to the return trap (not crash-safe). */
+	if (sym_find_code(t->pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &c->ret_restorer,
+			  NULL) ||
+	    sym_find_code(t->pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
+			  arch_gadget_pops, &c->ret_gadget, &c->ret_gadget_pops) ||
+	    sym_lookup_function(t->pid, &t->maps, "syscall", &c->syscall_fn, &ifunc) || ifunc)
+		c->ret_restorer = c->ret_gadget = c->syscall_fn = 0;
+	t->rc = c;
+	return 0;
+}
+
+void rcall_set_deadline(struct target *t, pt_usec_t deadline)
+{
+	if (t->rc)
+		t->rc->deadline = deadline;
+}
+
+void rcall_timing(const struct target *t, struct rcall_timing *out)
+{
+	static const struct rcall_timing none;
+	*out = t->rc ? t->rc->timing : none;
+}
+
+void rcall_free(struct target *t)
+{
+	if (!t->rc)
+		return;
+	rcall_release(t);
+	rcall_unwind_free(t->rc);
+	free(t->rc);
+	t->rc = NULL;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Process services inside the held thread (see rproc.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include "errors.h"
+#include "rcall.h"
+#include "rproc.h"
+
+struct rproc_ctx {
+	uint64_t strcat_fn; /* libc's strcat, or its IFUNC resolver; 0 if none */
+	int strcat_ifunc;
+};
+
+int rproc_prepare(struct target *t, unsigned needs)
+{
+	if (t->rp || !needs)
+		return 0;
+	struct rproc_ctx *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if ((needs & RPROC_STATS_PRINT) &&
+	    sym_lookup_function(t->pid, &t->maps, "strcat", &p->strcat_fn, &p->strcat_ifunc))
+		p->strcat_fn = 0;
+	t->rp = p;
+	return 0;
+}
+
+void rproc_free(struct target *t)
+{
+	free(t->rp);
+	t->rp = NULL;
+}
+
+int rproc_memfd(struct target *t, const char *name, long *fd)
+{
+	uint64_t a_name;
+	rcall_scratch_reset(t);
+	int e = rcall_push_string(t, name, &a_name);
+	if (e)
+		return e;
+	uint64_t args[2] = { a_name, MFD_CLOEXEC };
+	return rcall_syscall(t, SYS_memfd_create, args, 2, fd);
+}
+
+int rproc_close(struct target *t, long fd, long *ret)
+{
+	uint64_t a = (uint64_t)fd;
+	return rcall_syscall(t, SYS_close, &a, 1, ret);
+}
+
+int rproc_seccomp_denied(const struct target *t)
+{
+	return rcall_seccomp_denied(t);
+}
+
+int rproc_has_stats_print(const struct target *t)
+{
+	return t->rp && t->rp->strcat_fn && t->je.malloc_stats_print;
+}
+
+/* A system call in the target with up to six arguments; a -errno the
+ * target's kernel answered comes back as *ret and as the return value. */
+static int remote_syscall(struct target *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+			  uint64_t a3, uint64_t a4, uint64_t a5, long *ret)
+{
+	uint64_t args[6] = { a0, a1, a2, a3, a4, a5 };
+	int e = rcall_syscall(t, nr, args, 6, ret);
+	return e ? e : (*ret < 0 && *ret > -4096 ? (int)*ret : 0);
+}
+
+/* Read the NUL-terminated text at addr (at most max bytes). */
+static int read_text(struct target *t, uint64_t addr, size_t max, char **out)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < max) {
+		size_t chunk = 65536;
+		if (len + chunk > cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		int e = rcall_read(t, addr + len, buf + len, chunk);
+		if (e) {
+			free(buf);
+			return e;
+		}
+		char *nul = memchr(buf + len, 0, chunk);
+		if (nul) {
+			*out = buf;
+			return 0;
+		}
+		len += chunk;
+	}
+	free(buf);
+	return -E2BIG;
+}
+
+/* Virtual room for the output: MAP_NORESERVE costs nothing until written;
+ * hundreds of arenas print a few MB. A PROT_NONE page after it turns an
+ * overrun into a fault jeattach catches instead of a write into the
+ * neighbouring mapping. */
+#define FULL_ROOM (256UL << 20)
+
+/* malloc_stats_print(write_cb, cbopaque, opts) with write_cb NULL writes to
+ * the target's stderr: not acceptable. The target has no callback of ours,
+ * and no code may be written into it, so the callback is libc's strcat:
+ * write_cb(cbopaque, s) is strcat(buffer, s), appending into a buffer
+ * mapped in the target for the occasion. jemalloc 5.3 hands write_cb 64 KiB
+ * chunks (its buf_writer, STATS_PRINT_BUFSIZE), so strcat's rescans stay
+ * cheap. strcat is an IFUNC in glibc: its resolver is called first. */
+int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno)
+{
+	*text = NULL;
+	*remote_errno = 0;
+	if (!rproc_has_stats_print(t))
+		return -EINVAL;
+	uint64_t fn = t->rp->strcat_fn, a_opts;
+	int e;
+	if (t->rp->strcat_ifunc && (e = rcall(t, t->rp->strcat_fn, NULL, 0, &fn)))
+		return e;
+	long buf = 0, ret;
+	e = remote_syscall(t, SYS_mmap, 0, FULL_ROOM + 4096, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, (uint64_t)-1, 0, &buf);
+	if (e && e == buf) {
+		*remote_errno = (int)-buf;
+		return 0;
+	}
+	if (e)
+		return e;
+	e = remote_syscall(t, SYS_mprotect, (uint64_t)buf, FULL_ROOM, PROT_READ | PROT_WRITE, 0, 0,
+			   0, &ret);
+	rcall_scratch_reset(t);
+	if (!e)
+		e = rcall_push_string(t, opts, &a_opts);
+	if (!e) {
+		uint64_t args[3] = { fn, (uint64_t)buf, a_opts }, unused;
+		e = rcall(t, t->je.malloc_stats_print, args, 3, &unused);
+	}
+	if (!e)
+		e = read_text(t, (uint64_t)buf, FULL_ROOM, text);
+	int e2 = remote_syscall(t, SYS_munmap, (uint64_t)buf, FULL_ROOM + 4096, 0, 0, 0, 0, &ret);
+	if (e || e2) {
+		free(*text);
+		*text = NULL;
+		return e ? e : e2;
+	}
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rproc_: the process services actions need besides mallctl, each one made
+ * inside the held thread: a memfd, closing a descriptor, jemalloc's
+ * malloc_stats_print collected into memory the target maps for the
+ * occasion. Built on rcall_ as rctl_ is; actions use these two layers and
+ * never a register, a ptrace request or a raw system call number.
+ * Transport failure is the return value (0, -errno or -JE_ERR_*); what the
+ * target's system call answered comes back through an out-parameter. */
+#ifndef JEATTACH_RPROC_H
+#define JEATTACH_RPROC_H
+
+#include <stdint.h>
+#include "target.h"
+
+enum rproc_need {
+	RPROC_STATS_PRINT = 1, /* rproc_stats_print will be called */
+};
+
+/* Before the hold: look up what the needed services call (a libc function
+ * found in ELF symbol tables takes milliseconds: never while a thread is
+ * held). needs: enum rproc_need bits. */
+int rproc_prepare(struct target *t, unsigned needs);
+void rproc_free(struct target *t);
+
+/* memfd_create(name, MFD_CLOEXEC) in the target: *fd is its descriptor
+ * there, or -errno as the target's kernel answered. */
+int rproc_memfd(struct target *t, const char *name, long *fd);
+/* close(fd) in the target: *ret 0 or -errno. */
+int rproc_close(struct target *t, long fd, long *ret);
+/* The first system call a seccomp filter trapped during the last service
+ * or mallctl call (answered with EPERM so the callee went on), or 0. */
+int rproc_seccomp_denied(const struct target *t);
+
+/* Can rproc_stats_print work here (a libc strcat was found)? */
+int rproc_has_stats_print(const struct target *t);
+/* jemalloc's malloc_stats_print(opts) output, whole, into *text
+ * (malloc'd, NUL-terminated). *remote_errno: the target's mmap refused. */
+int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno);
+
+#endif
