@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core_grow.h"
 #include "jeheap.h"
 
 #define JH_EXPORT __attribute__((visibility("default")))
@@ -44,10 +45,12 @@ struct jh_symbol {
 	char *name;
 };
 
-/* Make room for need elements of elem bytes in *v (capacity *cap),
- * doubling. New elements are not initialized (zeroing them would touch
- * pages a large profile may never use). 0, or JEHEAP_ENOMEM. */
-int jh_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* core_grow (the one way arrays grow, core/core_grow.c) in the library's
+ * error vocabulary: 0, or JEHEAP_ENOMEM. */
+static inline int jh_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	return core_grow(v, cap, need, elem) ? JEHEAP_ENOMEM : 0;
+}
 
 /* jeprof's un-sampling of one line (AdjustSamples, algorithm 2). */
 void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os);

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core_grow.h"
 #include "jh_names.h"
 
 #ifdef HAVE_CXA_DEMANGLE
@@ -22,14 +23,10 @@ const char *jh_pool_strndup(struct jh_pool *pool, const char *s, size_t len)
 	if (pool->used + len + 1 > pool->cap) {
 		size_t cap = len + 1 > 65536 ? len + 1 : 65536;
 		char *c = malloc(cap);
-		char **old = realloc(pool->old, (pool->nold + 1) * sizeof(*old));
-		if (!c || !old) {
+		if (!c || CORE_GROW(&pool->old, &pool->old_cap, pool->nold + 1)) {
 			free(c);
-			if (old)
-				pool->old = old;
 			return NULL;
 		}
-		pool->old = old;
 		if (pool->chunk)
 			pool->old[pool->nold++] = pool->chunk;
 		pool->chunk = c;

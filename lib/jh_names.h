@@ -11,7 +11,7 @@ struct jh_pool {
 	char *chunk;
 	size_t used, cap;
 	char **old; /* full chunks, freed with the pool */
-	size_t nold;
+	size_t nold, old_cap;
 };
 /* A copy of s[0..len) NUL-terminated, or NULL without memory. */
 const char *jh_pool_strndup(struct jh_pool *pool, const char *s, size_t len);

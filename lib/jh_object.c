@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "core_grow.h"
 #include "jh_object.h"
 
 static int cmp_sym(const void *a, const void *b)
@@ -33,148 +34,34 @@ static int cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static Elf_Scn *find_section(Elf *elf, Elf64_Word type, const char *name, GElf_Shdr *sh)
+/* Append the function symbols of e's tables (names copied). */
+static int collect_cb(const struct core_elf_sym *y, void *arg)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (name && elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, sh) || (type && sh->sh_type != type))
-			continue;
-		if (type == SHT_SYMTAB || type == SHT_DYNSYM) {
-			if (!sh->sh_entsize)
-				continue;
-		}
-		if (name) {
-			const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
-			if (!n || strcmp(n, name))
-				continue;
-		}
-		return scn;
-	}
-	return NULL;
-}
-
-static int has_symtab(Elf *elf)
-{
-	GElf_Shdr sh;
-	return find_section(elf, SHT_SYMTAB, NULL, &sh) != NULL;
-}
-
-/* Append the function symbols of elf's table of the given type. */
-static int collect_symbols(struct jh_object *o, Elf *elf, Elf64_Word type)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(elf, type, NULL, &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!d)
-		return 0;
-	size_t n = sh.sh_size / sh.sh_entsize;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym s;
-		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-			continue;
-		int t = GELF_ST_TYPE(s.st_info);
-		if (t != STT_FUNC && t != STT_GNU_IFUNC)
-			continue;
-		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		if (o->nsyms == o->syms_cap) {
-			size_t cap = o->syms_cap ? 2 * o->syms_cap : 256;
-			struct jh_sym *ns = realloc(o->syms, cap * sizeof(*ns));
-			if (!ns)
-				return -1;
-			o->syms = ns;
-			o->syms_cap = cap;
-		}
-		struct jh_sym *y = &o->syms[o->nsyms];
-		if (!(y->name = jh_pool_strndup(&o->names, name, strlen(name))))
-			return -1;
-		y->addr = s.st_value;
-		y->display = NULL;
-		y->strong = GELF_ST_BIND(s.st_info) != STB_WEAK && t == STT_FUNC;
-		o->nsyms++;
-	}
+	struct jh_object *o = arg;
+	if (CORE_GROW(&o->syms, &o->syms_cap, o->nsyms + 1))
+		return -1;
+	struct jh_sym *s = &o->syms[o->nsyms];
+	if (!(s->name = jh_pool_strndup(&o->names, y->name, strlen(y->name))))
+		return -1;
+	s->addr = y->value;
+	s->display = NULL;
+	s->strong = !y->weak && !y->ifunc;
+	o->nsyms++;
 	return 0;
 }
 
-static int load_segments(struct jh_object *o, Elf *elf)
+static int collect_symbols(struct jh_object *o, struct core_elf *e, enum core_elf_tables which)
 {
-	size_t n;
-	if (elf_getphdrnum(elf, &n))
+	return core_elf_foreach_func(e, which, collect_cb, o);
+}
+
+static int segment_cb(uint64_t offset, uint64_t filesz, uint64_t vaddr, void *arg)
+{
+	struct jh_object *o = arg;
+	if (CORE_GROW(&o->segs, &o->segs_cap, o->nsegs + 1))
 		return -1;
-	o->segs = calloc(n ? n : 1, sizeof(*o->segs));
-	if (!o->segs)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-			o->segs[o->nsegs].offset = ph.p_offset;
-			o->segs[o->nsegs].filesz = ph.p_filesz;
-			o->segs[o->nsegs].vaddr = ph.p_vaddr;
-			o->nsegs++;
-		}
-	}
+	o->segs[o->nsegs++] = (struct jh_seg){ offset, filesz, vaddr };
 	return 0;
-}
-
-/* The object's build id (NT_GNU_BUILD_ID) as lower-case hex, or "". */
-static void build_id(Elf *elf, char *hex, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	hex[0] = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + name_off, "GNU", 4))
-				continue;
-			const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
-			for (size_t i = 0; i < nh.n_descsz && 2 * i + 3 < len; i++)
-				snprintf(hex + 2 * i, 3, "%02x", id[i]);
-			return;
-		}
-	}
-}
-
-/* An open ELF file. */
-struct elf_file {
-	int fd;
-	Elf *elf;
-};
-
-static int open_elf(const char *path, struct elf_file *f)
-{
-	f->elf = NULL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return -1;
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (f->elf && elf_kind(f->elf) == ELF_K_ELF)
-		return 0;
-	if (f->elf)
-		elf_end(f->elf);
-	close(f->fd);
-	f->fd = -1;
-	f->elf = NULL;
-	return -1;
-}
-
-static void close_elf(struct elf_file *f)
-{
-	if (f->elf)
-		elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
-	f->elf = NULL;
-	f->fd = -1;
 }
 
 static int file_crc32(int fd, uint32_t *crc)
@@ -198,23 +85,22 @@ static int file_crc32(int fd, uint32_t *crc)
 }
 
 /* The debug file named by .gnu_debuglink, where gdb looks for it. */
-static int open_debuglink(Elf *elf, const char *root, const char *objpath, struct elf_file *f)
+static struct core_elf *open_debuglink(struct core_elf *obj, const char *root, const char *objpath)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(elf, 0, ".gnu_debuglink", &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!d || d->d_size < 8)
-		return -1;
-	const char *name = d->d_buf;
-	size_t nl = strnlen(name, d->d_size);
-	if (nl == 0 || nl >= d->d_size || strchr(name, '/'))
-		return -1;
+	const void *data;
+	size_t size;
+	if (core_elf_section(obj, ".gnu_debuglink", &data, &size) || size < 8)
+		return NULL;
+	const char *name = data;
+	size_t nl = strnlen(name, size);
+	if (nl == 0 || nl >= size || strchr(name, '/'))
+		return NULL;
 	size_t crc_off = (nl + 4) & ~(size_t)3; /* after the NUL, 4-aligned */
-	if (crc_off + 4 > d->d_size)
-		return -1;
+	if (crc_off + 4 > size)
+		return NULL;
 	uint32_t want;
-	memcpy(&want, (const char *)d->d_buf + crc_off, 4);
-	if (elf_getident(elf, NULL)[EI_DATA] != ELFDATA2LSB)
+	memcpy(&want, (const char *)data + crc_off, 4);
+	if (elf_getident(core_elf_libelf(obj), NULL)[EI_DATA] != ELFDATA2LSB)
 		want = __builtin_bswap32(want);
 	const char *slash = strrchr(objpath, '/');
 	int dirlen = slash ? (int)(slash - objpath) : 0;
@@ -229,47 +115,48 @@ static int open_debuglink(Elf *elf, const char *root, const char *objpath, struc
 			snprintf(path, sizeof(path), "%s/usr/lib/debug%.*s/%s", r, dirlen, objpath,
 				 name);
 		uint32_t crc;
-		if (open_elf(path, f))
+		struct core_elf *f;
+		if (core_elf_open_path(path, &f))
 			continue;
-		if (!file_crc32(f->fd, &crc) && crc == want)
-			return 0;
-		close_elf(f);
+		if (!file_crc32(core_elf_fd(f), &crc) && crc == want)
+			return f;
+		core_elf_close(f);
 	}
-	return -1;
+	return NULL;
 }
 
-static int open_debug_file(Elf *elf, const char *root, const char *objpath, struct elf_file *f)
+static struct core_elf *open_debug_file(struct core_elf *obj, const char *root, const char *objpath)
 {
 	char id[128], path[8192];
-	build_id(elf, id, sizeof(id));
+	struct core_elf *f;
+	core_elf_build_id(obj, id, sizeof(id));
 	if (strlen(id) >= 4) {
 		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 			 root ? root : "", id, id + 2);
-		if (!open_elf(path, f))
-			return 0;
+		if (!core_elf_open_path(path, &f))
+			return f;
 	}
-	return open_debuglink(elf, root, objpath, f);
+	return open_debuglink(obj, root, objpath);
 }
 
 /* MiniDebugInfo: .gnu_debugdata is an xz stream of a small ELF file (a
  * symbol table: kilobytes to a few megabytes). A larger one is refused
  * rather than inflated: the file may be hostile. */
 #define MINIDEBUG_MAX ((size_t)64 << 20)
-static int collect_minidebuginfo(struct jh_object *o, Elf *elf)
+static int collect_minidebuginfo(struct jh_object *o, struct core_elf *obj)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(elf, SHT_PROGBITS, ".gnu_debugdata", &sh);
-	Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
-	if (!d || !d->d_size)
+	const void *data;
+	size_t size;
+	if (core_elf_section(obj, ".gnu_debugdata", &data, &size) || !size)
 		return 0;
 	lzma_stream st = LZMA_STREAM_INIT;
 	if (lzma_stream_decoder(&st, MINIDEBUG_MAX, 0) != LZMA_OK)
 		return 0;
-	size_t cap = d->d_size * 4 + 4096, len = 0;
+	size_t cap = size * 4 + 4096, len = 0;
 	unsigned char *buf = malloc(cap);
 	int rc = 0;
-	st.next_in = d->d_buf;
-	st.avail_in = d->d_size;
+	st.next_in = data;
+	st.avail_in = size;
 	while (buf) {
 		st.next_out = buf + len;
 		st.avail_out = cap - len;
@@ -283,14 +170,12 @@ static int collect_minidebuginfo(struct jh_object *o, Elf *elf)
 			break;
 		}
 		if (st.avail_out == 0) {
-			unsigned char *nb = cap < MINIDEBUG_MAX ? realloc(buf, cap * 2) : NULL;
-			if (!nb) {
+			/* Full: double, up to the limit. */
+			if (cap >= MINIDEBUG_MAX || CORE_GROW(&buf, &cap, cap + 1)) {
 				free(buf);
 				buf = NULL;
 				break;
 			}
-			buf = nb;
-			cap *= 2;
 		} else if (lr == LZMA_BUF_ERROR) {
 			free(buf); /* truncated */
 			buf = NULL;
@@ -299,67 +184,57 @@ static int collect_minidebuginfo(struct jh_object *o, Elf *elf)
 	lzma_end(&st);
 	if (!buf)
 		return 0;
-	Elf *mini = elf_memory((char *)buf, len);
-	if (mini && elf_kind(mini) == ELF_K_ELF)
-		rc = collect_symbols(o, mini, SHT_SYMTAB); /* names are copied */
-	if (mini)
-		elf_end(mini);
-	free(buf);
+	struct core_elf *mini;
+	if (!core_elf_open_memory(buf, len, &mini)) {
+		rc = collect_symbols(o, mini, CORE_ELF_SYMTAB); /* names are copied */
+		core_elf_close(mini);
+	}
 	return rc;
 }
 
-static int has_dwarf(Elf *elf)
+static int has_dwarf(struct core_elf *e)
 {
-	GElf_Shdr sh;
-	return find_section(elf, 0, ".debug_info", &sh) || find_section(elf, 0, ".zdebug_info", &sh);
+	return core_elf_has_section(e, ".debug_info") || core_elf_has_section(e, ".zdebug_info");
 }
 
-void jh_object_load(struct jh_object *o, const char *root, const char *first)
+void jh_object_load(struct jh_object *o, int fd, const char *root)
 {
-	char path[8192];
-	struct elf_file obj, dbg = { -1, NULL };
-	snprintf(path, sizeof(path), "%s%s", root ? root : "", o->path);
+	struct core_elf *obj, *dbg = NULL;
 	o->loaded = -1;
-	o->dw_fd = -1;
-	if ((!first || open_elf(first, &obj)) && open_elf(path, &obj))
+	if (fd < 0 || core_elf_open(fd, &obj))
 		return;
-	if (load_segments(o, obj.elf))
+	if (core_elf_foreach_load(obj, segment_cb, o))
 		goto out;
-	int own_symtab = has_symtab(obj.elf), own_dwarf = has_dwarf(obj.elf);
+	int own_symtab = core_elf_has_symtab(obj), own_dwarf = has_dwarf(obj);
 	if (!own_symtab || !own_dwarf)
-		open_debug_file(obj.elf, root, o->path, &dbg);
+		dbg = open_debug_file(obj, root, o->path);
 	int rc;
 	if (own_symtab)
-		rc = collect_symbols(o, obj.elf, SHT_SYMTAB);
-	else if (dbg.elf && has_symtab(dbg.elf))
-		rc = collect_symbols(o, dbg.elf, SHT_SYMTAB);
-	else if (!(rc = collect_symbols(o, obj.elf, SHT_DYNSYM)))
-		rc = collect_minidebuginfo(o, obj.elf);
+		rc = collect_symbols(o, obj, CORE_ELF_SYMTAB);
+	else if (dbg && core_elf_has_symtab(dbg))
+		rc = collect_symbols(o, dbg, CORE_ELF_SYMTAB);
+	else if (!(rc = collect_symbols(o, obj, CORE_ELF_DYNSYM)))
+		rc = collect_minidebuginfo(o, obj);
 	if (rc)
 		goto out;
 	if (o->nsyms) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 	o->loaded = 1;
 	/* DWARF from whichever file has it; that file stays open. */
-	struct elf_file *dw = own_dwarf ? &obj : dbg.elf && has_dwarf(dbg.elf) ? &dbg : NULL;
-	if (dw && !jh_dwarf_open(o, dw->elf)) {
-		o->dw_fd = dw->fd;
-		o->dw_elf = dw->elf;
-		dw->fd = -1;
-		dw->elf = NULL;
+	struct core_elf **dw = own_dwarf ? &obj : dbg && has_dwarf(dbg) ? &dbg : NULL;
+	if (dw && !jh_dwarf_open(o, core_elf_libelf(*dw))) {
+		o->dw_file = *dw;
+		*dw = NULL;
 	}
 out:
-	close_elf(&dbg);
-	close_elf(&obj);
+	core_elf_close(dbg);
+	core_elf_close(obj);
 }
 
 void jh_object_free(struct jh_object *o)
 {
 	jh_dwarf_close(o);
-	if (o->dw_elf)
-		elf_end(o->dw_elf);
-	if (o->dw_fd >= 0)
-		close(o->dw_fd);
+	core_elf_close(o->dw_file);
 	free(o->path);
 	free(o->syms);
 	free(o->segs);

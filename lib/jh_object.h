@@ -10,6 +10,7 @@
 #include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core_elf.h"
 #include "jh_names.h"
 
 struct jh_sym {
@@ -29,19 +30,19 @@ struct jh_object {
 	struct jh_sym *syms;
 	size_t nsyms, syms_cap;
 	struct jh_seg *segs;
-	size_t nsegs;
+	size_t nsegs, segs_cap;
 	struct jh_pool names;
 	/* The file whose DWARF answers for this object (itself or its
 	 * debug file), kept open while the symbolizer lives. */
-	int dw_fd;
-	Elf *dw_elf;
+	struct core_elf *dw_file;
 	void *dwarf; /* Dwarf *, when built with libdw */
 	const char *last_file, *last_dir, *last_path; /* jh_dwarf.c's path cache */
 };
 
-/* root: a sysroot prefix, or NULL; first: a path to try before root + the
- * object's path, or NULL. Sets o->loaded. */
-void jh_object_load(struct jh_object *o, const char *root, const char *first);
+/* Load from fd, the object's file opened by core_open_mapped (taken; < 0:
+ * none could be opened); root: a sysroot prefix for its debug files, or
+ * NULL. Sets o->loaded. */
+void jh_object_load(struct jh_object *o, int fd, const char *root);
 void jh_object_free(struct jh_object *o);
 /* The link-time address of file offset off, or -1 if no segment has it. */
 int jh_object_vaddr(const struct jh_object *o, uint64_t off, uint64_t *vaddr);

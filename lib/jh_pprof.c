@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "jh_maps.h"
+#include "core_maps.h"
 #include "jh_names.h"
 #include "jh_protobuf.h"
 #include "jh_reduce.h"
@@ -221,7 +221,7 @@ static int value_type(struct pprof *pp, unsigned field, const char *type, const 
 /* The first profile's executable mappings: read before the samples (to
  * tie locations to them), written after them as pprof's Mapping messages
  * (when it is known whether lines were found). */
-static int add_mapping(const struct jh_maps_line *l, void *arg)
+static int add_mapping(const struct core_maps_line *l, void *arg)
 {
 	struct pprof *pp = arg;
 	if (!l->x)
@@ -315,7 +315,7 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 	static const int metric_index[4] = { 3, 2, 1, 0 }; /* enum jeheap_metric -> types */
 	r = JEHEAP_ENOMEM;
 	if (str_id(&pp, "") != 0 ||
-	    jh_maps_foreach(jeheap_profile_mappings(p), add_mapping, &pp))
+	    core_maps_foreach(jeheap_profile_mappings(p), add_mapping, &pp))
 		goto out;
 	for (int i = 0; i < 4; i++)
 		if (value_type(&pp, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]))

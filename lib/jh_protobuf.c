@@ -9,24 +9,17 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "core_grow.h"
 #include "jh_protobuf.h"
 
 static int reserve(struct jh_pb *b, size_t more)
 {
 	if (b->err)
 		return -1;
-	if (b->n + more <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->n + more)
-		cap *= 2;
-	uint8_t *d = realloc(b->d, cap);
-	if (!d) {
+	if (CORE_GROW(&b->d, &b->cap, b->n + more)) {
 		b->err = 1;
 		return -1;
 	}
-	b->d = d;
-	b->cap = cap;
 	return 0;
 }
 

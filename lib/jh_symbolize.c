@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core_grow.h"
+#include "core_maps.h"
+#include "core_open.h"
 #include "jh_internal.h"
-#include "jh_maps.h"
 #include "jh_object.h"
 
 struct jh_mapping {
@@ -32,7 +34,7 @@ struct jeheap_symbolizer {
 	char *root;
 	int pid; /* > 0: a live process's profile (jeheap_symbolizer_new_pid) */
 	struct jh_object *objs;
-	size_t nobjs;
+	size_t nobjs, objs_cap;
 	struct jh_mapping *maps;
 	size_t nmaps;
 	struct jh_psym *psyms;
@@ -47,12 +49,10 @@ static size_t object_index(jeheap_symbolizer *s, const char *path, size_t len)
 	for (size_t i = 0; i < s->nobjs; i++)
 		if (strlen(s->objs[i].path) == len && !strncmp(s->objs[i].path, path, len))
 			return i;
-	struct jh_object *no = realloc(s->objs, (s->nobjs + 1) * sizeof(*no));
-	if (!no)
+	if (CORE_GROW(&s->objs, &s->objs_cap, s->nobjs + 1))
 		return SIZE_MAX;
-	s->objs = no;
+	struct jh_object *no = s->objs;
 	memset(&no[s->nobjs], 0, sizeof(no[0]));
-	no[s->nobjs].dw_fd = -1;
 	no[s->nobjs].path = strndup(path, len);
 	if (!no[s->nobjs].path)
 		return SIZE_MAX;
@@ -102,7 +102,7 @@ static int split_profile_symbols(jeheap_symbolizer *s, const jeheap_profile *p)
 }
 
 /* An executable mapping of a file: where its addresses are looked up. */
-static int add_mapping(const struct jh_maps_line *l, void *arg)
+static int add_mapping(const struct core_maps_line *l, void *arg)
 {
 	jeheap_symbolizer *s = arg;
 	if (!l->x || !l->path_len || l->path[0] != '/')
@@ -140,7 +140,7 @@ JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
 	s->maps = calloc(nlines, sizeof(*s->maps));
 	if (!s->maps)
 		goto nomem;
-	if (jh_maps_foreach(text, add_mapping, s))
+	if (core_maps_foreach(text, add_mapping, s))
 		goto nomem;
 	*out = s;
 	return 0;
@@ -220,11 +220,8 @@ JH_EXPORT size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr,
 		 * mapped, even if the path now names another file or none
 		 * (proc(5), map_files; needs CAP_SYS_ADMIN, else the path under
 		 * its root is read). */
-		char mf[96];
-		if (s->pid > 0)
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid,
-				 m->start, m->end);
-		jh_object_load(o, s->root, s->pid > 0 ? mf : NULL);
+		int fd = core_open_mapped(s->pid, m->start, m->end, s->root, o->path, NULL);
+		jh_object_load(o, fd, s->root);
 	}
 	uint64_t vaddr;
 	if (o->loaded < 0 || jh_object_vaddr(o, addr - m->start + m->offset, &vaddr))

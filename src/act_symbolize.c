@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core_grow.h"
 #include "act.h"
 #include "jeheap.h"
 
@@ -25,14 +26,8 @@ struct collect {
 
 static int add_addr(struct collect *c, uint64_t a)
 {
-	if (c->nseen == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 4096;
-		uint64_t *n = realloc(c->seen, cap * sizeof(*n));
-		if (!n)
-			return JEHEAP_ENOMEM;
-		c->seen = n;
-		c->cap = cap;
-	}
+	if (CORE_GROW(&c->seen, &c->cap, c->nseen + 1))
+		return JEHEAP_ENOMEM;
 	c->seen[c->nseen++] = a;
 	return 0;
 }

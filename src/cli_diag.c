@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core_read.h"
 #include "cli_diag.h"
 
 #define CAP_SYS_PTRACE_BIT 19
@@ -16,7 +17,7 @@
 static int have_cap_sys_ptrace(void)
 {
 	char *text;
-	if (sym_read_proc_file("/proc/self/status", &text, NULL))
+	if (core_read_file("/proc/self/status", CORE_READ_PROC_MAX, &text, NULL))
 		return 0;
 	const char *p = strstr(text, "\nCapEff:");
 	unsigned long long caps = p ? strtoull(p + 8, NULL, 16) : 0;
@@ -27,7 +28,7 @@ static int have_cap_sys_ptrace(void)
 static int yama_scope(void)
 {
 	char *text;
-	if (sym_read_proc_file("/proc/sys/kernel/yama/ptrace_scope", &text, NULL))
+	if (core_read_file("/proc/sys/kernel/yama/ptrace_scope", CORE_READ_PROC_MAX, &text, NULL))
 		return -1;
 	int v = atoi(text);
 	free(text);

@@ -14,6 +14,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "core_read.h"
 #include "errors.h"
 #include "rcall_internal.h"
 #include "sym_maps.h"
@@ -32,7 +33,7 @@ static int signal_deliverable(pid_t pid, pid_t tid)
 {
 	char path[80], *text;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (sym_read_proc_file(path, &text, NULL))
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 		return 1;
 	unsigned long long pnd = 0, shd = 0, blk = 0;
 	const char *p;

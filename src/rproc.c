@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include "core_grow.h"
 #include "errors.h"
 #include "rcall.h"
 #include "rproc.h"
@@ -76,20 +77,13 @@ static int remote_syscall(struct target *t, long nr, uint64_t a0, uint64_t a1, u
 /* Read the NUL-terminated text at addr (at most max bytes). */
 static int read_text(struct target *t, uint64_t addr, size_t max, char **out)
 {
-	size_t cap = 1 << 20, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
 	while (len < max) {
 		size_t chunk = 65536;
-		if (len + chunk > cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
+		if (CORE_GROW(&buf, &cap, len + chunk)) {
+			free(buf);
+			return -ENOMEM;
 		}
 		int e = rcall_read(t, addr + len, buf + len, chunk);
 		if (e) {

@@ -18,10 +18,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "core_read.h"
 #include "arch.h"
 #include "pt.h"
 #include "sym.h"
-#include "sym_elf.h"
+#include "core_elf.h"
+#include "core_open.h"
 
 /* Symbol prefixes seen in the wild (see FACTS.md): Debian and most builds
  * export plain names; --with-jemalloc-prefix=je_ (Redis' bundled copy, many
@@ -58,34 +60,13 @@ static void add_why(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int same_file(const struct sym_map *m, int fd)
-{
-	struct stat st;
-	return !fstat(fd, &st) && st.st_ino == m->inode && major(st.st_dev) == m->dev_major &&
-	       minor(st.st_dev) == m->dev_minor;
-}
-
-/* Open the file behind mapping m as the target sees it. */
+/* Open the file behind mapping m as the target sees it (core_open.c). */
 static int open_mapped(pid_t pid, const struct sym_map *m)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	/* map_files needs CAP_SYS_ADMIN (proc_map_files_get_link); the root
-	 * link is enough for a tracer, but the file there may have been replaced:
-	 * accept it only if it is the very inode that is mapped. */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (!same_file(m, fd)) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
+	char root[48];
+	const struct core_file_id id = { m->inode, m->dev_major, m->dev_minor };
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	return core_open_mapped(pid, m->start, m->end, root, m->path, &id);
 }
 
 /* Group file-backed mappings by file; each group is one loaded object. */
@@ -151,11 +132,11 @@ static int cmp_rank(const void *a, const void *b)
 
 /* Load bias: where the first PT_LOAD's file page is mapped, minus its
  * link-time page address. Works for PIE, non-PIE and shared objects alike. */
-static int object_bias(struct sym_elf *e, const struct sym_maps *maps, const struct object *o,
+static int object_bias(struct core_elf *e, const struct sym_maps *maps, const struct object *o,
 		       uint64_t *bias)
 {
 	uint64_t vaddr, off;
-	int err = sym_elf_first_load(e, &vaddr, &off);
+	int err = core_elf_first_load(e, &vaddr, &off);
 	if (err)
 		return err;
 	for (size_t i = o->first; i <= o->last; i++) {
@@ -201,19 +182,28 @@ static int is_allocator_name(const char *name, const char *prefix)
 	return 0;
 }
 
-static int unsafe_cb(const char *name, uint64_t value, uint64_t size, int ifunc, void *arg)
+static int unsafe_cb(const struct core_elf_sym *y, void *arg)
 {
-	(void)ifunc;
 	struct unsafe_ctx *c = arg;
-	if (!is_allocator_name(name, c->prefix))
+	if (!is_allocator_name(y->name, c->prefix))
 		return 0;
-	return sym_ranges_add(c->r, c->bias + value, c->bias + value + (size ? size : 1));
+	return sym_ranges_add(c->r, c->bias + y->value, c->bias + y->value + (y->size ? y->size : 1));
 }
 
-static int is_exported(struct sym_elf *e, const char *name)
+static int is_exported(struct core_elf *e, const char *name)
 {
-	uint64_t v;
-	return !sym_elf_lookup_dynsym(e, name, &v);
+	struct core_elf_sym y;
+	return !core_elf_lookup(e, name, CORE_ELF_DYNSYM, &y);
+}
+
+/* The link-time value of function name (.symtab, then .dynsym). */
+static int lookup_value(struct core_elf *e, const char *name, uint64_t *v)
+{
+	struct core_elf_sym y;
+	int r = core_elf_lookup(e, name, CORE_ELF_BOTH, &y);
+	if (!r)
+		*v = y.value;
+	return r;
 }
 
 /* Try one object: 1 found, 0 not here, <0 error. */
@@ -234,17 +224,17 @@ static int try_object(pid_t pid, const struct sym_maps *maps, const struct objec
 			return 0;
 		return fd == -ENOENT ? -ESRCH : fd;
 	}
-	struct sym_elf *e;
-	if (sym_elf_open(fd, &e))
+	struct core_elf *e;
+	if (core_elf_open(fd, &e))
 		return 0; /* not ELF: locale archives, fonts, data files */
 	int found = 0;
 	for (size_t p = 0; p < nprefixes && !found; p++) {
 		char name[128];
 		uint64_t v;
 		snprintf(name, sizeof(name), "%smallctl", prefixes[p]);
-		if (sym_elf_lookup(e, name, &v, NULL))
+		if (lookup_value(e, name, &v))
 			continue;
-		if (sym_elf_class(e) != ELFCLASS64 || sym_elf_machine(e) != ARCH_ELF_MACHINE) {
+		if (core_elf_class(e) != ELFCLASS64 || core_elf_machine(e) != ARCH_ELF_MACHINE) {
 			add_why(why, whylen, "%s has %s but not for this architecture; ", m->path, name);
 			break;
 		}
@@ -267,7 +257,7 @@ static int try_object(pid_t pid, const struct sym_maps *maps, const struct objec
 		je->mallctl = bias + v;
 		je->from_symtab_only = !is_exported(e, name);
 		snprintf(name, sizeof(name), "%smalloc_stats_print", prefixes[p]);
-		if (!sym_elf_lookup(e, name, &v, NULL))
+		if (!lookup_value(e, name, &v))
 			je->malloc_stats_print = bias + v;
 		/* Where threads must not be borrowed. A shared jemalloc: its
 		 * whole text. Linked into another object: its functions by name. */
@@ -276,10 +266,10 @@ static int try_object(pid_t pid, const struct sym_maps *maps, const struct objec
 			add_object_text(maps, o, &je->unsafe);
 		} else {
 			struct unsafe_ctx c = { &je->unsafe, bias, prefixes[p] };
-			sym_elf_foreach_func(e, unsafe_cb, &c);
+			core_elf_foreach_func(e, CORE_ELF_BOTH, unsafe_cb, &c);
 		}
 	}
-	sym_elf_close(e);
+	core_elf_close(e);
 	return found;
 }
 
@@ -292,7 +282,7 @@ static int add_interp_text(pid_t pid, const struct sym_maps *maps, struct object
 	size_t len;
 	uint64_t base = 0;
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	if (sym_read_proc_file(path, &text, &len))
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, &len))
 		return 0;
 	for (size_t off = 0; off + 16 <= len; off += 16) {
 		uint64_t kv[2];
@@ -331,16 +321,18 @@ int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name
 	int e = -ENOENT;
 	for (size_t j = 0; j < n && e == -ENOENT; j++) {
 		int fd = open_mapped(pid, &maps->v[objs[j].first]);
-		struct sym_elf *elf;
-		uint64_t v, bias;
-		if (fd < 0 || sym_elf_open(fd, &elf))
+		struct core_elf *elf;
+		struct core_elf_sym y;
+		uint64_t bias;
+		if (fd < 0 || core_elf_open(fd, &elf))
 			continue;
-		if (!sym_elf_lookup_ifunc(elf, name, &v, ifunc) &&
+		if (!core_elf_lookup(elf, name, CORE_ELF_BOTH, &y) &&
 		    !object_bias(elf, maps, &objs[j], &bias)) {
-			*addr = bias + v;
+			*addr = bias + y.value;
+			*ifunc = y.ifunc;
 			e = 0;
 		}
-		sym_elf_close(elf);
+		core_elf_close(elf);
 	}
 	free(objs);
 	return e;

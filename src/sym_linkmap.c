@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core_grow.h"
+#include "core_read.h"
 #include "pt.h"
 #include "sym.h"
 
@@ -24,7 +26,7 @@ static int read_auxv(pid_t pid, uint64_t *phdr, uint64_t *phnum)
 	char path[64], *text;
 	size_t len;
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	int e = sym_read_proc_file(path, &text, &len);
+	int e = core_read_file(path, CORE_READ_PROC_MAX, &text, &len);
 	if (e)
 		return e;
 	*phdr = *phnum = 0;
@@ -95,15 +97,8 @@ int sym_linkmap_read(pid_t pid, struct sym_linkmap_entry **out, size_t *n)
 		e = pt_read(pid, lm_addr, &lm, sizeof(lm));
 		if (e)
 			break;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 32;
-			struct sym_linkmap_entry *nv = realloc(v, cap * sizeof(*nv));
-			if (!nv) {
-				e = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
+		if ((e = CORE_GROW(&v, &cap, *n + 1)))
+			break;
 		struct sym_linkmap_entry *ent = &v[*n];
 		ent->l_addr = lm.l_addr;
 		ent->l_ld = (uint64_t)(uintptr_t)lm.l_ld;

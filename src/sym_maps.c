@@ -8,58 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "jh_maps.h"
+#include "core_grow.h"
+#include "core_read.h"
+#include "core_maps.h"
 #include "sym_maps.h"
-
-int sym_read_proc_file(const char *path, char **text, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t cap = 16384, n = 0;
-	char *buf = malloc(cap);
-	int e = 0;
-	for (;;) {
-		if (!buf) {
-			e = -ENOMEM;
-			break;
-		}
-		if (n + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				e = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			e = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (e) {
-		free(buf);
-		return e;
-	}
-	buf[n] = 0;
-	*text = buf;
-	if (len)
-		*len = n;
-	return 0;
-}
 
 static int parse_line(const char *line, struct sym_map *m)
 {
-	struct jh_maps_line l;
-	if (jh_maps_parse_line(line, &l))
+	struct core_maps_line l;
+	if (core_maps_parse_line(line, &l))
 		return -EINVAL;
 	m->start = l.start;
 	m->end = l.end;
@@ -95,14 +52,9 @@ int sym_maps_parse(const char *text, struct sym_maps *out, size_t *bad_line)
 		char *line = strndup(p, l);
 		if (!line)
 			goto nomem;
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct sym_map *nv = realloc(out->v, cap * sizeof(*nv));
-			if (!nv) {
-				free(line);
-				goto nomem;
-			}
-			out->v = nv;
+		if (CORE_GROW(&out->v, &cap, out->n + 1)) {
+			free(line);
+			goto nomem;
 		}
 		int e = parse_line(line, &out->v[out->n]);
 		free(line);
@@ -125,7 +77,7 @@ int sym_maps_read(pid_t pid, struct sym_maps *out)
 {
 	char path[64], *text;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	int e = sym_read_proc_file(path, &text, NULL);
+	int e = core_read_file(path, CORE_READ_PROC_MAX, &text, NULL);
 	if (e)
 		return e;
 	e = sym_maps_parse(text, out, NULL);

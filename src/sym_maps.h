@@ -29,7 +29,4 @@ void sym_maps_free(struct sym_maps *m);
 /* The mapping that contains addr, or NULL. */
 const struct sym_map *sym_maps_find(const struct sym_maps *m, uint64_t addr);
 
-/* Read a whole /proc file (they report size 0) into a NUL-terminated buffer. */
-int sym_read_proc_file(const char *path, char **text, size_t *len);
-
 #endif

@@ -4,18 +4,14 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include "core_grow.h"
 #include "sym.h"
 
 int sym_ranges_add(struct sym_ranges *r, uint64_t start, uint64_t end)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct sym_range *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	int e = CORE_GROW(&r->v, &r->cap, r->n + 1);
+	if (e)
+		return e;
 	r->v[r->n].start = start;
 	r->v[r->n].end = end;
 	r->n++;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
+#include "core_read.h"
 #include "errors.h"
 #include "target.h"
 
@@ -44,7 +45,7 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 	char path[64], *text;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	buf[0] = 0;
-	if (sym_read_proc_file(path, &text, NULL))
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 		return;
 	text[strcspn(text, "\n")] = 0;
 	snprintf(buf, len, "%s", text);
@@ -55,7 +56,7 @@ static int read_status(pid_t pid, struct target_info *in)
 {
 	char path[64], *text;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int e = sym_read_proc_file(path, &text, NULL);
+	int e = core_read_file(path, CORE_READ_PROC_MAX, &text, NULL);
 	if (e)
 		return e == -ENOENT ? -ESRCH : e;
 	const char *v;
@@ -91,7 +92,7 @@ static int is_kernel_thread(pid_t pid)
 {
 	char path[64], *text;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (sym_read_proc_file(path, &text, NULL))
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 		return 0;
 	const char *p = strrchr(text, ')');
 	unsigned long flags = 0;
@@ -152,7 +153,7 @@ void target_find_tracer(struct target *t)
 	for (int i = 0; i < n && !in->tracer; i++) {
 		char path[64], *text;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tids[i]);
-		if (sym_read_proc_file(path, &text, NULL))
+		if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 			continue;
 		const char *v = status_field(text, "TracerPid");
 		in->tracer = v ? (pid_t)atoi(v) : 0;
@@ -193,7 +194,7 @@ int target_alive(const struct target *t)
 {
 	char path[64], *text;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
-	if (sym_read_proc_file(path, &text, NULL))
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 		return 0;
 	const char *v = status_field(text, "State");
 	/* An exiting process drops its memory (exit_mm) before it becomes a

@@ -3,8 +3,9 @@
  * a profile's maps, or mapped by a target): libjeheap's symbolizer (program
  * headers, .symtab/.dynsym through libelf, MiniDebugInfo, nearest-symbol
  * rules, DWARF lines and scopes through libdw when it is there) and
- * jeattach's sym_elf (lookups by name, function walks, first PT_LOAD). The
- * input is written to a file, as these readers open files. */
+ * the shared core's core_elf as jeattach uses it (lookups by name, function
+ * walks, first PT_LOAD, sections, build id). The input is written to a
+ * file, as these readers open files. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "jeheap.h"
-#include "sym_elf.h"
+#include "core_elf.h"
 
 static char path[64];
 
-static int count(const char *name, uint64_t v, uint64_t size, int ifunc, void *arg)
+static int count(const struct core_elf_sym *y, void *arg)
 {
-	(void)name, (void)v, (void)size, (void)ifunc;
+	(void)y;
 	++*(int *)arg;
 	return 0;
 }
@@ -37,17 +38,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 
 	/* jeattach's side */
-	struct sym_elf *e;
-	if (!sym_elf_open(open(path, O_RDONLY), &e)) {
+	struct core_elf *e;
+	if (!core_elf_open_path(path, &e)) {
+		struct core_elf_sym y;
 		uint64_t v, off;
-		int n = 0, ifunc;
-		sym_elf_lookup(e, "mallctl", &v, NULL);
-		sym_elf_lookup_ifunc(e, "strcat", &v, &ifunc);
-		sym_elf_lookup_dynsym(e, "malloc", &v);
-		sym_elf_first_load(e, &v, &off);
-		sym_elf_segment(e, 0x6474e550 /* PT_GNU_EH_FRAME */, &v);
-		sym_elf_foreach_func(e, count, &n);
-		sym_elf_close(e);
+		const void *data;
+		size_t len;
+		char id[64];
+		int n = 0;
+		core_elf_lookup(e, "mallctl", CORE_ELF_BOTH, &y);
+		core_elf_lookup(e, "malloc", CORE_ELF_DYNSYM, &y);
+		core_elf_first_load(e, &v, &off);
+		core_elf_segment(e, 0x6474e550 /* PT_GNU_EH_FRAME */, &v);
+		core_elf_foreach_func(e, CORE_ELF_BOTH, count, &n);
+		core_elf_section(e, ".gnu_debuglink", &data, &len);
+		core_elf_build_id(e, id, sizeof(id));
+		core_elf_close(e);
 	}
 
 	/* libjeheap's side: a profile whose one mapping is this file */

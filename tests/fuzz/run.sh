@@ -19,15 +19,15 @@ if pkg-config --exists libdw; then
 	LIBS="$LIBS libdw"
 	printf '#define HAVE_LIBDW 1\n' >>"$out/config.h"
 fi
-INC="-I$top/lib -I$top/src -I$top/src/arch/x86_64 -I$out"
+INC="-I$top/libcore -I$top/lib -I$top/src -I$top/src/arch/x86_64 -I$out"
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c $(pkg-config --cflags --libs $LIBS) -lm
+clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c $(pkg-config --cflags --libs $LIBS) -lm
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" \
 	"$top/src/act_pattern.c" "$top/src/rctl_types.c" "$top/src/json.c" "$top/src/sym_maps.c" \
-	"$top/lib/jh_maps.c"
+	"$top"/libcore/core_*.c $(pkg-config --cflags --libs libelf)
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top/src/sym_elf.c" "$top"/lib/jh_*.c \
+clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm
 mkdir -p "$here/crashes"
 for f in heap text elf; do

@@ -6,9 +6,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "jh_maps.h"
+#include "core_maps.h"
 
-int jh_maps_parse_line(const char *line, struct jh_maps_line *m)
+int core_maps_parse_line(const char *line, struct core_maps_line *m)
 {
 	char perms[5];
 	int pos = 0;
@@ -37,12 +37,12 @@ int jh_maps_parse_line(const char *line, struct jh_maps_line *m)
 	return 0;
 }
 
-int jh_maps_foreach(const char *text, jh_maps_cb cb, void *arg)
+int core_maps_foreach(const char *text, core_maps_cb cb, void *arg)
 {
 	for (const char *line = text; *line;) {
-		struct jh_maps_line m;
+		struct core_maps_line m;
 		const char *nl = strchr(line, '\n');
-		int r = jh_maps_parse_line(line, &m) ? 0 : cb(&m, arg);
+		int r = core_maps_parse_line(line, &m) ? 0 : cb(&m, arg);
 		if (r)
 			return r;
 		line = nl ? nl + 1 : line + strlen(line);
