@@ -86,31 +86,9 @@ enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, 
 
 enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
 {
-	switch (e) {
-	case -ESRCH:
-		return act_fail(r, JE_EXIT_GONE, "%s: the process exited", doing);
-	case -ETIMEDOUT:
-		return act_fail(r, JE_EXIT_TIMEOUT,
-				"%s: no answer before the timeout (%s); retry with a larger --timeout",
-				doing, t->why[0] ? t->why : "the target is busy");
-	case -JE_ERR_SECCOMP:
-		return act_fail(r, JE_EXIT_UNSAFE,
-				"%s: the target's seccomp filter forbids a system call jemalloc "
-				"makes (%s); the call was undone, nothing was changed",
-				doing, t->why);
-	case -JE_ERR_FAULT:
-		return act_fail(r, JE_EXIT_UNSAFE,
-				"%s: the injected call faulted (%s); the thread was restored and the "
-				"fault not delivered; please report this",
-				doing, t->why);
-	case -JE_ERR_SCRATCH:
-		return act_fail(r, JE_EXIT_INTERNAL,
-				"%s: the value does not fit jeattach's scratch space on the target "
-				"stack; use a shorter name or value",
-				doing);
-	default:
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: %s", doing, strerror(-e));
-	}
+	struct je_err_ctx c = { .pid = t->pid, .why = t->why, .doing = doing };
+	r->code = je_err_explain(JE_AT_CALL, e, &c, r->msg, sizeof(r->msg));
+	return r->code;
 }
 
 int act_read_field(struct target *t, struct act_result *r, const char *key, const char *ctl)

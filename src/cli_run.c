@@ -42,85 +42,22 @@ static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt
 	return code;
 }
 
-static enum je_exit open_error(struct cli_run *run, int e)
+static void explain_denied(void *arg, char *buf, size_t len)
 {
-	const struct target *t = &run->t;
-	switch (e) {
-	case -ESRCH:
-		return fail(run, JE_EXIT_GONE, "no such process; check the pid (ps -e)");
-	case -JE_ERR_THREAD_ID:
-		return fail(run, JE_EXIT_USAGE,
-			    "this is a thread id, not a process id; give the process id (Tgid in "
-			    "/proc/%d/status)", (int)run->pid);
-	case -JE_ERR_KERNEL_THREAD:
-		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a kernel thread, which has no "
-			    "user memory and no allocator");
-	case -JE_ERR_ZOMBIE:
-		return fail(run, JE_EXIT_GONE, "cannot attach: it is a zombie (exited, not yet "
-			    "reaped by its parent)");
-	case -JE_ERR_CLASS32:
-		return fail(run, JE_EXIT_UNSAFE, "cannot attach: it is a 32-bit process; jeattach "
-			    "handles 64-bit (%s) processes only", ARCH_NAME);
-	case -EACCES:
-	case -EPERM: {
-		char why[512];
-		target_find_tracer(&run->t);
-		cli_diag_ptrace_denied(t, why, sizeof(why));
-		return fail(run, JE_EXIT_PERM, "cannot read its /proc entries: permission denied: %s",
-			    why);
-	}
-	default:
-		return fail(run, JE_EXIT_INTERNAL, "cannot read /proc/%d: %s", (int)run->pid,
-			    strerror(-e));
-	}
+	struct target *t = arg;
+	target_find_tracer(t);
+	cli_diag_ptrace_denied(t, buf, len);
 }
 
-static enum je_exit locate_error(struct cli_run *run, const struct options *o, int e)
+/* A failure outside the actions, through the one table (errors.c). */
+static enum je_exit stage_error(struct cli_run *run, const struct options *o,
+				enum je_stage stage, int e)
 {
-	if (e == -ENOENT && o->prefix)
-		return fail(run, JE_EXIT_NOJEMALLOC,
-			    "no jemalloc found: no object of the process defines %smallctl%s%s; "
-			    "check --prefix, or the binary may be stripped (keep its .symtab)",
-			    o->prefix, run->t.why[0] ? ": " : "", run->t.why);
-	if (e == -ENOENT)
-		return fail(run, JE_EXIT_NOJEMALLOC,
-			    "no jemalloc found: no object of the process defines mallctl, je_mallctl "
-			    "or _rjem_mallctl%s%s; if it uses another prefix give --prefix, if the "
-			    "binary is stripped it cannot be found",
-			    run->t.why[0] ? ": " : "", run->t.why);
-	if (e == -ESRCH)
-		return fail(run, JE_EXIT_GONE, "the process exited while jeattach read its objects");
-	if (e == -EACCES || e == -EPERM)
-		return fail(run, JE_EXIT_PERM,
-			    "cannot read the program's file through /proc/%d/map_files or /proc/%d/root: "
-			    "permission denied; run jeattach as root or with CAP_SYS_PTRACE",
-			    (int)run->pid, (int)run->pid);
-	return fail(run, JE_EXIT_INTERNAL, "cannot locate jemalloc: %s%s%s", strerror(-e),
-		    run->t.why[0] ? ": " : "", run->t.why);
-}
-
-static enum je_exit hold_error(struct cli_run *run, int e)
-{
-	switch (e) {
-	case -EPERM:
-	case -EACCES: {
-		char why[512];
-		target_find_tracer(&run->t);
-		cli_diag_ptrace_denied(&run->t, why, sizeof(why));
-		return fail(run, JE_EXIT_PERM, "cannot attach: permission denied: %s", why);
-	}
-	case -ESRCH:
-		if (run->t.why[0])
-			return fail(run, JE_EXIT_GONE, "cannot attach: %s", run->t.why);
-		return fail(run, JE_EXIT_GONE, "the process exited while jeattach attached");
-	case -ETIMEDOUT:
-		return fail(run, JE_EXIT_TIMEOUT, "cannot attach: %s; retry, or give a larger "
-			    "--timeout", run->t.why[0] ? run->t.why : "timeout");
-	case -JE_ERR_CLASS32:
-		return fail(run, JE_EXIT_UNSAFE, "cannot attach: a thread runs in 32-bit mode");
-	default:
-		return fail(run, JE_EXIT_INTERNAL, "cannot attach: %s", strerror(-e));
-	}
+	struct je_err_ctx c = { .pid = run->pid, .why = run->t.why, .prefix = o->prefix,
+				.denied = explain_denied, .arg = &run->t };
+	char msg[sizeof(run->msg)];
+	enum je_exit code = je_err_explain(stage, e, &c, msg, sizeof(msg));
+	return fail(run, code, "%s", msg);
 }
 
 /* After a failure: is the process alive, or in the middle of exiting (an
@@ -150,7 +87,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 		act_result_init(&run->res[i], o->actions[i].kind);
 	int e = target_open(t, run->pid);
 	if (e)
-		return open_error(run, e);
+		return stage_error(run, o, JE_AT_OPEN, e);
 	run->opened = 1;
 	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
 	e = target_locate(t, o->prefix);
@@ -166,7 +103,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 			e = rproc_prepare(t, needs);
 	}
 	if (e)
-		return locate_error(run, o, e);
+		return stage_error(run, o, JE_AT_LOCATE, e);
 	run->located = 1;
 	narrate(o, run->pid, "jemalloc: %s (prefix '%s'%s%s), mallctl at %#llx", t->je.object,
 		t->je.prefix, t->je.is_main_executable ? ", linked into the program" : "",
@@ -185,11 +122,11 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o, int f
 			    "cannot attach safely: the process runs with x86 shadow stacks (CET), "
 			    "which an injected call's return would violate; this is not supported yet");
 	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
-		return hold_error(run, -EPERM);
+		return stage_error(run, o, JE_AT_ATTACH, -EPERM);
 	narrate(o, run->pid, "holding a thread at a safe point");
 	int e = rcall_hold(t);
 	if (e)
-		return hold_error(run, e);
+		return stage_error(run, o, JE_AT_ATTACH, e);
 	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
 	for (int i = first; i < last; i++) {
 		struct act_result *r = &run->res[i];
@@ -211,8 +148,7 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int f
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
 	if (e && run->code == JE_EXIT_OK)
-		fail(run, e == -ESRCH ? JE_EXIT_GONE : JE_EXIT_INTERNAL,
-		     "cannot restore the borrowed thread: %s", strerror(-e));
+		stage_error(run, o, JE_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
 	for (int i = first; i < last && run->code == JE_EXIT_OK; i++)
 		if (act_finish(t, &o->actions[i], &run->res[i]) != JE_EXIT_OK)

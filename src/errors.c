@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The words and exit codes of errors.h's list. */
+/* The error list's words, and the one table from (stage, code) to exit code
+ * and message. Messages are templates: {pid}, {why}, {doing}, {prefix},
+ * {denied}, {err} (the code in words), {arch}, {:why} (": " and the detail,
+ * or nothing), {why|TEXT} (the detail, or TEXT when there is none). */
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include "arch.h"
 #include "errors.h"
 
 static const struct {
 	enum je_exit exit;
 	const char *text;
-} table[] = {
+} codes[] = {
 #define JE_ERR_ROW(name, exit, text) { exit, text },
 	JE_ERRORS(JE_ERR_ROW)
 #undef JE_ERR_ROW
@@ -17,13 +23,170 @@ static const struct {
 const char *je_err_text(int code)
 {
 	if (code > JE_ERR_BASE && code < JE_ERR_END)
-		return table[code - JE_ERR_BASE - 1].text;
+		return codes[code - JE_ERR_BASE - 1].text;
 	return strerror(code);
 }
 
-enum je_exit je_err_exit(int code)
+enum { ANY = 0 };
+enum row_cond {
+	ALWAYS,
+	IF_WHY,    /* only when the engine recorded a detail */
+	IF_PREFIX, /* only when --prefix was given */
+};
+
+static const struct row {
+	enum je_stage stage;
+	int code; /* positive errno or JE_ERR_*; ANY: the stage's default */
+	enum row_cond cond;
+	enum je_exit exit;
+	const char *text;
+} rows[] = {
+	{ JE_AT_OPEN, ESRCH, ALWAYS, JE_EXIT_GONE, "no such process; check the pid (ps -e)" },
+	{ JE_AT_OPEN, JE_ERR_THREAD_ID, ALWAYS, JE_EXIT_USAGE,
+	  "this is a thread id, not a process id; give the process id (Tgid in "
+	  "/proc/{pid}/status)" },
+	{ JE_AT_OPEN, JE_ERR_KERNEL_THREAD, ALWAYS, JE_EXIT_UNSAFE,
+	  "cannot attach: it is a kernel thread, which has no user memory and no allocator" },
+	{ JE_AT_OPEN, JE_ERR_ZOMBIE, ALWAYS, JE_EXIT_GONE,
+	  "cannot attach: it is a zombie (exited, not yet reaped by its parent)" },
+	{ JE_AT_OPEN, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
+	  "cannot attach: it is a 32-bit process; jeattach handles 64-bit ({arch}) processes "
+	  "only" },
+	{ JE_AT_OPEN, EACCES, ALWAYS, JE_EXIT_PERM,
+	  "cannot read its /proc entries: permission denied: {denied}" },
+	{ JE_AT_OPEN, EPERM, ALWAYS, JE_EXIT_PERM,
+	  "cannot read its /proc entries: permission denied: {denied}" },
+	{ JE_AT_OPEN, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot read /proc/{pid}: {err}" },
+
+	{ JE_AT_LOCATE, ENOENT, IF_PREFIX, JE_EXIT_NOJEMALLOC,
+	  "no jemalloc found: no object of the process defines {prefix}mallctl{:why}; check "
+	  "--prefix, or the binary may be stripped (keep its .symtab)" },
+	{ JE_AT_LOCATE, ENOENT, ALWAYS, JE_EXIT_NOJEMALLOC,
+	  "no jemalloc found: no object of the process defines mallctl, je_mallctl or "
+	  "_rjem_mallctl{:why}; if it uses another prefix give --prefix, if the binary is "
+	  "stripped it cannot be found" },
+	{ JE_AT_LOCATE, ESRCH, ALWAYS, JE_EXIT_GONE,
+	  "the process exited while jeattach read its objects" },
+	{ JE_AT_LOCATE, EACCES, ALWAYS, JE_EXIT_PERM,
+	  "cannot read the program's file through /proc/{pid}/map_files or /proc/{pid}/root: "
+	  "permission denied; run jeattach as root or with CAP_SYS_PTRACE" },
+	{ JE_AT_LOCATE, EPERM, ALWAYS, JE_EXIT_PERM,
+	  "cannot read the program's file through /proc/{pid}/map_files or /proc/{pid}/root: "
+	  "permission denied; run jeattach as root or with CAP_SYS_PTRACE" },
+	{ JE_AT_LOCATE, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot locate jemalloc: {err}{:why}" },
+
+	{ JE_AT_ATTACH, EPERM, ALWAYS, JE_EXIT_PERM, "cannot attach: permission denied: {denied}" },
+	{ JE_AT_ATTACH, EACCES, ALWAYS, JE_EXIT_PERM, "cannot attach: permission denied: {denied}" },
+	{ JE_AT_ATTACH, ESRCH, IF_WHY, JE_EXIT_GONE, "cannot attach: {why}" },
+	{ JE_AT_ATTACH, ESRCH, ALWAYS, JE_EXIT_GONE, "the process exited while jeattach attached" },
+	{ JE_AT_ATTACH, ETIMEDOUT, ALWAYS, JE_EXIT_TIMEOUT,
+	  "cannot attach: {why|timeout}; retry, or give a larger --timeout" },
+	{ JE_AT_ATTACH, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
+	  "cannot attach: a thread runs in 32-bit mode" },
+	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
+
+	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: the process exited" },
+	{ JE_AT_CALL, ETIMEDOUT, ALWAYS, JE_EXIT_TIMEOUT,
+	  "{doing}: no answer before the timeout ({why|the target is busy}); retry with a "
+	  "larger --timeout" },
+	{ JE_AT_CALL, JE_ERR_SECCOMP, ALWAYS, JE_EXIT_UNSAFE,
+	  "{doing}: the target's seccomp filter forbids a system call jemalloc makes ({why}); "
+	  "the call was undone, nothing was changed" },
+	{ JE_AT_CALL, JE_ERR_FAULT, ALWAYS, JE_EXIT_UNSAFE,
+	  "{doing}: the injected call faulted ({why}); the thread was restored and the fault "
+	  "not delivered; please report this" },
+	{ JE_AT_CALL, JE_ERR_SCRATCH, ALWAYS, JE_EXIT_INTERNAL,
+	  "{doing}: the value does not fit jeattach's scratch space on the target stack; use a "
+	  "shorter name or value" },
+	{ JE_AT_CALL, ANY, ALWAYS, JE_EXIT_INTERNAL, "{doing}: {err}" },
+
+	{ JE_AT_RELEASE, ESRCH, ALWAYS, JE_EXIT_GONE, "cannot restore the borrowed thread: {err}" },
+	{ JE_AT_RELEASE, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot restore the borrowed thread: {err}" },
+};
+
+static const struct row *find_row(enum je_stage stage, int code, const struct je_err_ctx *c)
 {
-	if (code > JE_ERR_BASE && code < JE_ERR_END)
-		return table[code - JE_ERR_BASE - 1].exit;
-	return JE_EXIT_INTERNAL;
+	const struct row *any = NULL;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		if (r->stage != stage)
+			continue;
+		if (r->code == ANY && !any)
+			any = r;
+		if (r->code != code || (r->cond == IF_WHY && !*c->why) ||
+		    (r->cond == IF_PREFIX && !c->prefix))
+			continue;
+		return r;
+	}
+	return any;
+}
+
+/* The value of {name}, or of {why|fallback}. */
+static const char *value(const char *name, size_t n, int code, const struct je_err_ctx *c)
+{
+	static char pid[16];
+	const char *bar = memchr(name, '|', n);
+	if (bar && bar - name == 3 && !strncmp(name, "why", 3))
+		return *c->why ? c->why : NULL; /* NULL: use the fallback */
+#define IS(s) (n == sizeof(s) - 1 && !strncmp(name, s, n))
+	if (IS("pid")) {
+		snprintf(pid, sizeof(pid), "%d", (int)c->pid);
+		return pid;
+	}
+	if (IS("why"))
+		return c->why;
+	if (IS("doing"))
+		return c->doing ? c->doing : "";
+	if (IS("prefix"))
+		return c->prefix ? c->prefix : "";
+	if (IS("denied")) {
+		static char denied[512];
+		denied[0] = 0;
+		if (c->denied)
+			c->denied(c->arg, denied, sizeof(denied));
+		return denied;
+	}
+	if (IS("err"))
+		return je_err_text(code);
+	if (IS("arch"))
+		return ARCH_NAME;
+#undef IS
+	return "";
+}
+
+enum je_exit je_err_explain(enum je_stage stage, int e, const struct je_err_ctx *ctx, char *buf,
+			    size_t len)
+{
+	static const struct je_err_ctx none = { .why = "" };
+	const struct je_err_ctx *c = ctx ? ctx : &none;
+	int code = e < 0 ? -e : e;
+	const struct row *r = find_row(stage, code, c);
+	size_t o = 0;
+	buf[0] = 0;
+	for (const char *p = r->text; *p && o + 1 < len;) {
+		const char *end = *p == '{' ? strchr(p, '}') : NULL;
+		if (!end) {
+			buf[o++] = *p++;
+			continue;
+		}
+		const char *name = p + 1;
+		size_t n = (size_t)(end - name);
+		const char *v;
+		if (n > 0 && *name == ':') { /* {:why} */
+			v = *c->why ? c->why : "";
+			if (*v)
+				o += (size_t)snprintf(buf + o, len - o, ": ");
+		} else if (!(v = value(name, n, code, c))) {
+			const char *bar = memchr(name, '|', n);
+			o += (size_t)snprintf(buf + o, len - o, "%.*s", (int)(end - bar - 1), bar + 1);
+			v = "";
+		}
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s", v);
+		p = end + 1;
+	}
+	if (o >= len)
+		o = len - 1;
+	buf[o] = 0;
+	return r->exit;
 }

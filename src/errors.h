@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The engine's own failure codes: what errno has no word for. Each travels
- * negated, like -errno, through the same int returns; they start past the
- * kernel's errno range (MAX_ERRNO is 4095, include/linux/err.h) so that no
- * errno is ever given a private meaning. The CLI turns codes and errnos into
- * messages and exit codes in one place (cli_error.c). */
+/* The error list. The engine's own failure codes (what errno has no word
+ * for) travel negated, like -errno, through the same int returns; they start
+ * past the kernel's errno range (MAX_ERRNO is 4095, include/linux/err.h) so
+ * that no errno is ever given a private meaning. One table (errors.c) turns
+ * codes and errnos into exit codes and messages. */
 #ifndef JEATTACH_ERRORS_H
 #define JEATTACH_ERRORS_H
 
+#include <stddef.h>
+#include <sys/types.h>
 #include "exitcode.h"
 
 /* X(NAME, exit code, what it means) */
@@ -31,7 +33,34 @@ enum je_err {
 
 /* What a code (positive: an errno or a je_err) means, in a few words. */
 const char *je_err_text(int code);
-/* The exit code a je_err implies; JE_EXIT_INTERNAL for an errno. */
-enum je_exit je_err_exit(int code);
+
+/* Where in a run a failure happened: the same code says different things
+ * (ESRCH while reading /proc is "no such process", during a call "the
+ * process exited"). */
+enum je_stage {
+	JE_AT_OPEN,   /* target_open: reading /proc */
+	JE_AT_LOCATE, /* target_locate, rcall_prepare, rproc_prepare */
+	JE_AT_ATTACH, /* rcall_hold */
+	JE_AT_CALL,   /* an action's remote calls */
+	JE_AT_RELEASE, /* rcall_release: putting the borrowed thread back */
+};
+
+/* What a message may name. */
+struct je_err_ctx {
+	pid_t pid;
+	const char *why;    /* the detail the engine recorded (target->why), or "" */
+	const char *doing;  /* JE_AT_CALL: "cannot dump a heap profile"... */
+	const char *prefix; /* --prefix, or NULL */
+	/* Why ptrace is refused and what to do (cli_diag), asked for only by
+	 * the messages that need it: finding out reads every thread's status. */
+	void (*denied)(void *arg, char *buf, size_t len);
+	void *arg;
+};
+
+/* The one mapping from a failure (-errno or -JE_ERR_*, at a stage) to an
+ * exit code and a one-line "what happened: why; what to do" (errors.c's
+ * table). Writes the line into buf and returns the exit code. */
+enum je_exit je_err_explain(enum je_stage stage, int e, const struct je_err_ctx *c, char *buf,
+			    size_t len);
 
 #endif

@@ -231,7 +231,7 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		return 0;
 	/* Its stack is unreadable or its state could not be saved: put back
 	 * what was changed and try another. */
-	snprintf(reason, rlen, "thread %d: cannot save its state (%s)", (int)h->tid, strerror(-e));
+	snprintf(reason, rlen, "thread %d: cannot save its state (%s)", (int)h->tid, je_err_text(-e));
 	rcall_release(t);
 	return 1;
 }

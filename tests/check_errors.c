@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The error list and its one table (src/errors.c): every stage answers
+ * every code with an exit code and a whole line, conditions pick the right
+ * row, and the costly ptrace diagnosis is asked for only where a message
+ * names it. */
+#include "config.h"
+
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "errors.h"
+
+static int denied_calls;
+
+static void denied(void *arg, char *buf, size_t len)
+{
+	(void)arg;
+	denied_calls++;
+	snprintf(buf, len, "Yama says no; ask an admin");
+}
+
+static const enum je_stage stages[] = { JE_AT_OPEN, JE_AT_LOCATE, JE_AT_ATTACH, JE_AT_CALL,
+					JE_AT_RELEASE };
+
+START_TEST(every_code_at_every_stage)
+{
+	struct je_err_ctx c = { .pid = 42, .why = "", .doing = "cannot x", .denied = denied };
+	int errnos[] = { ESRCH, EPERM, EACCES, ENOENT, ETIMEDOUT, EIO, ENOMEM, 0 };
+	char buf[1024];
+	for (size_t s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
+		for (int code = JE_ERR_BASE + 1; code < JE_ERR_END; code++) {
+			enum je_exit x = je_err_explain(stages[s], -code, &c, buf, sizeof(buf));
+			ck_assert_int_ne(x, JE_EXIT_OK);
+			ck_assert_uint_gt(strlen(buf), 10);
+			ck_assert_ptr_null(strchr(buf, '{')); /* every placeholder filled */
+			ck_assert_ptr_null(strchr(buf, '\n'));
+		}
+		for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+			enum je_exit x = je_err_explain(stages[s], -errnos[i], &c, buf, sizeof(buf));
+			ck_assert_int_ne(x, JE_EXIT_OK);
+			ck_assert_ptr_null(strchr(buf, '{'));
+		}
+	}
+}
+END_TEST
+
+START_TEST(codes_have_words)
+{
+	for (int code = JE_ERR_BASE + 1; code < JE_ERR_END; code++) {
+		const char *t = je_err_text(code);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_ptr_null(strstr(t, "Unknown error"));
+	}
+	/* Past the errno range: no code is an errno with a private meaning. */
+	ck_assert_int_gt(JE_ERR_BASE, 4095);
+	ck_assert_str_eq(je_err_text(ESRCH), strerror(ESRCH));
+}
+END_TEST
+
+START_TEST(rows_by_stage_and_condition)
+{
+	struct je_err_ctx c = { .pid = 7, .why = "", .denied = denied };
+	char buf[1024];
+	ck_assert_int_eq(je_err_explain(JE_AT_OPEN, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_str_eq(buf, "no such process; check the pid (ps -e)");
+	ck_assert_int_eq(je_err_explain(JE_AT_OPEN, -JE_ERR_THREAD_ID, &c, buf, sizeof(buf)),
+			 JE_EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(buf, "/proc/7/status"));
+	/* ESRCH at attach: the engine's detail when there is one. */
+	ck_assert_int_eq(je_err_explain(JE_AT_ATTACH, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_str_eq(buf, "the process exited while jeattach attached");
+	c.why = "thread 9 is not a thread of process 7";
+	je_err_explain(JE_AT_ATTACH, -ESRCH, &c, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cannot attach: thread 9 is not a thread of process 7");
+	/* {why|fallback} and {:why} */
+	c.why = "";
+	ck_assert_int_eq(je_err_explain(JE_AT_ATTACH, -ETIMEDOUT, &c, buf, sizeof(buf)),
+			 JE_EXIT_TIMEOUT);
+	ck_assert_str_eq(buf, "cannot attach: timeout; retry, or give a larger --timeout");
+	je_err_explain(JE_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cannot locate jemalloc: Input/output error");
+	c.why = "libx.so replaced";
+	je_err_explain(JE_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cannot locate jemalloc: Input/output error: libx.so replaced");
+	/* --prefix picks its own row. */
+	c.why = "";
+	je_err_explain(JE_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "je_mallctl or _rjem_mallctl"));
+	c.prefix = "my_";
+	ck_assert_int_eq(je_err_explain(JE_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf)),
+			 JE_EXIT_NOJEMALLOC);
+	ck_assert_ptr_nonnull(strstr(buf, "defines my_mallctl; check --prefix"));
+}
+END_TEST
+
+START_TEST(denied_only_when_named)
+{
+	struct je_err_ctx c = { .pid = 7, .why = "", .denied = denied };
+	char buf[1024];
+	denied_calls = 0;
+	/* At locate EPERM means map_files/root: no ptrace diagnosis. */
+	ck_assert_int_eq(je_err_explain(JE_AT_LOCATE, -EPERM, &c, buf, sizeof(buf)), JE_EXIT_PERM);
+	ck_assert_int_eq(denied_calls, 0);
+	ck_assert_int_eq(je_err_explain(JE_AT_ATTACH, -EPERM, &c, buf, sizeof(buf)), JE_EXIT_PERM);
+	ck_assert_int_eq(denied_calls, 1);
+	ck_assert_str_eq(buf, "cannot attach: permission denied: Yama says no; ask an admin");
+}
+END_TEST
+
+START_TEST(truncates_whole)
+{
+	struct je_err_ctx c = { .pid = 7, .why = "", .doing = "cannot do something long" };
+	char buf[16];
+	je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
+	ck_assert_uint_eq(strlen(buf), sizeof(buf) - 1);
+	ck_assert_str_eq(buf, "cannot do somet");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("errors");
+	TCase *tc = tcase_create("table");
+	tcase_add_test(tc, every_code_at_every_stage);
+	tcase_add_test(tc, codes_have_words);
+	tcase_add_test(tc, rows_by_stage_and_condition);
+	tcase_add_test(tc, denied_only_when_named);
+	tcase_add_test(tc, truncates_whole);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
