@@ -121,6 +121,57 @@ static int resume(pid_t tid, enum run_mode mode, int sig)
 	}
 }
 
+/* Stuck past the deadline and its grace (a lock held elsewhere forever?):
+ * stop the thread so that release can put the original state back. */
+static int abandon_call(struct target *t, pid_t tid)
+{
+	pt_interrupt(tid);
+	int status;
+	if (pt_wait(tid, pt_now_us() + 1000000, &status) == 0 && !WIFSTOPPED(status))
+		return -ESRCH;
+	target_why(t, "the injected call did not return in time and was abandoned "
+		      "(a lock it took may stay held; jemalloc's dump lock, if so)");
+	return -ETIMEDOUT;
+}
+
+/* A fault signal stopped the injected code. 0: answered, resume without
+ * it; 1: not ours (sent by kill()), pass it on; <0: the call ends. */
+static int on_fault(struct target *t, int sig)
+{
+	struct rcall_hold *h = t->rc->hold;
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	pt_get_siginfo(h->tid, &si);
+	if (sig == SIGSYS && si.si_code == SYS_SECCOMP) {
+		/* The target's seccomp filter trapped a syscall of the injected
+		 * code (RET_TRAP). Abandoning the call here would leave whatever
+		 * jemalloc holds locked (prof.dump holds its dump mutex around
+		 * open()), so answer the syscall with -EPERM, as a RET_ERRNO
+		 * filter would, and let the call run to its end: jemalloc
+		 * handles the failure and unlocks. The kernel rolled the
+		 * registers back to the syscall's return point
+		 * (syscall_rollback), so only rax changes. The target's own
+		 * SIGSYS handler is not run: it expects its own code, not ours. */
+		if (!h->seccomp_nr)
+			h->seccomp_nr = si.si_syscall;
+		arch_gpregs_t r;
+		int e = pt_get_gpregs(h->tid, &r);
+		if (e)
+			return e;
+		arch_set_syscall_result(&r, -EPERM);
+		return pt_set_gpregs(h->tid, &r);
+	}
+	/* A fault inside the call: do not deliver it (the target would die of
+	 * our mistake); report it. */
+	if (si.si_code > 0 || sig == SIGSYS) {
+		h->fault_sig = sig;
+		target_why(t, "the injected call got signal %d (%s) at %#llx", sig, strsignal(sig),
+			   (unsigned long long)(uintptr_t)si.si_addr);
+		return sig == SIGSYS ? -JE_ERR_SECCOMP : -JE_ERR_FAULT;
+	}
+	return 1;
+}
+
 /* Decides whether a stop ends the call: 1 yes, 0 no (resume), <0 error. */
 typedef int (*stop_check)(struct target *t, int sig, void *arg);
 
@@ -155,17 +206,8 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			return e;
 		int status;
 		e = pt_wait(tid, until, &status);
-		if (e == -ETIMEDOUT) {
-			/* Stuck (a lock held elsewhere forever?): stop it so that
-			 * release can put the original state back. */
-			pt_interrupt(tid);
-			int st2;
-			if (pt_wait(tid, pt_now_us() + 1000000, &st2) == 0 && !WIFSTOPPED(st2))
-				return -ESRCH;
-			target_why(t, "the injected call did not return in time and was abandoned "
-				      "(a lock it took may stay held; jemalloc's dump lock, if so)");
-			return -ETIMEDOUT;
-		}
+		if (e == -ETIMEDOUT)
+			return abandon_call(t, tid);
 		if (e)
 			return e == -ECHILD ? -ESRCH : e;
 		if (!WIFSTOPPED(status))
@@ -193,41 +235,11 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			e = resume(tid, mode, 0);
 			continue;
 		}
-		if (is_fault_signal(sig)) {
-			siginfo_t si;
-			memset(&si, 0, sizeof(si));
-			pt_get_siginfo(tid, &si);
-			if (sig == SIGSYS && si.si_code == SYS_SECCOMP) {
-				/* The target's seccomp filter trapped a syscall of
-				 * the injected code (RET_TRAP). Abandoning the call
-				 * here would leave whatever jemalloc holds locked
-				 * (prof.dump holds its dump mutex around open()), so
-				 * answer the syscall with -EPERM, as a RET_ERRNO
-				 * filter would, and let the call run to its end:
-				 * jemalloc handles the failure and unlocks. The
-				 * kernel rolled the registers back to the syscall's
-				 * return point (syscall_rollback), so only rax
-				 * changes. The target's own SIGSYS handler is not
-				 * run: it expects its own code, not ours. */
-				if (!h->seccomp_nr)
-					h->seccomp_nr = si.si_syscall;
-				arch_gpregs_t r;
-				if ((e = pt_get_gpregs(tid, &r)))
-					return e;
-				arch_set_syscall_result(&r, -EPERM);
-				if ((e = pt_set_gpregs(tid, &r)))
-					return e;
-				e = resume(tid, mode, 0);
-				continue;
-			}
-			/* A fault inside the call: do not deliver it (the target
-			 * would die of our mistake); report it. */
-			if (si.si_code > 0 || sig == SIGSYS) {
-				h->fault_sig = sig;
-				target_why(t, "the injected call got signal %d (%s) at %#llx", sig,
-					   strsignal(sig), (unsigned long long)(uintptr_t)si.si_addr);
-				return sig == SIGSYS ? -JE_ERR_SECCOMP : -JE_ERR_FAULT;
-			}
+		if (is_fault_signal(sig) && (e = on_fault(t, sig)) <= 0) {
+			if (e < 0)
+				return e;
+			e = resume(tid, mode, 0); /* answered: the call goes on */
+			continue;
 		}
 		/* SIGSTOP cannot be blocked: let it take effect now; the group
 		 * stop that follows is handled above. Anything else sent by
