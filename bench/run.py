@@ -118,7 +118,7 @@ def run_measured(cmd, stdout=subprocess.DEVNULL):
 def bench_writers(build, exe, heap, n, size, runs, out2):
     """The other views and writers on the same profile; jeprof --lines as the
     peer of --lines (once: it runs addr2line over every address)."""
-    jeheap = f"{build}/src/jeheap"
+    jeheap = f"{build}/jeheap/jeheap"
     cmds = [("top --lines", [jeheap, "top", "--lines", heap]),
             ("collapsed", [jeheap, "collapsed", heap]),
             ("flame", [jeheap, "flame", "-o", "/dev/null", heap]),
@@ -151,7 +151,7 @@ def bench_heap(build, big, runs, out, out2):
         env = dict(os.environ, MALLOC_CONF="prof:true,lg_prof_sample:0")
         subprocess.run([exe, str(n), str(depth), heap], check=True, env=env)
         size = os.path.getsize(heap)
-        jh = [run_measured([f"{build}/src/jeheap", "top", heap]) for _ in range(runs)]
+        jh = [run_measured([f"{build}/jeheap/jeheap", "top", heap]) for _ in range(runs)]
         jp_runs = 3 if n <= 20000 else 1
         jp = [run_measured(["jeprof", "--text", exe, heap]) for _ in range(jp_runs)]
         jt, jr = med([w for w, _ in jh]), max(r for _, r in jh)

@@ -24,7 +24,7 @@ sleep 3
 say "jeattach -p $pid --dump $work/demo.heap --deactivate --json"
 "$b/src/jeattach" -p "$pid" --dump "$work/demo.heap" --deactivate --json
 say "jeheap top -n 8 demo.heap"
-"$b/src/jeheap" top -n 8 "$work/demo.heap"
+"$b/jeheap/jeheap" top -n 8 "$work/demo.heap"
 kill -USR1 "$pid"
 wait "$pid" || true
 say "the workload checked itself (EINTRs, early wake-ups, heap and FP corruption):"

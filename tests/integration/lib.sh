@@ -4,7 +4,7 @@
 set -u
 : "${top_builddir:?run through make check}"
 JEATTACH="$top_builddir/src/jeattach"
-JEHEAP="$top_builddir/src/jeheap"
+JEHEAP="$top_builddir/jeheap/jeheap"
 TARGETS="$top_builddir/tests/targets"
 WORK=$(mktemp -d /tmp/jeattach-test.XXXXXX)
 chmod 755 "$WORK"

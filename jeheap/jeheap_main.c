@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* jeheap: the command over libjeheap. */
+/* jeheap: the command over libjeheap: options, command, then read,
+ * analyse, write. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jeheap.h"
 #include <unistd.h>
+#include "jeheap.h"
 #include "jeheap_text.h"
 
 #ifdef HAVE_LIBDW
@@ -176,7 +177,44 @@ static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, l
 	return e ? analysis_failed(e) : 0;
 }
 
-int main(int argc, char **argv)
+/* The command line, parsed. */
+struct args {
+	int cmd;             /* enum command */
+	const char *name;    /* as given */
+	char **profiles;
+	size_t nprofiles;
+	long limit;          /* -n, or -1 */
+	const char *root, *outpath, *basepath;
+	struct jeheap_query q;
+};
+
+/* -1: not a number of lines. */
+static long parse_limit(const char *text)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	return errno || *end || v < 0 ? -1 : v;
+}
+
+/* jemalloc's thread number for --thread, or -1 with a message. */
+static int parse_thread(const char *text, struct jeheap_query *q)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || *end || !*text || *text == '-') {
+		fprintf(stderr, "jeheap: --thread '%s': expected jemalloc's thread number\n", text);
+		return -1;
+	}
+	q->per_thread = 1;
+	q->thread = v;
+	return 0;
+}
+
+/* Options, up to the command. Returns -1 to go on, else an exit code
+ * (0 after --help or --version). */
+static int parse_options(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
 		{ "inuse_space", no_argument, NULL, O_INUSE_SPACE },
@@ -196,9 +234,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	long limit = -1;
-	const char *root = NULL, *outpath = NULL, *basepath = NULL;
-	struct jeheap_query q = { 0 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -206,51 +241,38 @@ int main(int argc, char **argv)
 		case O_INUSE_OBJECTS:
 		case O_ALLOC_SPACE:
 		case O_ALLOC_OBJECTS:
-			q.metric = c - O_INUSE_SPACE;
+			a->q.metric = c - O_INUSE_SPACE;
 			break;
 		case O_FUNCTIONS:
 		case O_LINES:
 		case O_ADDRESSES:
-			q.granularity = c - O_FUNCTIONS;
+			a->q.granularity = c - O_FUNCTIONS;
 			break;
-		case 'n': {
-			char *end;
-			errno = 0;
-			limit = strtol(optarg, &end, 10);
-			if (errno || *end || limit < 0) {
+		case 'n':
+			if ((a->limit = parse_limit(optarg)) < 0) {
 				fprintf(stderr, "jeheap: -n '%s': expected a number of lines\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		case 'o':
-			outpath = optarg;
+			a->outpath = optarg;
 			break;
 		case O_ROOT:
-			root = optarg;
+			a->root = optarg;
 			break;
 		case O_BASE:
-			basepath = optarg;
+			a->basepath = optarg;
 			break;
 		case O_FOCUS:
-			q.focus = optarg;
+			a->q.focus = optarg;
 			break;
 		case O_IGNORE:
-			q.ignore = optarg;
+			a->q.ignore = optarg;
 			break;
-		case O_THREAD: {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-') {
-				fprintf(stderr, "jeheap: --thread '%s': expected jemalloc's thread number\n",
-					optarg);
+		case O_THREAD:
+			if (parse_thread(optarg, &a->q))
 				return EXIT_USAGE;
-			}
-			q.per_thread = 1;
-			q.thread = v;
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -268,30 +290,38 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+/* The command and its profiles, and every check that needs no file: the
+ * regexes (as libjeheap compiles them) before any profile is read or the
+ * output file created. Returns -1 to go on, else an exit code. */
+static int parse_command(int argc, char **argv, struct args *a)
+{
 	if (optind >= argc) {
 		fprintf(stderr, "jeheap: no command; see jeheap --help\n");
 		return EXIT_USAGE;
 	}
-	const char *name = argv[optind++];
-	int cmd = -1;
+	a->name = argv[optind++];
+	a->cmd = -1;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(name, commands[i]))
-			cmd = (int)i;
-	if (cmd < 0) {
+		if (!strcmp(a->name, commands[i]))
+			a->cmd = (int)i;
+	if (a->cmd < 0) {
 		fprintf(stderr, "jeheap: unknown command '%s'; the commands are top, collapsed, "
 				"flame, dot, pprof, json\n",
-			name);
+			a->name);
 		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "jeheap: %s needs a PROFILE (a file jeattach --dump or "
 				"jemalloc's prof.dump wrote)\n",
-			name);
+			a->name);
 		return EXIT_USAGE;
 	}
-	/* The regexes are checked (as libjeheap compiles them) before any
-	 * profile is read or the output file created. */
-	const char *res[2] = { q.focus, q.ignore };
+	a->profiles = argv + optind;
+	a->nprofiles = (size_t)(argc - optind);
+	const char *res[2] = { a->q.focus, a->q.ignore };
 	for (int i = 0; i < 2; i++) {
 		regex_t re;
 		if (!res[i])
@@ -303,31 +333,37 @@ int main(int argc, char **argv)
 		}
 		regfree(&re);
 	}
-	if (cmd == CMD_PPROF && !outpath && isatty(STDOUT_FILENO)) {
+	if (a->cmd == CMD_PPROF && !a->outpath && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "jeheap: pprof writes gzipped binary; give -o FILE or a pipe\n");
 		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+/* Read, analyse, write. */
+static int execute(struct args *a)
+{
 	struct inputs in = { 0 };
 	FILE *out = NULL;
 	int rc = 0;
-	if (load_inputs(&in, argv + optind, (size_t)(argc - optind), basepath, root)) {
+	if (load_inputs(&in, a->profiles, a->nprofiles, a->basepath, a->root)) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	q.base = in.base;
-	q.base_symbolizer = in.base_s;
-	q.more = (const jeheap_profile *const *)in.p + 1;
-	q.more_symbolizers = in.s + 1;
-	q.nmore = in.n - 1;
-	out = outpath ? fopen(outpath, "we") : stdout;
+	a->q.base = in.base;
+	a->q.base_symbolizer = in.base_s;
+	a->q.more = (const jeheap_profile *const *)in.p + 1;
+	a->q.more_symbolizers = in.s + 1;
+	a->q.nmore = in.n - 1;
+	out = a->outpath ? fopen(a->outpath, "we") : stdout;
 	if (!out) {
-		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath, strerror(errno));
+		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath, strerror(errno));
 		rc = EXIT_OUTPUT;
 		goto out;
 	}
-	rc = run(cmd, &in, &q, limit, argv[optind], out);
-	if (ferror(out) || (outpath ? fclose(out) : fflush(out))) {
-		fprintf(stderr, "jeheap: cannot write %s: %s\n", outpath ? outpath : "output",
+	rc = run(a->cmd, &in, &a->q, a->limit, a->profiles[0], out);
+	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
+		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath ? a->outpath : "output",
 			strerror(errno));
 		rc = EXIT_OUTPUT;
 	}
@@ -337,4 +373,13 @@ out:
 		fclose(out);
 	free_inputs(&in);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .limit = -1 };
+	int rc = parse_options(argc, argv, &a);
+	if (rc < 0)
+		rc = parse_command(argc, argv, &a);
+	return rc < 0 ? execute(&a) : rc;
 }
