@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "jeheap_text.h"
-#include "json.h"
+#include "core_json.h"
 
 static const char *unparse(double v, int metric, char *buf, size_t len)
 {
@@ -56,7 +56,7 @@ void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, lo
 	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
 		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
 		fprintf(out, "%s{\"name\":", i ? "," : "");
-		json_put_string(out, en->name);
+		core_json_put_string(out, en->name);
 		fprintf(out, ",\"flat\":%.17g,\"cum\":%.17g}", en->flat, en->cum);
 	}
 	fputs("]}\n", out);

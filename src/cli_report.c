@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "cli_report.h"
-#include "json.h"
+#include "core_json.h"
 #include "rcall.h"
 
 void cli_report_error(const struct cli_run *run)
@@ -47,7 +47,7 @@ static void json_fields(FILE *out, const struct act_result *r)
 	char buf[9000];
 	for (int k = 0; k < r->nf; k++) {
 		fputc(',', out);
-		json_put_string(out, r->f[k].key);
+		core_json_put_string(out, r->f[k].key);
 		rctl_format(&r->f[k].v, 1, buf, sizeof(buf));
 		fprintf(out, ":%s", buf);
 	}
@@ -57,19 +57,19 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 {
 	const struct target *t = &run->t;
 	fprintf(out, "{\"pid\":%d,\"ns_pid\":%d,\"comm\":", (int)run->pid, (int)t->info.ns_pid);
-	json_put_string(out, t->info.comm);
+	core_json_put_string(out, t->info.comm);
 	fprintf(out, ",\"ok\":%s,\"exit_code\":%d,\"error\":", run->code ? "false" : "true",
 		(int)run->code);
 	if (run->code)
-		json_put_string(out, run->msg);
+		core_json_put_string(out, run->msg);
 	else
 		fputs("null", out);
 	fputs(",\"jemalloc\":", out);
 	if (run->located) {
 		fputs("{\"object\":", out);
-		json_put_string(out, t->je.object);
+		core_json_put_string(out, t->je.object);
 		fputs(",\"symbol_prefix\":", out);
-		json_put_string(out, t->je.prefix);
+		core_json_put_string(out, t->je.prefix);
 		fprintf(out, ",\"static\":%s,\"deleted\":%s}", t->je.is_main_executable ? "true" : "false",
 			t->je.object_deleted ? "true" : "false");
 	} else {
@@ -84,7 +84,7 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		fprintf(out, "%s{\"action\":\"%s\",\"ok\":%s,\"error\":", n++ ? "," : "", r->action,
 			r->code || r->skipped ? "false" : "true");
 		if (r->code)
-			json_put_string(out, r->msg);
+			core_json_put_string(out, r->msg);
 		else
 			fputs("null", out);
 		if (r->skipped)
@@ -93,7 +93,7 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		if (r->blob && r->blob_json)
 			fprintf(out, ",\"stats\":%s", r->blob); /* jemalloc's JSON, compacted */
 		else if (r->blob)
-			fputs(",\"stats\":", out), json_put_string(out, r->blob);
+			fputs(",\"stats\":", out), core_json_put_string(out, r->blob);
 		fputc('}', out);
 	}
 	struct rcall_timing tm;

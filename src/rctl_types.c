@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "core_json.h"
 #include "rctl.h"
 
 struct rctl_entry {
@@ -211,7 +211,7 @@ void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len)
 		if (v->is_null)
 			snprintf(buf, len, "%s", json ? "null" : "(null)");
 		else if (json)
-			json_escape(v->s, buf, len);
+			core_json_escape(v->s, buf, len);
 		else
 			snprintf(buf, len, "%s", v->s);
 		break;

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "core_json.h"
 #include "rctl.h"
 
 START_TEST(lookup)
@@ -89,13 +89,13 @@ END_TEST
 START_TEST(json_escaping)
 {
 	char buf[32];
-	json_escape("\xc3\xa9t\xc3", buf, sizeof(buf)); /* valid é, then a broken byte */
+	core_json_escape("\xc3\xa9t\xc3", buf, sizeof(buf)); /* valid é, then a broken byte */
 	ck_assert_str_eq(buf, "\"\xc3\xa9t\\u00c3\"");
-	json_escape("0123456789abcdef", buf, 8); /* truncated, still quoted */
+	core_json_escape("0123456789abcdef", buf, 8); /* truncated, still quoted */
 	ck_assert_uint_eq(strlen(buf), 7);
 	ck_assert_int_eq(buf[0], '"');
 	ck_assert_int_eq(buf[6], '"');
-	json_escape("", buf, sizeof(buf));
+	core_json_escape("", buf, sizeof(buf));
 	ck_assert_str_eq(buf, "\"\"");
 }
 END_TEST

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "core_json.h"
 
 /* Length of a valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
@@ -54,7 +54,7 @@ static size_t escape_into(const char *s, char *out, size_t cap)
 	return o;
 }
 
-void json_escape(const char *s, char *buf, size_t len)
+void core_json_escape(const char *s, char *buf, size_t len)
 {
 	if (len < 3) {
 		if (len)
@@ -67,7 +67,7 @@ void json_escape(const char *s, char *buf, size_t len)
 	buf[o] = 0;
 }
 
-void json_put_string(FILE *f, const char *s)
+void core_json_put_string(FILE *f, const char *s)
 {
 	size_t n = escape_into(s, NULL, 0) + 3;
 	char stackbuf[1024];
@@ -76,7 +76,7 @@ void json_put_string(FILE *f, const char *s)
 		fputs("null", f); /* out of memory: still valid JSON */
 		return;
 	}
-	json_escape(s, buf, n);
+	core_json_escape(s, buf, n);
 	fputs(buf, f);
 	if (buf != stackbuf)
 		free(buf);
