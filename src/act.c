@@ -27,14 +27,21 @@ void act_result_init(struct act_result *r, enum act_kind kind)
 {
 	memset(r, 0, sizeof(*r));
 	r->action = act_name(kind);
-	r->dump_fd = -1;
+	r->dump.fd = -1;
+}
+
+void act_result_drop_dump(struct act_result *r)
+{
+	if (r->dump.fd >= 0)
+		close(r->dump.fd);
+	r->dump.fd = -1;
+	free(r->dump.prof_prefix);
+	r->dump.prof_prefix = NULL;
 }
 
 void act_result_free(struct act_result *r)
 {
-	if (r->dump_fd >= 0)
-		close(r->dump_fd);
-	r->dump_fd = -1;
+	act_result_drop_dump(r);
 	free(r->blob);
 	r->blob = NULL;
 	free(r->f);

@@ -42,6 +42,16 @@ struct act_field {
 	struct rctl_value v; /* a null string when absent */
 };
 
+/* What act_dump leaves, during the hold, for act_dump_finish, after the
+ * release: a typed value, so the finishing step never looks for what it
+ * needs among the fields meant for the report. */
+struct act_dump_out {
+	int fd;             /* our handle on the profile, copied after release; -1: none */
+	pt_usec_t us;       /* time jemalloc took to write it */
+	char *prof_prefix;  /* opt.prof_prefix (malloc'd), NULL if unknown or NULL:
+			     * jemalloc's automatic name starts with it */
+};
+
 struct act_result {
 	const char *action; /* "status", "activate"... */
 	int ran;
@@ -49,8 +59,7 @@ struct act_result {
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
 	struct act_field *f; /* grown as fields are added */
 	int nf, capf;
-	int dump_fd;        /* --dump: our handle on the profile, copied after release */
-	pt_usec_t dump_us;  /* --dump: time jemalloc took to write it */
+	struct act_dump_out dump; /* --dump, --for --baseline */
 	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
 	int blob_json;      /* ... in its JSON form */
 	int skipped;        /* not run: the user interrupted a periodic series */
@@ -65,6 +74,9 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
 void act_result_init(struct act_result *r, enum act_kind kind);
+/* Close our handle on a dump and forget it (the file is written, or given
+ * up): descriptors are not kept across waits. The report's fields stay. */
+void act_result_drop_dump(struct act_result *r);
 void act_result_free(struct act_result *r);
 
 /* Helpers for the act_*.c files. */

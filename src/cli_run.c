@@ -210,11 +210,8 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int f
 	for (int i = first; i < last && run->code == JE_EXIT_OK; i++)
 		if (act_finish(t, &o->actions[i], &run->res[i]) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
-	for (int i = first; i < last; i++) { /* descriptors are not kept across waits */
-		if (run->res[i].dump_fd >= 0)
-			close(run->res[i].dump_fd);
-		run->res[i].dump_fd = -1;
-	}
+	for (int i = first; i < last; i++) /* descriptors are not kept across waits */
+		act_result_drop_dump(&run->res[i]);
 	/* Whatever failed, if the process is gone that is the whole story
 	 * (an exiting process loses its mappings, threads and /proc entries
 	 * one by one, and each stage fails its own way). */
