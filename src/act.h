@@ -19,14 +19,16 @@ enum act_kind {
 	ACT_WAIT,      /* no thread held, no tracer attached: run by the CLI */
 };
 
+/* One step of the plan (plan.h), or an action as given on the command line. */
 struct act {
 	enum act_kind kind;
-	/* --dump FILE or pattern (NULL: automatic name), --get NAME, --set
-	 * NAME=VALUE, --gdump/--thread-active-init on|off, --reset LG_SAMPLE */
+	/* A dump's file pattern (ACT_DUMP: --dump FILE, NULL for jemalloc's
+	 * automatic name; ACT_FOR_BEGIN with baseline: FILE.base), --get NAME,
+	 * --set NAME=VALUE, --gdump/--thread-active-init on|off, --reset
+	 * LG_SAMPLE, --stats=full "json" for its JSON form */
 	const char *arg;
 	int64_t us;     /* ACT_WAIT: how long */
-	int baseline;   /* ACT_FOR_BEGIN: also dump to FILE.base */
-	int periodic;   /* a dump of --every: skipped once the user interrupted */
+	int baseline;   /* ACT_FOR_BEGIN: also dump, to arg */
 	unsigned seq;   /* %n of a dump pattern */
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
 };
@@ -69,7 +71,8 @@ const char *act_name(enum act_kind kind);
 /* Run during the hold. Returns the result's code. */
 enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r);
-/* After the target is released: work that needs no hold (writing the dump). */
+/* After the target is released: work that needs no hold (writing a dump
+ * to the file its step names). */
 enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);

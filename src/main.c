@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* jeattach: argv -> options -> for each target: open, locate jemalloc, hold
- * one thread, run the actions, release, report. The only place that prints
+/* jeattach: argv -> options -> plan -> for each target: open, locate
+ * jemalloc, then segment by segment: hold one thread, run the actions,
+ * release (or wait, holding nothing); report. The only place that prints
  * or exits. */
 #include "config.h"
 
@@ -18,14 +19,15 @@
 #include <unistd.h>
 #include "cli_report.h"
 #include "options.h"
+#include "plan.h"
 #include "rcall.h"
 
 /* Fail before touching any target when a dump could not be written. */
-static int check_outputs(const struct options *o, char *err, size_t len)
+static int check_outputs(const struct plan *p, char *err, size_t len)
 {
-	for (int i = 0; i < o->nactions; i++) {
-		const char *f = o->actions[i].arg;
-		if (o->actions[i].kind != ACT_DUMP)
+	for (int i = 0; i < p->nsteps; i++) {
+		const char *f = p->steps[i].arg;
+		if (p->steps[i].kind != ACT_DUMP)
 			continue;
 		char copy[4200];
 		snprintf(copy, sizeof(copy), "%s", f ? f : "x");
@@ -104,6 +106,7 @@ static int pending_fatal(const sigset_t *fatal)
 int main(int argc, char **argv)
 {
 	struct options o;
+	struct plan plan = { 0 };
 	char err[512];
 	/* Default timer slack (50 us) would stretch pt_wait's ppoll deadlines. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -127,6 +130,12 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return JE_EXIT_OK;
 	}
+	if (plan_build(&plan, &o, err, sizeof(err))) {
+		fprintf(stderr, "jeattach: %s\n", err);
+		plan_free(&plan);
+		options_free(&o);
+		return JE_EXIT_USAGE;
+	}
 	int e = pt_init();
 	enum je_exit early = JE_EXIT_OK;
 	if (e) {
@@ -135,11 +144,12 @@ int main(int argc, char **argv)
 	} else if (o.all_name && find_by_name(&o, err, sizeof(err))) {
 		fprintf(stderr, "jeattach: %s\n", err);
 		early = JE_EXIT_GONE;
-	} else if (check_outputs(&o, err, sizeof(err))) {
+	} else if (check_outputs(&plan, err, sizeof(err))) {
 		fprintf(stderr, "jeattach: %s\n", err);
 		early = JE_EXIT_OUTPUT;
 	}
 	if (early) {
+		plan_free(&plan);
 		options_free(&o);
 		return early;
 	}
@@ -161,36 +171,36 @@ int main(int argc, char **argv)
 	struct cli_run *runs = calloc((size_t)o.npids, sizeof(*runs));
 	if (!runs) {
 		fprintf(stderr, "jeattach: out of memory\n");
+		plan_free(&plan);
 		options_free(&o);
 		return JE_EXIT_INTERNAL;
 	}
 	int interrupted = 0;
 	for (int i = 0; i < o.npids; i++) {
 		runs[i].pid = o.pids[i];
-		cli_run_open(&runs[i], &o);
+		cli_run_open(&runs[i], &o, &plan);
 	}
-	for (int first = 0, i = 0; i <= o.nactions; i++) {
-		if (i < o.nactions && o.actions[i].kind != ACT_WAIT)
+	for (int s = 0; s < plan.nsegs; s++) {
+		const struct plan_seg *seg = &plan.segs[s];
+		if (seg->kind == PLAN_HOLD) {
+			for (int k = 0; k < o.npids; k++) {
+				if (!interrupted)
+					interrupted = pending_fatal(&fatal);
+				/* Once interrupted, only what puts a target back (the
+				 * end of a --for that started) still runs. */
+				if (interrupted && runs[k].sess.prev_active < 0)
+					cli_run_skip(&runs[k], seg);
+				else
+					cli_run_segment(&runs[k], &o, seg);
+			}
 			continue;
-		for (int k = 0; k < o.npids; k++) {
-			if (!interrupted)
-				interrupted = pending_fatal(&fatal);
-			/* Once interrupted, only what puts a target back (the end of
-			 * a --for that started) still runs. */
-			if (interrupted && runs[k].sess.prev_active < 0)
-				cli_run_skip(&runs[k], first, i);
-			else
-				cli_run_segment(&runs[k], &o, first, i);
 		}
-		if (i < o.nactions) {
-			pt_usec_t t0 = pt_now_us();
-			int sig = interrupted ? interrupted : wait_interruptibly(&fatal, o.actions[i].us);
-			if (sig)
-				interrupted = sig;
-			for (int k = 0; k < o.npids; k++)
-				cli_run_waited(&runs[k], i, pt_now_us() - t0, sig != 0);
-		}
-		first = i + 1;
+		pt_usec_t t0 = pt_now_us();
+		int sig = interrupted ? interrupted : wait_interruptibly(&fatal, seg->wait_us);
+		if (sig)
+			interrupted = sig;
+		for (int k = 0; k < o.npids; k++)
+			cli_run_waited(&runs[k], seg, pt_now_us() - t0, sig != 0);
 	}
 	int nok = 0, nfail = 0;
 	enum je_exit first_fail = JE_EXIT_OK;
@@ -214,6 +224,7 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	free(runs);
+	plan_free(&plan);
 	options_free(&o);
 	if (interrupted)
 		return 128 + interrupted;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The command line: parsed, validated and expanded into a plan before any
- * target is touched. */
+/* The command line: parsed and validated before any target is touched
+ * (plan.c then turns it into steps and segments). */
 #include "config.h"
 
 #include <errno.h>
@@ -229,79 +229,6 @@ static int check_pattern(const char *pattern, char *err, size_t errlen)
 	return 0;
 }
 
-/* --for and --every turn the actions given into a plan with waits. */
-static int expand_plan(struct options *o, char *err, size_t errlen)
-{
-	const char *file = NULL;
-	int ndumps = 0;
-	for (int i = 0; i < o->nactions; i++)
-		if (o->actions[i].kind == ACT_DUMP) {
-			file = o->actions[i].arg;
-			ndumps++;
-		}
-	if (o->count && !o->every_us) {
-		snprintf(err, errlen, "--count goes with --every INTERVAL");
-		return -1;
-	}
-	if (o->baseline && !o->for_us) {
-		snprintf(err, errlen, "--baseline goes with --for DURATION");
-		return -1;
-	}
-	if (o->for_us && o->every_us) {
-		snprintf(err, errlen, "--for and --every do not go together");
-		return -1;
-	}
-	if (!o->for_us && !o->every_us)
-		return 0;
-	if (ndumps > 1) {
-		snprintf(err, errlen, "--%s takes one --dump (where its profiles go)",
-			 o->for_us ? "for" : "every");
-		return -1;
-	}
-	if (o->baseline && !file) {
-		snprintf(err, errlen, "--baseline needs --dump FILE (the baseline goes to FILE.base)");
-		return -1;
-	}
-	if (o->every_us && !o->count) {
-		snprintf(err, errlen, "--every needs --count N");
-		return -1;
-	}
-	if (o->every_us && o->count > 1 && file && !strstr(file, "%n")) {
-		snprintf(err, errlen,
-			 "--dump %s with --count %ld: every dump would overwrite the last; put %%n "
-			 "(the sequence number) in the name",
-			 file, o->count);
-		return -1;
-	}
-	int n = 0, cap = o->nactions + 4 + (int)(o->count * 2);
-	struct act *plan = calloc((size_t)cap, sizeof(*plan));
-	if (!plan) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int i = 0; i < o->nactions; i++) /* the other actions, first */
-		if (o->actions[i].kind != ACT_DUMP)
-			plan[n++] = o->actions[i];
-	if (o->for_us) {
-		plan[n] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = file, .baseline = o->baseline };
-		n++;
-		plan[n++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
-		plan[n++] = (struct act){ .kind = ACT_DUMP, .arg = file };
-		plan[n++] = (struct act){ .kind = ACT_FOR_END };
-	} else {
-		for (long k = 0; k < o->count; k++) {
-			if (k)
-				plan[n++] = (struct act){ .kind = ACT_WAIT, .us = o->every_us };
-			plan[n++] = (struct act){ .kind = ACT_DUMP, .arg = file, .periodic = 1,
-						  .seq = (unsigned)k };
-		}
-	}
-	free(o->actions);
-	o->actions = plan;
-	o->nactions = n;
-	return 0;
-}
-
 void options_free(struct options *o)
 {
 	free(o->actions);
@@ -502,10 +429,6 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 			 "nothing to do: give an action (--status, --activate, --dump...)");
 		return -1;
 	}
-	/* --stats=full in JSON form when the output is JSON. */
-	for (int i = 0; i < o->nactions; i++)
-		if (o->actions[i].kind == ACT_STATS_FULL && o->json)
-			o->actions[i].arg = "json";
 	for (int i = 0; i < o->nactions; i++) {
 		const char *f = o->actions[i].arg;
 		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&
@@ -517,18 +440,5 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 			return -1;
 		}
 	}
-	int e = expand_plan(o, err, errlen);
-	int ndumps = 0;
-	for (int i = 0; i < o->nactions; i++) {
-		struct act *a = &o->actions[i];
-		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
-			a->symbolize = o->symbolize;
-			ndumps++;
-		}
-	}
-	if (!e && o->symbolize && !ndumps) {
-		snprintf(err, errlen, "--symbolize goes with --dump");
-		return -1;
-	}
-	return e;
+	return 0;
 }

@@ -15,8 +15,8 @@ struct options {
 	pid_t pids[OPT_MAX_PIDS];
 	int npids;
 	const char *all_name; /* --all NAME: the CLI fills pids */
-	/* The plan: the actions given, expanded by --for / --every into holds
-	 * separated by ACT_WAIT. */
+	/* The actions as given, in order; plan_build expands them (--for,
+	 * --every) into the steps jeattach runs. */
 	struct act *actions;
 	int nactions;
 	int64_t for_us, every_us; /* --for, --every; 0 if not given */
