@@ -130,18 +130,20 @@ static void tune_scheduling(void)
 	setpriority(PRIO_PROCESS, 0, -20);
 }
 
-/* argv -> options -> plan; --help and --version end here. */
+/* argv -> options -> plan; --help, --version and --list-options end here. */
 static int setup(struct invocation *in, int argc, char **argv)
 {
 	if (options_parse(argc, argv, &in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JE_EXIT_USAGE;
 	}
-	if (in->o.help || in->o.version) {
+	if (in->o.help || in->o.version || in->o.list_options) {
 		if (in->o.help)
 			options_usage(stdout);
-		else
+		else if (in->o.version)
 			printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);
+		else
+			options_list(stdout);
 		return JE_EXIT_OK;
 	}
 	if (plan_build(&in->plan, &in->o, in->err, sizeof(in->err))) {
