@@ -207,7 +207,8 @@ static void left_column(size_t i, char *buf, size_t len)
 	for (size_t k = i + 1; k < NROWS && rows[k].line != OPTIONS_LINE_OWN; k++) {
 		size_t n = strlen(buf);
 		synopsis(&rows[k], syn, sizeof(syn));
-		snprintf(buf + n, len - n, "%s%s", rows[k].line == OPTIONS_LINE_OR ? ", " : " ", syn);
+		const char *sep = rows[k].line == OPTIONS_LINE_OR ? ", " : " ";
+		snprintf(buf + n, len - n, "%s%s", sep, syn);
 	}
 }
 
@@ -247,10 +248,10 @@ void options_usage(FILE *f)
 {
 	int col2 = second_column();
 	fputs(usage_head, f);
-	for (int s = OPTIONS_SEC_ACTIONS; s < OPTIONS_SEC_HIDDEN; s++) {
+	for (enum options_section s = OPTIONS_SEC_ACTIONS; s < OPTIONS_SEC_HIDDEN; s++) {
 		fprintf(f, "\n%s\n", section_titles[s]);
 		for (size_t i = 0; i < NROWS; i++)
-			if (rows[i].section == (enum options_section)s && rows[i].line == OPTIONS_LINE_OWN)
+			if (rows[i].section == s && rows[i].line == OPTIONS_LINE_OWN)
 				help_row(f, i, col2);
 	}
 	fputc('\n', f);
@@ -455,12 +456,13 @@ static int take_action(struct options *o, int id, const char *arg, struct option
 			return say(ps, "--reset=%s: expected lg_sample, 0 to 63", arg);
 		return add_action(o, ACT_RESET, arg, err, len);
 	case O_GDUMP:
-		return check_onoff("gdump", arg, err, len) ? -1
-							   : add_action(o, ACT_GDUMP, arg, err, len);
+		if (check_onoff("gdump", arg, err, len))
+			return -1;
+		return add_action(o, ACT_GDUMP, arg, err, len);
 	case O_TAI:
-		return check_onoff("thread-active-init", arg, err, len)
-			       ? -1
-			       : add_action(o, ACT_THREAD_ACTIVE_INIT, arg, err, len);
+		if (check_onoff("thread-active-init", arg, err, len))
+			return -1;
+		return add_action(o, ACT_THREAD_ACTIVE_INIT, arg, err, len);
 	case O_PURGE:
 		return add_action(o, ACT_PURGE, NULL, err, len);
 	case O_DECAY:
@@ -532,7 +534,8 @@ static int take_attach(struct options *o, int id, const char *arg, struct option
 		errno = 0;
 		o->timeout_s = strtod(arg, &end);
 		if (errno || *end || !(o->timeout_s > 0) || o->timeout_s > 86400)
-			return say(ps, "--timeout '%s': expected seconds, more than 0 and at most 86400",
+			return say(ps,
+				   "--timeout '%s': expected seconds, more than 0 and at most 86400",
 				   arg);
 		return 0;
 	}
@@ -578,7 +581,8 @@ static void getopt_spec(struct option *longopts, char *shortopts)
 	char *s = shortopts;
 	*s++ = ':';
 	for (size_t i = 0; i < NROWS; i++) {
-		longopts[i] = (struct option){ rows[i].name, has_arg[rows[i].arg], NULL, rows[i].id };
+		const struct options_row *r = &rows[i];
+		longopts[i] = (struct option){ r->name, has_arg[r->arg], NULL, r->id };
 		if (!rows[i].letter)
 			continue;
 		*s++ = rows[i].letter;
@@ -615,8 +619,9 @@ static int check_whole(struct options *o, struct options_parse_state *ps)
 		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&
 		    !strstr(f, "%p"))
 			return say(ps,
-				   "--dump %s with several targets would overwrite it; put %%p (the "
-				   "pid) in the name, or give no FILE (automatic names carry the pid)",
+				   "--dump %s with several targets would overwrite it; put %%p "
+				   "(the pid) in the name, or give no FILE (automatic names carry "
+				   "the pid)",
 				   f);
 	}
 	return 0;

@@ -41,7 +41,8 @@ static void assert_seg(int i, enum plan_seg_kind kind, int first, int last)
 
 START_TEST(plain_actions_one_hold)
 {
-	ck_assert_int_eq(BUILD("-p", "1", "--status", "--dump", "x.heap", "--stats=full", "--json"), 0);
+	ck_assert_int_eq(BUILD("-p", "1", "--status", "--dump", "x.heap", "--stats=full", "--json"),
+			 0);
 	ck_assert_int_eq(p.nsteps, 3);
 	ck_assert_int_eq(p.steps[0].kind, ACT_STATUS);
 	ck_assert_int_eq(p.steps[1].kind, ACT_DUMP);
@@ -121,10 +122,10 @@ START_TEST(refusals)
 		const char *msg;
 	} cases[] = {
 		{ { "--count", "2", "--status" }, "--count goes with --every INTERVAL" },
-		{ { "--baseline", "--dump", "x", "--status" }, "--baseline goes with --for DURATION" },
-		{ { "--for", "1s", "--every", "1s", "--count", "2" }, "--for and --every do not go" },
+		{ { "--baseline", "--dump", "x", "--status" }, "--baseline goes with --for" },
+		{ { "--for", "1s", "--every", "1s", "--count", "2" }, "--for and --every do not" },
 		{ { "--for", "1s", "--dump", "a", "--dump", "b" }, "--for takes one --dump" },
-		{ { "--every", "1s", "--count", "2", "--dump", "a%n", "--dump" }, "--every takes one" },
+		{ { "--every", "1s", "--count", "2", "--dump", "a%n", "--dump" }, "--every takes" },
 		{ { "--for", "1s", "--baseline" }, "--baseline needs --dump FILE" },
 		{ { "--every", "1s", "--dump", "a" }, "--every needs --count N" },
 		{ { "--every", "1s", "--count", "2", "--dump", "a" }, "put %n" },
