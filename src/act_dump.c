@@ -43,6 +43,14 @@ static void automatic_name(const char *prefix, pid_t pid, char *buf, size_t len)
 	}
 }
 
+/* opt.prof_prefix, for act_dump_finish's automatic name. */
+static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix)
+{
+	free(out->prof_prefix);
+	out->prof_prefix = prefix->is_null ? NULL : strdup(prefix->s);
+	return !prefix->is_null && !out->prof_prefix ? -ENOMEM : 0;
+}
+
 static int remote_close(struct target *t, long fd)
 {
 	uint64_t a = (uint64_t)fd;
@@ -64,9 +72,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	if (merr)
 		prefix.is_null = 1;
 	act_field_str(r, "prof_prefix", prefix.is_null ? NULL : prefix.s);
-	free(r->dump.prof_prefix);
-	r->dump.prof_prefix = prefix.is_null ? NULL : strdup(prefix.s);
-	if (!prefix.is_null && !r->dump.prof_prefix)
+	if (keep_prefix(&r->dump, &prefix))
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
 
 	/* 1. An anonymous file in the target. */
