@@ -50,8 +50,8 @@ struct act_field {
 struct act_dump_out {
 	int fd;             /* our handle on the profile, copied after release; -1: none */
 	pt_usec_t us;       /* time jemalloc took to write it */
-	char *prof_prefix;  /* opt.prof_prefix (malloc'd), NULL if unknown or NULL:
-			     * jemalloc's automatic name starts with it */
+	char *prof_prefix;  /* opt.prof_prefix, which starts jemalloc's automatic
+			     * name (malloc'd; NULL if unreadable or unset) */
 };
 
 struct act_result {
