@@ -22,14 +22,21 @@ void act_result_init(struct act_result *r, enum act_kind kind)
 {
 	memset(r, 0, sizeof(*r));
 	r->action = act_name(kind);
-	r->dump_fd = -1;
+	r->dump.fd = -1;
+}
+
+void act_result_drop_dump(struct act_result *r)
+{
+	if (r->dump.fd >= 0)
+		close(r->dump.fd);
+	r->dump.fd = -1;
+	free(r->dump.prof_prefix);
+	r->dump.prof_prefix = NULL;
 }
 
 void act_result_free(struct act_result *r)
 {
-	if (r->dump_fd >= 0)
-		close(r->dump_fd);
-	r->dump_fd = -1;
+	act_result_drop_dump(r);
 	free(r->blob);
 	r->blob = NULL;
 	free(r->f);
@@ -82,15 +89,7 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 {
 	if (!r->ran || r->code != JE_EXIT_OK)
 		return r->code;
-	if (a->kind == ACT_DUMP)
+	if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline))
 		return act_dump_finish(t, a->arg, a->seq, a->symbolize, r);
-	if (a->kind == ACT_FOR_BEGIN && a->baseline) {
-		/* FILE.base beside FILE (or beside the automatic name). */
-		char base[4200], name[4096];
-		if (a->arg && act_expand_pattern(a->arg, t->pid, a->seq, name, sizeof(name)))
-			return act_fail(r, JE_EXIT_USAGE, "bad file pattern %s", a->arg);
-		snprintf(base, sizeof(base), "%s.base", a->arg ? name : "jeprof.base");
-		return act_dump_finish(t, base, 0, a->symbolize, r);
-	}
 	return r->code;
 }

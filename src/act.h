@@ -19,14 +19,16 @@ enum act_kind {
 	ACT_WAIT,      /* no thread held, no tracer attached: run by the CLI */
 };
 
+/* One step of the plan (plan.h), or an action as given on the command line. */
 struct act {
 	enum act_kind kind;
-	/* --dump FILE or pattern (NULL: automatic name), --get NAME, --set
-	 * NAME=VALUE, --gdump/--thread-active-init on|off, --reset LG_SAMPLE */
+	/* A dump's file pattern (ACT_DUMP: --dump FILE, NULL for jemalloc's
+	 * automatic name; ACT_FOR_BEGIN with baseline: FILE.base), --get NAME,
+	 * --set NAME=VALUE, --gdump/--thread-active-init on|off, --reset
+	 * LG_SAMPLE, --stats=full "json" for its JSON form */
 	const char *arg;
 	int64_t us;     /* ACT_WAIT: how long */
-	int baseline;   /* ACT_FOR_BEGIN: also dump to FILE.base */
-	int periodic;   /* a dump of --every: skipped once the user interrupted */
+	int baseline;   /* ACT_FOR_BEGIN: also dump, to arg */
 	unsigned seq;   /* %n of a dump pattern */
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
 };
@@ -42,6 +44,16 @@ struct act_field {
 	struct rctl_value v; /* a null string when absent */
 };
 
+/* What act_dump leaves, during the hold, for act_dump_finish, after the
+ * release: a typed value, so the finishing step never looks for what it
+ * needs among the fields meant for the report. */
+struct act_dump_out {
+	int fd;             /* our handle on the profile, copied after release; -1: none */
+	pt_usec_t us;       /* time jemalloc took to write it */
+	char *prof_prefix;  /* opt.prof_prefix, which starts jemalloc's automatic
+			     * name (malloc'd; NULL if unreadable or unset) */
+};
+
 struct act_result {
 	const char *action; /* "status", "activate"... */
 	int ran;
@@ -49,8 +61,7 @@ struct act_result {
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
 	struct act_field *f; /* grown as fields are added */
 	int nf, capf;
-	int dump_fd;        /* --dump: our handle on the profile, copied after release */
-	pt_usec_t dump_us;  /* --dump: time jemalloc took to write it */
+	struct act_dump_out dump; /* --dump, --for --baseline */
 	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
 	int blob_json;      /* ... in its JSON form */
 	int skipped;        /* not run: the user interrupted a periodic series */
@@ -60,11 +71,15 @@ const char *act_name(enum act_kind kind);
 /* Run during the hold. Returns the result's code. */
 enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r);
-/* After the target is released: work that needs no hold (writing the dump). */
+/* After the target is released: work that needs no hold (writing a dump
+ * to the file its step names). */
 enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
 void act_result_init(struct act_result *r, enum act_kind kind);
+/* Close our handle on a dump and forget it (the file is written, or given
+ * up): descriptors are not kept across waits. The report's fields stay. */
+void act_result_drop_dump(struct act_result *r);
 void act_result_free(struct act_result *r);
 
 /* Helpers for the act_*.c files. */

@@ -41,6 +41,14 @@ static void automatic_name(const char *prefix, pid_t pid, char *buf, size_t len)
 	}
 }
 
+/* opt.prof_prefix, for act_dump_finish's automatic name. */
+static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix)
+{
+	free(out->prof_prefix);
+	out->prof_prefix = prefix->is_null ? NULL : strdup(prefix->s);
+	return !prefix->is_null && !out->prof_prefix ? -ENOMEM : 0;
+}
+
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -54,6 +62,8 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	if (merr)
 		prefix.is_null = 1;
 	act_field_str(r, "prof_prefix", prefix.is_null ? NULL : prefix.s);
+	if (keep_prefix(&r->dump, &prefix))
+		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
 
 	/* 1. An anonymous file in the target. */
 	long fd;
@@ -72,7 +82,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	snprintf(newv.s, sizeof(newv.s), "%s", path);
 	pt_usec_t t0 = pt_now_us();
 	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
-	r->dump_us = pt_now_us() - t0;
+	r->dump.us = pt_now_us() - t0;
 	if (e) {
 		c = act_transport_error(t, r, doing, e);
 		goto close_remote;
@@ -102,8 +112,8 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	/* 3. Our own handle on it, before the target's descriptor goes away. */
 	char ours[64];
 	snprintf(ours, sizeof(ours), "/proc/%d/fd/%ld", (int)t->pid, fd);
-	r->dump_fd = open(ours, O_RDONLY | O_CLOEXEC);
-	if (r->dump_fd < 0)
+	r->dump.fd = open(ours, O_RDONLY | O_CLOEXEC);
+	if (r->dump.fd < 0)
 		c = act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open %s: %s", doing, ours,
 			     strerror(errno));
 close_remote:
@@ -218,11 +228,8 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 					"bad file pattern %s: %%n, %%p, %%t and %%%% are known", pattern);
 		file = expanded;
 	} else {
-		const char *prefix = NULL;
-		for (int i = 0; i < r->nf; i++)
-			if (!strcmp(r->f[i].key, "prof_prefix") && !r->f[i].v.is_null)
-				prefix = r->f[i].v.s;
-		automatic_name(prefix, t->pid, autoname, sizeof(autoname));
+		/* The prefix act_dump read during the hold. */
+		automatic_name(r->dump.prof_prefix, t->pid, autoname, sizeof(autoname));
 		file = autoname;
 	}
 	char dircopy[4200];
@@ -236,8 +243,8 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	umask(um);
 	fchmod(out, 0666 & ~um);
 	uint64_t bytes = 0;
-	int e = symbolize ? write_symbolized(t->pid, r->dump_fd, out, &bytes)
-			  : copy_all(r->dump_fd, out, &bytes);
+	int e = symbolize ? write_symbolized(t->pid, r->dump.fd, out, &bytes)
+			  : copy_all(r->dump.fd, out, &bytes);
 	if (!e && bytes == 0)
 		e = -EBADMSG;
 	if (!e && fsync(out) < 0)
@@ -259,6 +266,6 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);
 	act_field_bool(r, "symbolized", symbolize);
-	act_field_u64(r, "dump_us", (uint64_t)r->dump_us);
+	act_field_u64(r, "dump_us", (uint64_t)r->dump.us);
 	return JE_EXIT_OK;
 }

@@ -15,7 +15,7 @@ void cli_report_error(const struct cli_run *run)
 void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run)
 {
 	char buf[4200];
-	for (int i = 0; i < run->nactions; i++) {
+	for (int i = 0; i < run->nsteps; i++) {
 		const struct act_result *r = &run->res[i];
 		if (r->skipped) {
 			fprintf(out, "%d (%s) %s: skipped (interrupted)\n", (int)run->pid,
@@ -77,7 +77,7 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 	}
 	fputs(",\"actions\":[", out);
 	int n = 0;
-	for (int i = 0; i < run->nactions; i++) {
+	for (int i = 0; i < run->nsteps; i++) {
 		const struct act_result *r = &run->res[i];
 		if (!r->ran && !r->skipped)
 			continue;

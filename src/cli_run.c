@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* One target through the plan: open, then one hold per segment. */
+/* One target through the plan: open, then one hold per PLAN_HOLD segment. */
 #include "config.h"
 
 #include <errno.h>
@@ -74,17 +74,18 @@ static int target_settled_alive(const struct target *t)
 	return target_alive(t);
 }
 
-enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
+enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
 {
 	struct target *t = &run->t;
 	run->start = pt_now_us();
 	run->sess.prev_active = -1;
-	run->res = calloc((size_t)o->nactions, sizeof(*run->res));
+	run->plan = p;
+	run->res = calloc((size_t)p->nsteps, sizeof(*run->res));
 	if (!run->res)
 		return fail(run, JE_EXIT_INTERNAL, "out of memory");
-	run->nactions = o->nactions;
-	for (int i = 0; i < o->nactions; i++)
-		act_result_init(&run->res[i], o->actions[i].kind);
+	run->nsteps = p->nsteps;
+	for (int i = 0; i < p->nsteps; i++)
+		act_result_init(&run->res[i], p->steps[i].kind);
 	int e = target_open(t, run->pid);
 	if (e)
 		return stage_error(run, o, JE_AT_OPEN, e);
@@ -96,8 +97,8 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 	if (!e) {
 		struct rcall_opts ro = { .only_tid = o->tid };
 		unsigned needs = 0;
-		for (int i = 0; i < o->nactions; i++)
-			needs |= o->actions[i].kind == ACT_STATS_FULL ? RPROC_STATS_PRINT : 0;
+		for (int i = 0; i < p->nsteps; i++)
+			needs |= p->steps[i].kind == ACT_STATS_FULL ? RPROC_STATS_PRINT : 0;
 		e = rcall_prepare(t, &ro);
 		if (!e)
 			e = rproc_prepare(t, needs);
@@ -114,7 +115,8 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o)
 
 /* Everything up to the release: any early return still releases (the
  * caller calls rcall_release before it reports). */
-static enum je_exit run_held(struct cli_run *run, const struct options *o, int first, int last)
+static enum je_exit run_held(struct cli_run *run, const struct options *o,
+			     const struct plan_seg *seg)
 {
 	struct target *t = &run->t;
 	if (t->info.shadow_stack)
@@ -128,36 +130,34 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o, int f
 	if (e)
 		return stage_error(run, o, JE_AT_ATTACH, e);
 	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
-	for (int i = first; i < last; i++) {
+	for (int i = seg->first; i < seg->last; i++) {
 		struct act_result *r = &run->res[i];
 		narrate(o, run->pid, "%s", r->action);
-		if (act_run(t, &run->sess, &o->actions[i], r) != JE_EXIT_OK)
+		if (act_run(t, &run->sess, &run->plan->steps[i], r) != JE_EXIT_OK)
 			return fail(run, r->code, "%s", r->msg);
 	}
 	return JE_EXIT_OK;
 }
 
-enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int first, int last)
+enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
+			     const struct plan_seg *seg)
 {
 	struct target *t = &run->t;
-	if (run->done || first >= last)
+	if (run->done || seg->kind != PLAN_HOLD)
 		return run->code;
 	/* --timeout bounds each hold, the waits between them are the user's. */
 	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
-	run_held(run, o, first, last);
+	run_held(run, o, seg);
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
 	if (e && run->code == JE_EXIT_OK)
 		stage_error(run, o, JE_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
-	for (int i = first; i < last && run->code == JE_EXIT_OK; i++)
-		if (act_finish(t, &o->actions[i], &run->res[i]) != JE_EXIT_OK)
+	for (int i = seg->first; i < seg->last && run->code == JE_EXIT_OK; i++)
+		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
-	for (int i = first; i < last; i++) { /* descriptors are not kept across waits */
-		if (run->res[i].dump_fd >= 0)
-			close(run->res[i].dump_fd);
-		run->res[i].dump_fd = -1;
-	}
+	for (int i = seg->first; i < seg->last; i++) /* descriptors are not kept across waits */
+		act_result_drop_dump(&run->res[i]);
 	/* Whatever failed, if the process is gone that is the whole story
 	 * (an exiting process loses its mappings, threads and /proc entries
 	 * one by one, and each stage fails its own way). */
@@ -166,26 +166,27 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o, int f
 	return run->code;
 }
 
-void cli_run_waited(struct cli_run *run, int i, int64_t waited_us, int interrupted)
+void cli_run_waited(struct cli_run *run, const struct plan_seg *seg, int64_t waited_us,
+		    int interrupted)
 {
 	if (run->done)
 		return;
-	struct act_result *r = &run->res[i];
+	struct act_result *r = &run->res[seg->first];
 	r->ran = 1;
 	act_field_u64(r, "waited_ms", (uint64_t)(waited_us / 1000));
 	act_field_bool(r, "interrupted", interrupted);
 	run->sess.interrupted |= interrupted;
 }
 
-void cli_run_skip(struct cli_run *run, int first, int last)
+void cli_run_skip(struct cli_run *run, const struct plan_seg *seg)
 {
-	for (int i = first; i < last && !run->done; i++)
+	for (int i = seg->first; i < seg->last && !run->done; i++)
 		run->res[i].skipped = 1;
 }
 
 void cli_run_close(struct cli_run *run)
 {
-	for (int i = 0; i < run->nactions; i++)
+	for (int i = 0; i < run->nsteps; i++)
 		act_result_free(&run->res[i]);
 	free(run->res);
 	run->res = NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* jeattach: argv -> options -> for each target: open, locate jemalloc, hold
- * one thread, run the actions, release, report. The only place that prints
+/* jeattach: argv -> options -> plan -> for each target: open, locate
+ * jemalloc, then segment by segment: hold one thread, run the actions,
+ * release (or wait, holding nothing); report. The only place that prints
  * or exits. */
 #include "config.h"
 
@@ -18,14 +19,15 @@
 #include <unistd.h>
 #include "cli_report.h"
 #include "options.h"
+#include "plan.h"
 #include "pt.h"
 
 /* Fail before touching any target when a dump could not be written. */
-static int check_outputs(const struct options *o, char *err, size_t len)
+static int check_outputs(const struct plan *p, char *err, size_t len)
 {
-	for (int i = 0; i < o->nactions; i++) {
-		const char *f = o->actions[i].arg;
-		if (o->actions[i].kind != ACT_DUMP)
+	for (int i = 0; i < p->nsteps; i++) {
+		const char *f = p->steps[i].arg;
+		if (p->steps[i].kind != ACT_DUMP)
 			continue;
 		char copy[4200];
 		snprintf(copy, sizeof(copy), "%s", f ? f : "x");
@@ -101,10 +103,22 @@ static int pending_fatal(const sigset_t *fatal)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* One run of jeattach: what main's steps share. */
+struct invocation {
 	struct options o;
+	struct plan plan;
+	struct cli_run *runs; /* one per target, in the order of o.pids */
+	sigset_t fatal;       /* blocked for the whole run (see run_plan) */
+	int interrupted;      /* the fatal signal taken, or 0 */
 	char err[512];
+};
+
+/* What a step returns when main goes on to the next one; any other value
+ * is jeattach's exit code. */
+#define GO_ON (-1)
+
+static void tune_scheduling(void)
+{
 	/* Default timer slack (50 us) would stretch pt_wait's ppoll deadlines. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	/* Every injected call is a round trip: the target thread runs, stops,
@@ -114,35 +128,81 @@ int main(int argc, char **argv)
 	 * 8-thread victim on 2 cores, 0.6-0.8 ms at nice -20). Only jeattach's
 	 * own priority changes; without CAP_SYS_NICE this silently does nothing. */
 	setpriority(PRIO_PROCESS, 0, -20);
-	if (options_parse(argc, argv, &o, err, sizeof(err))) {
-		fprintf(stderr, "jeattach: %s\n", err);
-		options_free(&o);
+}
+
+/* argv -> options -> plan; --help, --version and --list-options end here. */
+static int setup(struct invocation *in, int argc, char **argv)
+{
+	if (options_parse(argc, argv, &in->o, in->err, sizeof(in->err))) {
+		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JE_EXIT_USAGE;
 	}
-	if (o.help || o.version) {
-		if (o.help)
+	if (in->o.help || in->o.version || in->o.list_options) {
+		if (in->o.help)
 			options_usage(stdout);
-		else
+		else if (in->o.version)
 			printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);
-		options_free(&o);
+		else
+			options_list(stdout);
 		return JE_EXIT_OK;
 	}
+	if (plan_build(&in->plan, &in->o, in->err, sizeof(in->err))) {
+		fprintf(stderr, "jeattach: %s\n", in->err);
+		return JE_EXIT_USAGE;
+	}
+	return GO_ON;
+}
+
+/* Before any target is touched: ptrace set up, the pids of --all NAME,
+ * and the directories the dumps go to writable. */
+static int find_targets(struct invocation *in)
+{
 	int e = pt_init();
-	enum je_exit early = JE_EXIT_OK;
 	if (e) {
 		fprintf(stderr, "jeattach: cannot set up: %s\n", strerror(-e));
-		early = JE_EXIT_INTERNAL;
-	} else if (o.all_name && find_by_name(&o, err, sizeof(err))) {
-		fprintf(stderr, "jeattach: %s\n", err);
-		early = JE_EXIT_GONE;
-	} else if (check_outputs(&o, err, sizeof(err))) {
-		fprintf(stderr, "jeattach: %s\n", err);
-		early = JE_EXIT_OUTPUT;
+		return JE_EXIT_INTERNAL;
 	}
-	if (early) {
-		options_free(&o);
-		return early;
+	if (in->o.all_name && find_by_name(&in->o, in->err, sizeof(in->err))) {
+		fprintf(stderr, "jeattach: %s\n", in->err);
+		return JE_EXIT_GONE;
 	}
+	if (check_outputs(&in->plan, in->err, sizeof(in->err))) {
+		fprintf(stderr, "jeattach: %s\n", in->err);
+		return JE_EXIT_OUTPUT;
+	}
+	return GO_ON;
+}
+
+/* A PLAN_HOLD segment, target after target. */
+static void hold_segment(struct invocation *in, const struct plan_seg *seg)
+{
+	for (int k = 0; k < in->o.npids; k++) {
+		if (!in->interrupted)
+			in->interrupted = pending_fatal(&in->fatal);
+		/* Once interrupted, only what puts a target back (the end of
+		 * a --for that started) still runs. */
+		if (in->interrupted && in->runs[k].sess.prev_active < 0)
+			cli_run_skip(&in->runs[k], seg);
+		else
+			cli_run_segment(&in->runs[k], &in->o, seg);
+	}
+}
+
+/* A PLAN_WAIT segment: every target let go meanwhile; a fatal signal ends
+ * it early (or skips it, if one came before). */
+static void wait_segment(struct invocation *in, const struct plan_seg *seg)
+{
+	pt_usec_t t0 = pt_now_us();
+	int sig = in->interrupted ? in->interrupted : wait_interruptibly(&in->fatal, seg->wait_us);
+	if (sig)
+		in->interrupted = sig;
+	for (int k = 0; k < in->o.npids; k++)
+		cli_run_waited(&in->runs[k], seg, pt_now_us() - t0, sig != 0);
+}
+
+/* Every target through the plan, segment by segment. */
+static int run_plan(struct invocation *in)
+{
 	/* SIGINT, SIGTERM, SIGHUP, SIGPIPE stay blocked for the whole run: one
 	 * arriving while a thread is borrowed must not kill jeattach mid-call
 	 * (the kernel would detach and the target would run into the trap
@@ -151,59 +211,57 @@ int main(int argc, char **argv)
 	 * work that restores a target (the end of --for) still runs, and
 	 * jeattach exits with 128 + the signal. SIGPIPE only turns writes to a
 	 * closed pipe into EPIPE errors. */
-	sigset_t fatal;
-	sigemptyset(&fatal);
-	sigaddset(&fatal, SIGINT);
-	sigaddset(&fatal, SIGTERM);
-	sigaddset(&fatal, SIGHUP);
-	sigaddset(&fatal, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &fatal, NULL);
-	struct cli_run *runs = calloc((size_t)o.npids, sizeof(*runs));
-	if (!runs) {
+	sigemptyset(&in->fatal);
+	sigaddset(&in->fatal, SIGINT);
+	sigaddset(&in->fatal, SIGTERM);
+	sigaddset(&in->fatal, SIGHUP);
+	sigaddset(&in->fatal, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &in->fatal, NULL);
+	in->runs = calloc((size_t)in->o.npids, sizeof(*in->runs));
+	if (!in->runs) {
 		fprintf(stderr, "jeattach: out of memory\n");
-		options_free(&o);
 		return JE_EXIT_INTERNAL;
 	}
-	int interrupted = 0;
-	for (int i = 0; i < o.npids; i++) {
-		runs[i].pid = o.pids[i];
-		cli_run_open(&runs[i], &o);
+	for (int i = 0; i < in->o.npids; i++) {
+		in->runs[i].pid = in->o.pids[i];
+		cli_run_open(&in->runs[i], &in->o, &in->plan);
 	}
-	for (int first = 0, i = 0; i <= o.nactions; i++) {
-		if (i < o.nactions && o.actions[i].kind != ACT_WAIT)
-			continue;
-		for (int k = 0; k < o.npids; k++) {
-			if (!interrupted)
-				interrupted = pending_fatal(&fatal);
-			/* Once interrupted, only what puts a target back (the end of
-			 * a --for that started) still runs. */
-			if (interrupted && runs[k].sess.prev_active < 0)
-				cli_run_skip(&runs[k], first, i);
-			else
-				cli_run_segment(&runs[k], &o, first, i);
-		}
-		if (i < o.nactions) {
-			pt_usec_t t0 = pt_now_us();
-			int sig = interrupted ? interrupted : wait_interruptibly(&fatal, o.actions[i].us);
-			if (sig)
-				interrupted = sig;
-			for (int k = 0; k < o.npids; k++)
-				cli_run_waited(&runs[k], i, pt_now_us() - t0, sig != 0);
-		}
-		first = i + 1;
+	for (int s = 0; s < in->plan.nsegs; s++) {
+		const struct plan_seg *seg = &in->plan.segs[s];
+		if (seg->kind == PLAN_HOLD)
+			hold_segment(in, seg);
+		else
+			wait_segment(in, seg);
 	}
+	return GO_ON;
+}
+
+/* The exit code for all targets: 128 + a signal that interrupted the run;
+ * else the first failure if every target failed, JE_EXIT_PARTIAL if only
+ * some did. */
+static int exit_code(int interrupted, int nok, int nfail, enum je_exit first_fail)
+{
+	if (interrupted)
+		return 128 + interrupted;
+	if (!nfail)
+		return JE_EXIT_OK;
+	return nok ? JE_EXIT_PARTIAL : first_fail;
+}
+
+/* Each target's report (its error on stderr), then the target closed. */
+static int report(struct invocation *in)
+{
 	int nok = 0, nfail = 0;
 	enum je_exit first_fail = JE_EXIT_OK;
-	for (int k = 0; k < o.npids; k++) {
-		struct cli_run *run = &runs[k];
+	for (int k = 0; k < in->o.npids; k++) {
+		struct cli_run *run = &in->runs[k];
 		run->wall_us = pt_now_us() - run->start;
-		if (o.json)
+		if (in->o.json)
 			cli_report_json(stdout, run);
-		else if (!o.quiet)
-			cli_report_text(stdout, &o, run);
-		if (run->code)
-			cli_report_error(run);
+		else if (!in->o.quiet)
+			cli_report_text(stdout, &in->o, run);
 		if (run->code) {
+			cli_report_error(run);
 			nfail++;
 			if (!first_fail)
 				first_fail = run->code;
@@ -213,11 +271,22 @@ int main(int argc, char **argv)
 		cli_run_close(run);
 	}
 	fflush(stdout);
-	free(runs);
-	options_free(&o);
-	if (interrupted)
-		return 128 + interrupted;
-	if (!nfail)
-		return JE_EXIT_OK;
-	return nok ? JE_EXIT_PARTIAL : first_fail;
+	return exit_code(in->interrupted, nok, nfail, first_fail);
+}
+
+int main(int argc, char **argv)
+{
+	struct invocation in = { 0 };
+	tune_scheduling();
+	int code = setup(&in, argc, argv);
+	if (code == GO_ON)
+		code = find_targets(&in);
+	if (code == GO_ON)
+		code = run_plan(&in);
+	if (code == GO_ON)
+		code = report(&in);
+	free(in.runs);
+	plan_free(&in.plan);
+	options_free(&in.o);
+	return code;
 }

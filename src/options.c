@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The command line: parsed, validated and expanded into a plan before any
- * target is touched. */
+/* The command line: parsed and validated before any target is touched
+ * (plan.c then turns it into steps and segments). One table describes
+ * every option; the getopt_long spec, --help and --list-options (what bash
+ * completion offers) are drawn from it, so they cannot disagree. What an
+ * option does is the business of its row's handler, one per group. */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,87 +17,275 @@
 enum {
 	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
-	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE,
+	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS,
 };
 
-static const struct option longopts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", required_argument, NULL, O_ALL },
-	{ "status", no_argument, NULL, O_STATUS },
-	{ "activate", no_argument, NULL, O_ACTIVATE },
-	{ "deactivate", no_argument, NULL, O_DEACTIVATE },
-	{ "dump", optional_argument, NULL, O_DUMP },
-	{ "get", required_argument, NULL, O_GET },
-	{ "set", required_argument, NULL, O_SET },
-	{ "stats", optional_argument, NULL, O_STATS },
-	{ "reset", optional_argument, NULL, O_RESET },
-	{ "gdump", required_argument, NULL, O_GDUMP },
-	{ "thread-active-init", required_argument, NULL, O_TAI },
-	{ "purge", no_argument, NULL, O_PURGE },
-	{ "decay", no_argument, NULL, O_DECAY },
-	{ "for", required_argument, NULL, O_FOR },
-	{ "baseline", no_argument, NULL, O_BASELINE },
-	{ "symbolize", no_argument, NULL, O_SYMBOLIZE },
-	{ "every", required_argument, NULL, O_EVERY },
-	{ "count", required_argument, NULL, O_COUNT },
-	{ "prefix", required_argument, NULL, O_PREFIX },
-	{ "timeout", required_argument, NULL, O_TIMEOUT },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "tid", required_argument, NULL, O_TID },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, O_VERSION },
-	{ NULL, 0, NULL, 0 },
+/* What the handlers need besides the options they fill. */
+struct options_parse_state {
+	int argc;
+	char **argv;
+	char *err;
+	size_t errlen;
 };
+
+/* A handler's answer that ends the parse, successfully, at once. */
+#define DONE 1
+
+static int take_target(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_action(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_dump(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_timing(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_attach(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_output(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_info(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+
+#define ACTIONS OPTIONS_SEC_ACTIONS
+#define OVER_TIME OPTIONS_SEC_OVER_TIME
+#define OPTIONS OPTIONS_SEC_OPTIONS
+
+/* In --help's order. */
+static const struct options_row rows[] = {
+	{ .name = "status", .id = O_STATUS, .section = ACTIONS, .take = take_action,
+	  .help = "jemalloc version, location, profiling settings" },
+	{ .name = "activate", .id = O_ACTIVATE, .section = ACTIONS, .take = take_action,
+	  .help = "start sampling (prof.active=true)" },
+	{ .name = "deactivate", .id = O_DEACTIVATE, .section = ACTIONS, .take = take_action,
+	  .help = "stop sampling (prof.active=false)" },
+	{ .name = "dump", .id = O_DUMP, .section = ACTIONS, .take = take_dump,
+	  .arg = OPTIONS_ARG_OPTIONAL_NEXT, .metavar = "FILE", .value = OPTIONS_VALUE_PROFILE,
+	  .help = "write a heap profile to FILE (default: jemalloc's\n"
+		  "<prefix>.<pid>.<seq>.m<seq>.heap in this directory);\n"
+		  "FILE may use %n (sequence), %p (pid), %t (time)" },
+	{ .name = "symbolize", .id = O_SYMBOLIZE, .section = ACTIONS, .take = take_output,
+	  .help = "with --dump: write jeprof's symbolized form, named\n"
+		  "from the target's own binaries (readable anywhere)" },
+	{ .name = "stats", .id = O_STATS, .section = ACTIONS, .take = take_action,
+	  .arg = OPTIONS_ARG_OPTIONAL, .words = "full", .value = OPTIONS_VALUE_WORDS,
+	  .help = "allocator statistics; =full: jemalloc's own report" },
+	{ .name = "reset", .id = O_RESET, .section = ACTIONS, .take = take_action,
+	  .arg = OPTIONS_ARG_OPTIONAL, .metavar = "LG_SAMPLE",
+	  .help = "drop all samples (prof.reset), optionally a new rate" },
+	{ .name = "gdump", .id = O_GDUMP, .section = ACTIONS, .take = take_action,
+	  .arg = OPTIONS_ARG_REQUIRED, .words = "on off", .value = OPTIONS_VALUE_WORDS,
+	  .help = "dump at each new peak of mapped memory (prof.gdump)" },
+	{ .name = "thread-active-init", .id = O_TAI, .section = ACTIONS, .take = take_action,
+	  .arg = OPTIONS_ARG_REQUIRED, .words = "on off", .value = OPTIONS_VALUE_WORDS,
+	  .help = "whether new threads sample" },
+	{ .name = "purge", .id = O_PURGE, .section = ACTIONS, .take = take_action,
+	  .help = "return unused dirty pages of all arenas to the system" },
+	{ .name = "decay", .id = O_DECAY, .section = ACTIONS, .take = take_action,
+	  .line = OPTIONS_LINE_OR },
+	{ .name = "get", .id = O_GET, .section = ACTIONS, .take = take_action,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "NAME", .value = OPTIONS_VALUE_CONTROL,
+	  .help = "read a mallctl (see jeattach(1) for the known names)" },
+	{ .name = "set", .id = O_SET, .section = ACTIONS, .take = take_action,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "NAME=VALUE", .value = OPTIONS_VALUE_CONTROL,
+	  .help = "write a mallctl" },
+
+	{ .name = "for", .id = O_FOR, .section = OVER_TIME, .take = take_timing,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "DURATION",
+	  .help = "activate, wait, dump (to --dump FILE), restore" },
+	{ .name = "baseline", .id = O_BASELINE, .section = OVER_TIME, .take = take_timing,
+	  .help = "with --for: also dump before, to FILE.base" },
+	{ .name = "every", .id = O_EVERY, .section = OVER_TIME, .take = take_timing,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "INTERVAL",
+	  .help = "N dumps (--dump PATTERN with %n), INTERVAL apart\n"
+		  "DURATION, INTERVAL: 500ms, 30s, 5m, 1h" },
+	{ .name = "count", .id = O_COUNT, .section = OVER_TIME, .take = take_timing,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "N", .line = OPTIONS_LINE_WITH },
+
+	{ .name = "pid", .letter = 'p', .id = 'p', .section = OPTIONS, .take = take_target,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "PID[,PID]", .value = OPTIONS_VALUE_PID,
+	  .help = "target process(es), each handled on its own" },
+	{ .name = "all", .id = O_ALL, .section = OPTIONS, .take = take_target,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "NAME", .value = OPTIONS_VALUE_PROCESS,
+	  .help = "every process whose name or executable is NAME" },
+	{ .name = "prefix", .id = O_PREFIX, .section = OPTIONS, .take = take_attach,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "P",
+	  .help = "jemalloc's symbol prefix (default: try '', je_, _rjem_)" },
+	{ .name = "tid", .id = O_TID, .section = OPTIONS, .take = take_attach,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "TID",
+	  .help = "borrow this thread of the target (default: any\n"
+		  "thread at a safe point)" },
+	{ .name = "timeout", .id = O_TIMEOUT, .section = OPTIONS, .take = take_attach,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "SECONDS",
+	  .help = "per target and hold (default 5)" },
+	{ .name = "json", .id = O_JSON, .section = OPTIONS, .take = take_output,
+	  .help = "one JSON object per target, on one line" },
+	{ .name = "verbose", .letter = 'v', .id = 'v', .section = OPTIONS, .take = take_output,
+	  .help = "narrate the phases on stderr" },
+	{ .name = "quiet", .letter = 'q', .id = 'q', .section = OPTIONS, .take = take_output,
+	  .help = "print only errors" },
+	{ .name = "help", .letter = 'h', .id = 'h', .section = OPTIONS, .take = take_info,
+	  .help = "this text" },
+	{ .name = "version", .id = O_VERSION, .section = OPTIONS, .take = take_info,
+	  .help = "version" },
+
+	/* For the bash completion script, which asks the jeattach it
+	 * completes for (completions/jeattach). */
+	{ .name = "list-options", .id = O_LIST_OPTIONS, .section = OPTIONS_SEC_HIDDEN,
+	  .take = take_info },
+};
+
+#undef ACTIONS
+#undef OVER_TIME
+#undef OPTIONS
+
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+const struct options_row *options_table(size_t *nrows)
+{
+	*nrows = NROWS;
+	return rows;
+}
+
+/* ---------------------------------------------------------------- --help */
+
+static const char usage_head[] =
+	"Usage: jeattach (-p PID[,PID...] | --all NAME) ACTION... [OPTION...]\n"
+	"Control jemalloc heap profiling in a running process, from outside.\n";
+
+static const char *const section_titles[] = {
+	[OPTIONS_SEC_ACTIONS] = "Actions (run in the order given, under one attach):",
+	[OPTIONS_SEC_OVER_TIME] = "Over time (the target is not held while jeattach waits):",
+	[OPTIONS_SEC_OPTIONS] = "Options:",
+};
+
+static const char usage_tail[] =
+	"The target must have been started with MALLOC_CONF=prof:true,prof_active:false\n"
+	"for profiling (--stats and other controls work without it).\n"
+	"Exit codes: 0 ok, 1 internal, 2 usage, 3 no such process, 4 permission,\n"
+	"5 no jemalloc, 6 profiling not enabled, 7 mallctl refused, 8 output file,\n"
+	"9 timeout, 10 unsafe target state, 11 some targets failed. See jeattach(1).\n";
+
+/* Help text starts in this column. A name too long for it pushes its help
+ * to a second column, two after the longest such name, shared by all of
+ * them (the layout the hand-written text had, kept byte for byte). */
+#define HELP_COLUMN 24
+
+/* "--gdump=on|off", "--stats[=full]", "--dump [FILE]", "--get NAME". */
+static void synopsis(const struct options_row *r, char *buf, size_t len)
+{
+	char value[64];
+	snprintf(value, sizeof(value), "%s", r->words ? r->words : r->metavar ? r->metavar : "");
+	for (char *p = value; *p; p++)
+		if (*p == ' ')
+			*p = '|';
+	static const char *const forms[][2] = {
+		[OPTIONS_ARG_NONE] = { "", "" },
+		[OPTIONS_ARG_REQUIRED] = { " ", "" },
+		[OPTIONS_ARG_OPTIONAL] = { "[=", "]" },
+		[OPTIONS_ARG_OPTIONAL_NEXT] = { " [", "]" },
+	};
+	const char *open = forms[r->arg][0];
+	if (r->arg == OPTIONS_ARG_REQUIRED && r->words)
+		open = "="; /* a choice reads as an assignment */
+	snprintf(buf, len, "--%s%s%s%s", r->name, open, r->arg ? value : "", forms[r->arg][1]);
+}
+
+static int section_has_letters(enum options_section s)
+{
+	for (size_t i = 0; i < NROWS; i++)
+		if (rows[i].section == s && rows[i].letter)
+			return 1;
+	return 0;
+}
+
+/* Row i's left column: its letter (in a section that has letters), its
+ * synopsis, and those of the rows shown on its line. */
+static void left_column(size_t i, char *buf, size_t len)
+{
+	const struct options_row *r = &rows[i];
+	char syn[128];
+	synopsis(r, syn, sizeof(syn));
+	if (!section_has_letters(r->section))
+		snprintf(buf, len, "  %s", syn);
+	else if (r->letter)
+		snprintf(buf, len, "  -%c, %s", r->letter, syn);
+	else
+		snprintf(buf, len, "      %s", syn);
+	for (size_t k = i + 1; k < NROWS && rows[k].line != OPTIONS_LINE_OWN; k++) {
+		size_t n = strlen(buf);
+		synopsis(&rows[k], syn, sizeof(syn));
+		const char *sep = rows[k].line == OPTIONS_LINE_OR ? ", " : " ";
+		snprintf(buf + n, len - n, "%s%s", sep, syn);
+	}
+}
+
+static int second_column(void)
+{
+	size_t col = 0;
+	char left[256];
+	for (size_t i = 0; i < NROWS; i++) {
+		if (rows[i].section == OPTIONS_SEC_HIDDEN || rows[i].line != OPTIONS_LINE_OWN)
+			continue;
+		left_column(i, left, sizeof(left));
+		if (strlen(left) >= HELP_COLUMN && strlen(left) + 2 > col)
+			col = strlen(left) + 2;
+	}
+	return (int)col;
+}
+
+static void help_row(FILE *f, size_t i, int col2)
+{
+	char left[256];
+	left_column(i, left, sizeof(left));
+	int len = (int)strlen(left);
+	int col = len < HELP_COLUMN ? HELP_COLUMN : col2;
+	fprintf(f, "%-*s", col, left);
+	const char *line = rows[i].help;
+	for (;;) {
+		size_t n = strcspn(line, "\n");
+		fprintf(f, "%.*s\n", (int)n, line);
+		if (!line[n])
+			break;
+		line += n + 1;
+		fprintf(f, "%*s", HELP_COLUMN, ""); /* a continuation line */
+	}
+}
 
 void options_usage(FILE *f)
 {
-	fputs("Usage: jeattach (-p PID[,PID...] | --all NAME) ACTION... [OPTION...]\n"
-	      "Control jemalloc heap profiling in a running process, from outside.\n"
-	      "\n"
-	      "Actions (run in the order given, under one attach):\n"
-	      "  --status              jemalloc version, location, profiling settings\n"
-	      "  --activate            start sampling (prof.active=true)\n"
-	      "  --deactivate          stop sampling (prof.active=false)\n"
-	      "  --dump [FILE]         write a heap profile to FILE (default: jemalloc's\n"
-	      "                        <prefix>.<pid>.<seq>.m<seq>.heap in this directory);\n"
-	      "                        FILE may use %n (sequence), %p (pid), %t (time)\n"
-	      "  --symbolize           with --dump: write jeprof's symbolized form, named\n"
-	      "                        from the target's own binaries (readable anywhere)\n"
-	      "  --stats[=full]        allocator statistics; =full: jemalloc's own report\n"
-	      "  --reset[=LG_SAMPLE]   drop all samples (prof.reset), optionally a new rate\n"
-	      "  --gdump=on|off        dump at each new peak of mapped memory (prof.gdump)\n"
-	      "  --thread-active-init=on|off  whether new threads sample\n"
-	      "  --purge, --decay      return unused dirty pages of all arenas to the system\n"
-	      "  --get NAME            read a mallctl (see jeattach(1) for the known names)\n"
-	      "  --set NAME=VALUE      write a mallctl\n"
-	      "\n"
-	      "Over time (the target is not held while jeattach waits):\n"
-	      "  --for DURATION        activate, wait, dump (to --dump FILE), restore\n"
-	      "  --baseline            with --for: also dump before, to FILE.base\n"
-	      "  --every INTERVAL --count N   N dumps (--dump PATTERN with %n), INTERVAL apart\n"
-	      "                        DURATION, INTERVAL: 500ms, 30s, 5m, 1h\n"
-	      "\n"
-	      "Options:\n"
-	      "  -p, --pid PID[,PID]   target process(es), each handled on its own\n"
-	      "      --all NAME        every process whose name or executable is NAME\n"
-	      "      --prefix P        jemalloc's symbol prefix (default: try '', je_, _rjem_)\n"
-	      "      --tid TID         borrow this thread of the target (default: any\n"
-	      "                        thread at a safe point)\n"
-	      "      --timeout SECONDS per target and hold (default 5)\n"
-	      "      --json            one JSON object per target, on one line\n"
-	      "  -v, --verbose         narrate the phases on stderr\n"
-	      "  -q, --quiet           print only errors\n"
-	      "  -h, --help            this text\n"
-	      "      --version         version\n"
-	      "\n"
-	      "The target must have been started with MALLOC_CONF=prof:true,prof_active:false\n"
-	      "for profiling (--stats and other controls work without it).\n"
-	      "Exit codes: 0 ok, 1 internal, 2 usage, 3 no such process, 4 permission,\n"
-	      "5 no jemalloc, 6 profiling not enabled, 7 mallctl refused, 8 output file,\n"
-	      "9 timeout, 10 unsafe target state, 11 some targets failed. See jeattach(1).\n",
-	      f);
+	int col2 = second_column();
+	fputs(usage_head, f);
+	for (enum options_section s = OPTIONS_SEC_ACTIONS; s < OPTIONS_SEC_HIDDEN; s++) {
+		fprintf(f, "\n%s\n", section_titles[s]);
+		for (size_t i = 0; i < NROWS; i++)
+			if (rows[i].section == s && rows[i].line == OPTIONS_LINE_OWN)
+				help_row(f, i, col2);
+	}
+	fputc('\n', f);
+	fputs(usage_tail, f);
+}
+
+void options_list(FILE *f)
+{
+	static const char *const args[] = { "none", "required", "optional", "optional-next" };
+	static const char *const values[] = { "none", "pid", "process", "profile", "control",
+					      "words" };
+	for (size_t i = 0; i < NROWS; i++) {
+		const struct options_row *r = &rows[i];
+		char letter[3] = "-";
+		if (r->section == OPTIONS_SEC_HIDDEN)
+			continue;
+		if (r->letter)
+			snprintf(letter, sizeof(letter), "-%c", r->letter);
+		fprintf(f, "--%s %s %s %s%s%s\n", r->name, letter, args[r->arg], values[r->value],
+			r->words ? " " : "", r->words ? r->words : "");
+	}
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+static int say(struct options_parse_state *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int say(struct options_parse_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ps->err, ps->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 int64_t options_duration_us(const char *text)
@@ -229,76 +421,209 @@ static int check_pattern(const char *pattern, char *err, size_t errlen)
 	return 0;
 }
 
-/* --for and --every turn the actions given into a plan with waits. */
-static int expand_plan(struct options *o, char *err, size_t errlen)
+static int take_target(struct options *o, int id, const char *arg, struct options_parse_state *ps)
 {
-	const char *file = NULL;
-	int ndumps = 0;
-	for (int i = 0; i < o->nactions; i++)
-		if (o->actions[i].kind == ACT_DUMP) {
-			file = o->actions[i].arg;
-			ndumps++;
-		}
-	if (o->count && !o->every_us) {
-		snprintf(err, errlen, "--count goes with --every INTERVAL");
-		return -1;
+	if (id == 'p')
+		return parse_pids(o, arg, ps->err, ps->errlen);
+	o->all_name = arg; /* --all */
+	if (!*arg || strchr(arg, '/'))
+		return say(ps, "--all '%s': expected a process name", arg);
+	return 0;
+}
+
+static int take_action(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char *err = ps->err;
+	size_t len = ps->errlen;
+	struct rctl_value v;
+	switch (id) {
+	case O_STATUS:
+		return add_action(o, ACT_STATUS, NULL, err, len);
+	case O_ACTIVATE:
+		return add_action(o, ACT_ACTIVATE, NULL, err, len);
+	case O_DEACTIVATE:
+		return add_action(o, ACT_DEACTIVATE, NULL, err, len);
+	case O_GET:
+		return check_get(arg, err, len) ? -1 : add_action(o, ACT_GET, arg, err, len);
+	case O_SET:
+		return check_set(arg, err, len) ? -1 : add_action(o, ACT_SET, arg, err, len);
+	case O_STATS:
+		if (arg && strcmp(arg, "full"))
+			return say(ps, "--stats=%s: expected --stats or --stats=full", arg);
+		return add_action(o, arg ? ACT_STATS_FULL : ACT_STATS, NULL, err, len);
+	case O_RESET:
+		if (arg && (rctl_parse(RCTL_SIZE, arg, &v) || v.u > 63))
+			return say(ps, "--reset=%s: expected lg_sample, 0 to 63", arg);
+		return add_action(o, ACT_RESET, arg, err, len);
+	case O_GDUMP:
+		if (check_onoff("gdump", arg, err, len))
+			return -1;
+		return add_action(o, ACT_GDUMP, arg, err, len);
+	case O_TAI:
+		if (check_onoff("thread-active-init", arg, err, len))
+			return -1;
+		return add_action(o, ACT_THREAD_ACTIVE_INIT, arg, err, len);
+	case O_PURGE:
+		return add_action(o, ACT_PURGE, NULL, err, len);
+	case O_DECAY:
+		return add_action(o, ACT_DECAY, NULL, err, len);
 	}
-	if (o->baseline && !o->for_us) {
-		snprintf(err, errlen, "--baseline goes with --for DURATION");
+	return say(ps, "option %d has no action", id); /* a row with the wrong handler */
+}
+
+static int take_dump(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	(void)id;
+	/* --dump FILE as well as --dump=FILE: take the next word if it is
+	 * not an option. */
+	const char *file = arg;
+	if (!file && optind < ps->argc && ps->argv[optind][0] != '-')
+		file = ps->argv[optind++];
+	if (file && !*file)
+		return say(ps, "--dump: empty file name");
+	if (file && check_pattern(file, ps->err, ps->errlen))
 		return -1;
-	}
-	if (o->for_us && o->every_us) {
-		snprintf(err, errlen, "--for and --every do not go together");
-		return -1;
-	}
-	if (!o->for_us && !o->every_us)
+	return add_action(o, ACT_DUMP, file, ps->err, ps->errlen);
+}
+
+static int take_timing(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char *end;
+	switch (id) {
+	case O_FOR:
+	case O_EVERY: {
+		int64_t us = options_duration_us(arg);
+		*(id == O_FOR ? &o->for_us : &o->every_us) = us;
+		if (us <= 0)
+			return say(ps, "--%s %s: expected a duration such as 500ms, 30s, 5m or 1h",
+				   id == O_FOR ? "for" : "every", arg);
 		return 0;
-	if (ndumps > 1) {
-		snprintf(err, errlen, "--%s takes one --dump (where its profiles go)",
-			 o->for_us ? "for" : "every");
-		return -1;
 	}
-	if (o->baseline && !file) {
-		snprintf(err, errlen, "--baseline needs --dump FILE (the baseline goes to FILE.base)");
-		return -1;
+	case O_BASELINE:
+		o->baseline = 1;
+		return 0;
+	case O_COUNT:
+		errno = 0;
+		o->count = strtol(arg, &end, 10);
+		if (errno || *end || o->count < 1 || o->count > OPT_MAX_COUNT)
+			return say(ps, "--count '%s': expected 1 to %d", arg, OPT_MAX_COUNT);
+		return 0;
 	}
-	if (o->every_us && !o->count) {
-		snprintf(err, errlen, "--every needs --count N");
-		return -1;
+	return say(ps, "option %d has no timing", id);
+}
+
+/* How to attach: which jemalloc, which thread, how long to try. */
+static int take_attach(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char *end;
+	switch (id) {
+	case O_PREFIX:
+		o->prefix = arg;
+		if (strlen(arg) > 40 || strchr(arg, '/'))
+			return say(ps, "--prefix '%s': expected a symbol prefix like je_", arg);
+		return 0;
+	case O_TID: {
+		errno = 0;
+		long v = strtol(arg, &end, 10);
+		o->tid = (pid_t)v;
+		if (errno || *end || v <= 0 || v > 0x7fffffff)
+			return say(ps, "--tid '%s': expected a thread id", arg);
+		return 0;
 	}
-	if (o->every_us && o->count > 1 && file && !strstr(file, "%n")) {
-		snprintf(err, errlen,
-			 "--dump %s with --count %ld: every dump would overwrite the last; put %%n "
-			 "(the sequence number) in the name",
-			 file, o->count);
-		return -1;
+	case O_TIMEOUT:
+		errno = 0;
+		o->timeout_s = strtod(arg, &end);
+		if (errno || *end || !(o->timeout_s > 0) || o->timeout_s > 86400)
+			return say(ps,
+				   "--timeout '%s': expected seconds, more than 0 and at most 86400",
+				   arg);
+		return 0;
 	}
-	int n = 0, cap = o->nactions + 4 + (int)(o->count * 2);
-	struct act *plan = calloc((size_t)cap, sizeof(*plan));
-	if (!plan) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
+	return say(ps, "option %d is not about attaching", id);
+}
+
+/* What the output looks like: the report's form and a dump's. */
+static int take_output(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	(void)arg;
+	(void)ps;
+	if (id == O_JSON)
+		o->json = 1;
+	else if (id == O_SYMBOLIZE)
+		o->symbolize = 1;
+	else if (id == 'v')
+		o->verbose++;
+	else if (id == 'q')
+		o->quiet = 1;
+	return 0;
+}
+
+/* --help, --version, --list-options: nothing else is looked at. */
+static int take_info(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	(void)arg;
+	(void)ps;
+	if (id == 'h')
+		o->help = 1;
+	else if (id == O_VERSION)
+		o->version = 1;
+	else
+		o->list_options = 1;
+	return DONE;
+}
+
+/* getopt_long's spec, from the table: ":" (report a missing value as ':'),
+ * then each letter with ':' for a required value, "::" for an optional. */
+static void getopt_spec(struct option *longopts, char *shortopts)
+{
+	static const int has_arg[] = { no_argument, required_argument, optional_argument,
+				       optional_argument };
+	char *s = shortopts;
+	*s++ = ':';
+	for (size_t i = 0; i < NROWS; i++) {
+		const struct options_row *r = &rows[i];
+		longopts[i] = (struct option){ r->name, has_arg[r->arg], NULL, r->id };
+		if (!rows[i].letter)
+			continue;
+		*s++ = rows[i].letter;
+		if (rows[i].arg != OPTIONS_ARG_NONE)
+			*s++ = ':';
+		if (rows[i].arg == OPTIONS_ARG_OPTIONAL || rows[i].arg == OPTIONS_ARG_OPTIONAL_NEXT)
+			*s++ = ':';
 	}
-	for (int i = 0; i < o->nactions; i++) /* the other actions, first */
-		if (o->actions[i].kind != ACT_DUMP)
-			plan[n++] = o->actions[i];
-	if (o->for_us) {
-		plan[n] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = file, .baseline = o->baseline };
-		n++;
-		plan[n++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
-		plan[n++] = (struct act){ .kind = ACT_DUMP, .arg = file };
-		plan[n++] = (struct act){ .kind = ACT_FOR_END };
-	} else {
-		for (long k = 0; k < o->count; k++) {
-			if (k)
-				plan[n++] = (struct act){ .kind = ACT_WAIT, .us = o->every_us };
-			plan[n++] = (struct act){ .kind = ACT_DUMP, .arg = file, .periodic = 1,
-						  .seq = (unsigned)k };
-		}
+	*s = 0;
+	longopts[NROWS] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static const struct options_row *row_of(int id)
+{
+	for (size_t i = 0; i < NROWS; i++)
+		if (rows[i].id == id)
+			return &rows[i];
+	return NULL;
+}
+
+/* What no single option can check: the words left, a target, something to do. */
+static int check_whole(struct options *o, struct options_parse_state *ps)
+{
+	if (optind < ps->argc)
+		return say(ps, "unexpected argument '%s'; see jeattach --help", ps->argv[optind]);
+	if (!o->npids && !o->all_name)
+		return say(ps, "no target: give -p PID or --all NAME");
+	if (o->npids && o->all_name)
+		return say(ps, "give -p PID or --all NAME, not both");
+	if (!o->nactions && !o->for_us)
+		return say(ps, "nothing to do: give an action (--status, --activate, --dump...)");
+	for (int i = 0; i < o->nactions; i++) {
+		const char *f = o->actions[i].arg;
+		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&
+		    !strstr(f, "%p"))
+			return say(ps,
+				   "--dump %s with several targets would overwrite it; put %%p "
+				   "(the pid) in the name, or give no FILE (automatic names carry "
+				   "the pid)",
+				   f);
 	}
-	free(o->actions);
-	o->actions = plan;
-	o->nactions = n;
 	return 0;
 }
 
@@ -310,13 +635,15 @@ void options_free(struct options *o)
 
 int options_parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
+	struct options_parse_state ps = { argc, argv, err, errlen };
+	struct option longopts[NROWS + 1];
+	char shortopts[1 + 3 * NROWS + 1];
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = 5;
 	o->actions = calloc(OPT_MAX_ACTIONS, sizeof(*o->actions));
-	if (!o->actions) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!o->actions)
+		return say(&ps, "out of memory");
+	getopt_spec(longopts, shortopts);
 	/* 0, not 1: glibc's getopt also keeps a pointer into the last argv
 	 * (inside a cluster of short options like -vq); only optind = 0
 	 * resets it, or a second parse reads freed memory (found by
@@ -324,211 +651,16 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 	optind = 0;
 	opterr = 0;
 	int c, r = 0;
-	char *end;
-	while (r == 0 && (c = getopt_long(argc, argv, ":p:vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			r = parse_pids(o, optarg, err, errlen);
-			break;
-		case O_ALL:
-			if (!*optarg || strchr(optarg, '/')) {
-				snprintf(err, errlen, "--all '%s': expected a process name", optarg);
-				r = -1;
-			}
-			o->all_name = optarg;
-			break;
-		case O_STATUS:
-			r = add_action(o, ACT_STATUS, NULL, err, errlen);
-			break;
-		case O_ACTIVATE:
-			r = add_action(o, ACT_ACTIVATE, NULL, err, errlen);
-			break;
-		case O_DEACTIVATE:
-			r = add_action(o, ACT_DEACTIVATE, NULL, err, errlen);
-			break;
-		case O_DUMP: {
-			/* --dump FILE as well as --dump=FILE: take the next word
-			 * if it is not an option. */
-			const char *file = optarg;
-			if (!file && optind < argc && argv[optind][0] != '-')
-				file = argv[optind++];
-			if (file && !*file) {
-				snprintf(err, errlen, "--dump: empty file name");
-				r = -1;
-				break;
-			}
-			if (file && (r = check_pattern(file, err, errlen)))
-				break;
-			r = add_action(o, ACT_DUMP, file, err, errlen);
-			break;
-		}
-		case O_GET:
-			r = check_get(optarg, err, errlen);
-			if (!r)
-				r = add_action(o, ACT_GET, optarg, err, errlen);
-			break;
-		case O_SET:
-			r = check_set(optarg, err, errlen);
-			if (!r)
-				r = add_action(o, ACT_SET, optarg, err, errlen);
-			break;
-		case O_STATS:
-			if (optarg && strcmp(optarg, "full")) {
-				snprintf(err, errlen, "--stats=%s: expected --stats or --stats=full", optarg);
-				r = -1;
-				break;
-			}
-			r = add_action(o, optarg ? ACT_STATS_FULL : ACT_STATS, NULL, err, errlen);
-			break;
-		case O_RESET:
-			if (optarg) {
-				struct rctl_value v;
-				if (rctl_parse(RCTL_SIZE, optarg, &v) || v.u > 63) {
-					snprintf(err, errlen, "--reset=%s: expected lg_sample, 0 to 63", optarg);
-					r = -1;
-					break;
-				}
-			}
-			r = add_action(o, ACT_RESET, optarg, err, errlen);
-			break;
-		case O_GDUMP:
-		case O_TAI:
-			r = check_onoff(c == O_GDUMP ? "gdump" : "thread-active-init", optarg, err, errlen);
-			if (!r)
-				r = add_action(o, c == O_GDUMP ? ACT_GDUMP : ACT_THREAD_ACTIVE_INIT, optarg,
-					       err, errlen);
-			break;
-		case O_PURGE:
-		case O_DECAY:
-			r = add_action(o, c == O_PURGE ? ACT_PURGE : ACT_DECAY, NULL, err, errlen);
-			break;
-		case O_FOR:
-		case O_EVERY: {
-			int64_t us = options_duration_us(optarg);
-			if (us <= 0) {
-				snprintf(err, errlen,
-					 "--%s %s: expected a duration such as 500ms, 30s, 5m or 1h",
-					 c == O_FOR ? "for" : "every", optarg);
-				r = -1;
-			}
-			*(c == O_FOR ? &o->for_us : &o->every_us) = us;
-			break;
-		}
-		case O_BASELINE:
-			o->baseline = 1;
-			break;
-		case O_SYMBOLIZE:
-			o->symbolize = 1;
-			break;
-		case O_COUNT:
-			errno = 0;
-			o->count = strtol(optarg, &end, 10);
-			if (errno || *end || o->count < 1 || o->count > OPT_MAX_COUNT) {
-				snprintf(err, errlen, "--count '%s': expected 1 to %d", optarg,
-					 OPT_MAX_COUNT);
-				r = -1;
-			}
-			break;
-		case O_PREFIX:
-			if (strlen(optarg) > 40 || strchr(optarg, '/')) {
-				snprintf(err, errlen, "--prefix '%s': expected a symbol prefix like je_",
-					 optarg);
-				r = -1;
-			}
-			o->prefix = optarg;
-			break;
-		case O_TIMEOUT:
-			errno = 0;
-			o->timeout_s = strtod(optarg, &end);
-			if (errno || *end || !(o->timeout_s > 0) || o->timeout_s > 86400) {
-				snprintf(err, errlen,
-					 "--timeout '%s': expected seconds, more than 0 and at most 86400",
-					 optarg);
-				r = -1;
-			}
-			break;
-		case O_JSON:
-			o->json = 1;
-			break;
-		case O_TID: {
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || v <= 0 || v > 0x7fffffff) {
-				snprintf(err, errlen, "--tid '%s': expected a thread id", optarg);
-				r = -1;
-			}
-			o->tid = (pid_t)v;
-			break;
-		}
-		case 'v':
-			o->verbose++;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			o->help = 1;
-			return 0;
-		case O_VERSION:
-			o->version = 1;
-			return 0;
-		case ':':
-			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
-			r = -1;
-			break;
-		default:
-			snprintf(err, errlen, "unknown option '%s'; see jeattach --help",
-				 argv[optind - 1]);
-			r = -1;
-			break;
-		}
+	while (r == 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct options_row *row = row_of(c);
+		if (row)
+			r = row->take(o, c, optarg, &ps);
+		else if (c == ':')
+			r = say(&ps, "option %s needs a value", argv[optind - 1]);
+		else
+			r = say(&ps, "unknown option '%s'; see jeattach --help", argv[optind - 1]);
 	}
-	if (r)
-		return r;
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s'; see jeattach --help", argv[optind]);
-		return -1;
-	}
-	if (!o->npids && !o->all_name) {
-		snprintf(err, errlen, "no target: give -p PID or --all NAME");
-		return -1;
-	}
-	if (o->npids && o->all_name) {
-		snprintf(err, errlen, "give -p PID or --all NAME, not both");
-		return -1;
-	}
-	if (!o->nactions && !o->for_us) {
-		snprintf(err, errlen,
-			 "nothing to do: give an action (--status, --activate, --dump...)");
-		return -1;
-	}
-	/* --stats=full in JSON form when the output is JSON. */
-	for (int i = 0; i < o->nactions; i++)
-		if (o->actions[i].kind == ACT_STATS_FULL && o->json)
-			o->actions[i].arg = "json";
-	for (int i = 0; i < o->nactions; i++) {
-		const char *f = o->actions[i].arg;
-		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&
-		    !strstr(f, "%p")) {
-			snprintf(err, errlen,
-				 "--dump %s with several targets would overwrite it; put %%p (the pid) "
-				 "in the name, or give no FILE (automatic names carry the pid)",
-				 f);
-			return -1;
-		}
-	}
-	int e = expand_plan(o, err, errlen);
-	int ndumps = 0;
-	for (int i = 0; i < o->nactions; i++) {
-		struct act *a = &o->actions[i];
-		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
-			a->symbolize = o->symbolize;
-			ndumps++;
-		}
-	}
-	if (!e && o->symbolize && !ndumps) {
-		snprintf(err, errlen, "--symbolize goes with --dump");
-		return -1;
-	}
-	return e;
+	if (r == DONE)
+		return 0;
+	return r ? r : check_whole(o, &ps);
 }

@@ -15,8 +15,8 @@ struct options {
 	pid_t pids[OPT_MAX_PIDS];
 	int npids;
 	const char *all_name; /* --all NAME: the CLI fills pids */
-	/* The plan: the actions given, expanded by --for / --every into holds
-	 * separated by ACT_WAIT. */
+	/* The actions as given, in order; plan_build expands them (--for,
+	 * --every) into the steps jeattach runs. */
 	struct act *actions;
 	int nactions;
 	int64_t for_us, every_us; /* --for, --every; 0 if not given */
@@ -28,6 +28,7 @@ struct options {
 	double timeout_s;   /* --timeout, per target */
 	int json, verbose, quiet;
 	int help, version;
+	int list_options; /* --list-options: what bash completion reads */
 };
 
 /* 0, or -1 with a one-line message (no program name) in err. */
@@ -35,6 +36,63 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 void options_free(struct options *o);
 /* "30s", "5m", "1h", "250ms", or plain seconds; -1 if not a duration. */
 int64_t options_duration_us(const char *text);
+
+/* The option table. One row per option; the getopt_long spec, --help and
+ * --list-options (for bash completion) are all drawn from it. */
+enum options_arg {
+	OPTIONS_ARG_NONE,
+	OPTIONS_ARG_REQUIRED,      /* --name VALUE, --name=VALUE */
+	OPTIONS_ARG_OPTIONAL,      /* --name, --name=VALUE */
+	OPTIONS_ARG_OPTIONAL_NEXT, /* also --name VALUE if VALUE is no option (--dump FILE) */
+};
+
+enum options_section { /* in --help's order */
+	OPTIONS_SEC_ACTIONS,
+	OPTIONS_SEC_OVER_TIME,
+	OPTIONS_SEC_OPTIONS,
+	OPTIONS_SEC_HIDDEN, /* not in --help (--list-options) */
+};
+
+/* How the row's name sits in --help. */
+enum options_line {
+	OPTIONS_LINE_OWN,  /* a line of its own, with its help */
+	OPTIONS_LINE_OR,   /* on the line above, an alternative ("--purge, --decay") */
+	OPTIONS_LINE_WITH, /* on the line above, used with it ("--every INTERVAL --count N") */
+};
+
+/* What completes the value. */
+enum options_value {
+	OPTIONS_VALUE_NONE,    /* no value, or one nothing can suggest (a duration) */
+	OPTIONS_VALUE_PID,     /* pids of processes that map jemalloc, comma-separated */
+	OPTIONS_VALUE_PROCESS, /* names of such processes */
+	OPTIONS_VALUE_PROFILE, /* heap profile files */
+	OPTIONS_VALUE_CONTROL, /* mallctl names */
+	OPTIONS_VALUE_WORDS,   /* one of the row's words */
+};
+
+struct options_parse_state;
+
+struct options_row {
+	const char *name;          /* the long name, without "--" */
+	char letter;               /* the short option, or 0 */
+	int id;                    /* what getopt_long returns for it */
+	enum options_arg arg;
+	const char *metavar;       /* the value in --help ("FILE") unless words are shown */
+	const char *words;         /* the values it takes, space-separated ("on off"), or NULL */
+	enum options_section section;
+	enum options_line line;
+	const char *help;          /* its --help text, lines separated by '\n' */
+	enum options_value value;
+	/* What it does: 0, -1 with the message set, or 1 to end the parse
+	 * there (--help, --version, --list-options). */
+	int (*take)(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+};
+
+const struct options_row *options_table(size_t *nrows);
 void options_usage(FILE *f);
+/* --list-options: one line per option --help lists, for bash completion:
+ * "--NAME -L|- none|required|optional|optional-next VALUE [WORD...]",
+ * VALUE one of none, pid, process, profile, control, words. */
+void options_list(FILE *f);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
@@ -140,6 +141,79 @@ START_TEST(reparse_after_cluster)
 }
 END_TEST
 
+/* Every row of the option table is in --help, in --list-options, and
+ * known to getopt (long and short), handled by a handler that knows it. */
+START_TEST(table_drives_help_list_and_getopt)
+{
+	char *help = NULL, *list = NULL;
+	size_t hlen = 0, llen = 0, n;
+	FILE *f = open_memstream(&help, &hlen);
+	options_usage(f);
+	fclose(f);
+	f = open_memstream(&list, &llen);
+	options_list(f);
+	fclose(f);
+	const struct options_row *rows = options_table(&n);
+	ck_assert_uint_gt(n, 20);
+	int listed = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct options_row *r = &rows[i];
+		char word[64], line[80], value[] = "x";
+		snprintf(word, sizeof(word), "--%s", r->name);
+		snprintf(line, sizeof(line), "\n--%s ", r->name);
+		if (r->section == OPTIONS_SEC_HIDDEN) {
+			ck_assert_msg(!strstr(help, word), "%s is hidden", word);
+			ck_assert_msg(!strstr(list, line), "%s is hidden", word);
+		} else {
+			ck_assert_msg(strstr(help, word), "%s not in --help", word);
+			ck_assert_msg(strstr(list, line + 1) == list || strstr(list, line),
+				      "%s not in --list-options", word);
+			listed++;
+		}
+		if (r->letter) {
+			snprintf(line, sizeof(line), "-%c, --%s", r->letter, r->name);
+			ck_assert_msg(strstr(help, line), "'%s' not in --help", line);
+		}
+		/* getopt knows it and its handler takes it: whatever the
+		 * value, the answer is about the value, never "unknown". */
+		const char *v = r->arg == OPTIONS_ARG_REQUIRED ? value : NULL;
+		PARSE("-p", "1", "--status", word, v);
+		ck_assert_msg(!strstr(err, "unknown option") && !strstr(err, "needs a value") &&
+				      !strstr(err, "option "),
+			      "%s: %s", word, err);
+		if (r->letter) {
+			snprintf(word, sizeof(word), "-%c", r->letter);
+			PARSE("-p", "1", "--status", word, v);
+			ck_assert_msg(!strstr(err, "unknown option") && !strstr(err, "option "),
+				      "%s: %s", word, err);
+		}
+	}
+	int lines = 0;
+	for (const char *p = list; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_eq(lines, listed);
+	/* --help fits a terminal. */
+	for (const char *p = help; *p;) {
+		size_t len = strcspn(p, "\n");
+		ck_assert_msg(len <= 80, "--help line too long: %.*s", (int)len, p);
+		p += len + (p[len] != 0);
+	}
+	free(help);
+	free(list);
+}
+END_TEST
+
+START_TEST(list_options_and_info)
+{
+	ck_assert_int_eq(PARSE("--list-options"), 0);
+	ck_assert_int_eq(o.list_options, 1);
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--list-options", "--bogus"), 0);
+	ck_assert_int_eq(o.list_options, 1);
+	ck_assert_int_eq(PARSE("-h", "--bogus"), 0);
+	ck_assert_int_eq(o.help, 1);
+}
+END_TEST
+
 static void free_opts(void)
 {
 	options_free(&o);
@@ -156,6 +230,8 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, flags);
 	tcase_add_test(tc, reparse_after_cluster);
+	tcase_add_test(tc, table_drives_help_list_and_getopt);
+	tcase_add_test(tc, list_options_and_info);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

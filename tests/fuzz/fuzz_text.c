@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer harness: jeattach's parsers of outside input other than
- * profiles: /proc/PID/maps text, the command line (NUL-separated words),
- * dump file patterns, durations and mallctl values. */
+ * profiles: /proc/PID/maps text, the command line (NUL-separated words)
+ * and the plan built from it, dump file patterns, durations and mallctl
+ * values. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "plan.h"
 #include "sym_maps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,8 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	argv[argc] = NULL;
 	struct options o;
+	struct plan plan;
 	char err[512];
-	options_parse(argc, argv, &o, err, sizeof(err));
+	if (!options_parse(argc, argv, &o, err, sizeof(err))) {
+		plan_build(&plan, &o, err, sizeof(err));
+		plan_free(&plan);
+	}
 	options_free(&o);
 	char out[4096];
 	act_expand_pattern(text, 1, 2, out, sizeof(out));

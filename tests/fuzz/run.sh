@@ -23,7 +23,7 @@ INC="-I$top/libcore -I$top/lib -I$top/src -I$top/src/arch/x86_64 -I$out"
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c $(pkg-config --cflags --libs $LIBS) -lm
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" \
+clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" "$top/src/plan.c" \
 	"$top/src/act_pattern.c" "$top/src/rctl_types.c" "$top/src/sym_maps.c" \
 	"$top"/libcore/core_*.c $(pkg-config --cflags --libs libelf)
 # shellcheck disable=SC2086

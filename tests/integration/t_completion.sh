@@ -10,8 +10,23 @@ complete_words() { # complete_words FILE FUNCTION WORD...
 		_ "$f" "$fn" "$@"
 }
 C=$top_srcdir/completions
+# The script asks the jeattach it completes (its first word) for the
+# option table: this build's, as an installed one would be on PATH.
+PATH=$top_builddir/src:$PATH
+export PATH
 complete_words "$C/jeattach" _jeattach jeattach --sta | grep -qx -- '--status' || fail "--sta"
 complete_words "$C/jeattach" _jeattach jeattach --gdump=o | grep -qx -- '--gdump=on' || fail "--gdump="
+# Drawn from the option table: every option --help lists is offered.
+offered=$(complete_words "$C/jeattach" _jeattach jeattach --)
+for opt in $("$JEATTACH" --help | grep -oE -- '--[a-z][a-z_-]*' | sort -u); do
+	echo "$offered" | grep -q -- "^$opt=\{0,1\}$" || fail "$opt not offered: $offered"
+done
+complete_words "$C/jeattach" _jeattach jeattach --stats= | grep -qx -- '--stats=full' || fail "--stats="
+out=$(complete_words "$C/jeattach" _jeattach jeattach --thread-active-init "" | tr '\n' ' ')
+[ "$out" = "on off " ] || fail "--thread-active-init VALUE: $out"
+# bash splits at '=' (COMP_WORDBREAKS): "--gdump" "=" "of".
+complete_words "$C/jeattach" _jeattach jeattach --gdump = of | grep -qx off || fail "--gdump = of"
+[ -z "$(complete_words "$C/jeattach" _jeattach jeattach --for "")" ] || fail "--for offers a value"
 start_victim v "$TARGETS/victim_dyn" -b 0
 start_victim p "$TARGETS/victim_plain" -b 0
 out=$(complete_words "$C/jeattach" _jeattach jeattach -p "")

@@ -79,6 +79,13 @@ mkdir "$WORK/cwd"
 (cd "$WORK/cwd" && "$JEATTACH" -p "$v" --dump --dump -q) || fail "automatic dump"
 [ -s "$WORK/cwd/jeprof.$v.0.m0.heap" ] && [ -s "$WORK/cwd/jeprof.$v.1.m1.heap" ] ||
 	fail "automatic names: $(ls "$WORK/cwd")"
+# The name starts with the basename of the target's opt.prof_prefix, which
+# act_dump read during the hold and hands to the step that names the file.
+start_victim_env pp "MALLOC_CONF=prof:true,prof_active:false,prof_prefix:/nonexistent/app" \
+	"$TARGETS/victim_dyn" -b 0
+(cd "$WORK/cwd" && "$JEATTACH" -p "$pp" --dump -q) || fail "automatic dump with a prefix"
+[ -s "$WORK/cwd/app.$pp.0.m0.heap" ] || fail "prefixed automatic name: $(ls "$WORK/cwd")"
+finish_victim pp
 pass "automatic names"
 
 # A full disk: exit 8, no partial file, no temporary left, target unharmed.

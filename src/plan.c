@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The plan: --for and --every turn the actions given into steps with waits,
+ * and the steps are cut into segments (one hold each, or one wait). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plan.h"
+
+/* The combinations of --for, --every, --count, --baseline and --dump that
+ * make sense. file: the (last) --dump's pattern; ndumps: how many --dump. */
+static int check_timing(const struct options *o, const char *file, int ndumps, char *err,
+			size_t errlen)
+{
+	if (o->count && !o->every_us) {
+		snprintf(err, errlen, "--count goes with --every INTERVAL");
+		return -1;
+	}
+	if (o->baseline && !o->for_us) {
+		snprintf(err, errlen, "--baseline goes with --for DURATION");
+		return -1;
+	}
+	if (o->for_us && o->every_us) {
+		snprintf(err, errlen, "--for and --every do not go together");
+		return -1;
+	}
+	if (!o->for_us && !o->every_us)
+		return 0;
+	if (ndumps > 1) {
+		snprintf(err, errlen, "--%s takes one --dump (where its profiles go)",
+			 o->for_us ? "for" : "every");
+		return -1;
+	}
+	if (o->baseline && !file) {
+		snprintf(err, errlen, "--baseline needs --dump FILE (the baseline goes to FILE.base)");
+		return -1;
+	}
+	if (o->every_us && !o->count) {
+		snprintf(err, errlen, "--every needs --count N");
+		return -1;
+	}
+	if (o->every_us && o->count > 1 && file && !strstr(file, "%n")) {
+		snprintf(err, errlen,
+			 "--dump %s with --count %ld: every dump would overwrite the last; put %%n "
+			 "(the sequence number) in the name",
+			 file, o->count);
+		return -1;
+	}
+	return 0;
+}
+
+/* --for: activate (after a baseline dump to FILE.base), wait, dump to
+ * FILE, put prof.active back. The baseline's pattern is FILE's with
+ * ".base" appended, expanded once when the file is written. */
+static int expand_for(struct plan *p, const struct options *o, const char *file)
+{
+	if (o->baseline) {
+		size_t n = strlen(file) + sizeof(".base");
+		if (!(p->baseline = malloc(n)))
+			return -1;
+		snprintf(p->baseline, n, "%s.base", file);
+	}
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = p->baseline,
+					      .baseline = o->baseline };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_FOR_END };
+	return 0;
+}
+
+/* --every INTERVAL --count N: N dumps, numbered from 0 (%n), INTERVAL apart. */
+static void expand_every(struct plan *p, const struct options *o, const char *file)
+{
+	for (long k = 0; k < o->count; k++) {
+		if (k)
+			p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->every_us };
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file,
+						      .seq = (unsigned)k };
+	}
+}
+
+/* The steps, from the actions given and --for / --every. */
+static int expand(struct plan *p, const struct options *o, char *err, size_t errlen)
+{
+	const char *file = NULL;
+	int ndumps = 0;
+	for (int i = 0; i < o->nactions; i++)
+		if (o->actions[i].kind == ACT_DUMP) {
+			file = o->actions[i].arg;
+			ndumps++;
+		}
+	if (check_timing(o, file, ndumps, err, errlen))
+		return -1;
+	int timed = o->for_us || o->every_us;
+	p->steps = calloc((size_t)o->nactions + 4 + (size_t)o->count * 2, sizeof(*p->steps));
+	if (!p->steps)
+		goto oom;
+	/* Timed: the other actions first; the --dump given says where the
+	 * timed profiles go. */
+	for (int i = 0; i < o->nactions; i++)
+		if (!timed || o->actions[i].kind != ACT_DUMP)
+			p->steps[p->nsteps++] = o->actions[i];
+	if (o->for_us && expand_for(p, o, file))
+		goto oom;
+	if (o->every_us)
+		expand_every(p, o, file);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* What each step needs beyond its action: the form of its output. */
+static int shape_steps(struct plan *p, const struct options *o, char *err, size_t errlen)
+{
+	int ndumps = 0;
+	for (int i = 0; i < p->nsteps; i++) {
+		struct act *a = &p->steps[i];
+		/* --stats=full in JSON form when the output is JSON. */
+		if (a->kind == ACT_STATS_FULL && o->json)
+			a->arg = "json";
+		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
+			a->symbolize = o->symbolize;
+			ndumps++;
+		}
+	}
+	if (o->symbolize && !ndumps) {
+		snprintf(err, errlen, "--symbolize goes with --dump");
+		return -1;
+	}
+	return 0;
+}
+
+/* Cut at the waits: each wait is a segment of its own, and each run of
+ * steps between waits is one hold. */
+static int cut_segments(struct plan *p, char *err, size_t errlen)
+{
+	p->segs = calloc((size_t)p->nsteps, sizeof(*p->segs));
+	if (!p->segs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < p->nsteps;) {
+		struct plan_seg *s = &p->segs[p->nsegs++];
+		s->first = i;
+		if (p->steps[i].kind == ACT_WAIT) {
+			s->kind = PLAN_WAIT;
+			s->wait_us = p->steps[i].us;
+			s->last = ++i;
+			continue;
+		}
+		s->kind = PLAN_HOLD;
+		while (i < p->nsteps && p->steps[i].kind != ACT_WAIT)
+			i++;
+		s->last = i;
+	}
+	return 0;
+}
+
+int plan_build(struct plan *p, const struct options *o, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	if (expand(p, o, err, errlen) || shape_steps(p, o, err, errlen) ||
+	    cut_segments(p, err, errlen))
+		return -1;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->steps);
+	free(p->segs);
+	free(p->baseline);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The plan: steps and segments for plain actions, --for (with --baseline)
+ * and --every, and the combinations refused before any target. */
+#include "config.h"
+
+#include <check.h>
+#include "check_run.h"
+#include <string.h>
+#include "options.h"
+#include "plan.h"
+
+static struct options o;
+static struct plan p;
+static char err[512];
+
+/* Parse, then build the plan: 0, or -1 with err set by either. */
+static int build(const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"jeattach";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	err[0] = 0;
+	plan_free(&p);
+	options_free(&o);
+	if (options_parse(argc, argv, &o, err, sizeof(err)))
+		return -1;
+	return plan_build(&p, &o, err, sizeof(err));
+}
+
+#define BUILD(...) build((const char *const[]){ __VA_ARGS__, NULL })
+
+static void assert_seg(int i, enum plan_seg_kind kind, int first, int last)
+{
+	ck_assert_int_eq(p.segs[i].kind, kind);
+	ck_assert_int_eq(p.segs[i].first, first);
+	ck_assert_int_eq(p.segs[i].last, last);
+}
+
+START_TEST(plain_actions_one_hold)
+{
+	ck_assert_int_eq(BUILD("-p", "1", "--status", "--dump", "x.heap", "--stats=full", "--json"),
+			 0);
+	ck_assert_int_eq(p.nsteps, 3);
+	ck_assert_int_eq(p.steps[0].kind, ACT_STATUS);
+	ck_assert_int_eq(p.steps[1].kind, ACT_DUMP);
+	ck_assert_str_eq(p.steps[1].arg, "x.heap");
+	ck_assert_int_eq(p.steps[2].kind, ACT_STATS_FULL);
+	ck_assert_str_eq(p.steps[2].arg, "json"); /* its JSON form, for --json */
+	ck_assert_int_eq(p.nsegs, 1);
+	assert_seg(0, PLAN_HOLD, 0, 3);
+	ck_assert_int_eq(BUILD("-p", "1", "--stats=full"), 0);
+	ck_assert_ptr_null(p.steps[0].arg);
+}
+END_TEST
+
+START_TEST(for_with_baseline)
+{
+	ck_assert_int_eq(BUILD("-p", "1", "--dump", "x.%p.heap", "--status", "--for", "2s",
+			       "--baseline", "--symbolize"),
+			 0);
+	/* The other actions first, then the timed profile around one wait. */
+	ck_assert_int_eq(p.nsteps, 5);
+	ck_assert_int_eq(p.steps[0].kind, ACT_STATUS);
+	ck_assert_int_eq(p.steps[1].kind, ACT_FOR_BEGIN);
+	ck_assert_int_eq(p.steps[1].baseline, 1);
+	ck_assert_str_eq(p.steps[1].arg, "x.%p.heap.base"); /* named by the plan */
+	ck_assert_int_eq(p.steps[1].symbolize, 1);
+	ck_assert_int_eq(p.steps[2].kind, ACT_WAIT);
+	ck_assert_int_eq(p.steps[2].us, 2000000);
+	ck_assert_int_eq(p.steps[3].kind, ACT_DUMP);
+	ck_assert_str_eq(p.steps[3].arg, "x.%p.heap");
+	ck_assert_int_eq(p.steps[3].symbolize, 1);
+	ck_assert_int_eq(p.steps[4].kind, ACT_FOR_END);
+	ck_assert_int_eq(p.nsegs, 3);
+	assert_seg(0, PLAN_HOLD, 0, 2);
+	assert_seg(1, PLAN_WAIT, 2, 3);
+	ck_assert_int_eq(p.segs[1].wait_us, 2000000);
+	assert_seg(2, PLAN_HOLD, 3, 5);
+	/* Without --baseline the start dumps nothing; no --dump: an automatic name. */
+	ck_assert_int_eq(BUILD("-p", "1", "--for", "500ms"), 0);
+	ck_assert_int_eq(p.nsteps, 4);
+	ck_assert_int_eq(p.steps[0].baseline, 0);
+	ck_assert_ptr_null(p.steps[0].arg);
+	ck_assert_ptr_null(p.steps[2].arg);
+	ck_assert_int_eq(p.steps[2].symbolize, 0);
+}
+END_TEST
+
+START_TEST(every_count)
+{
+	ck_assert_int_eq(BUILD("-p", "1", "--every", "1s", "--count", "3", "--dump", "a.%n.heap",
+			       "--activate"),
+			 0);
+	ck_assert_int_eq(p.nsteps, 6);
+	ck_assert_int_eq(p.steps[0].kind, ACT_ACTIVATE);
+	for (int k = 0; k < 3; k++) {
+		const struct act *d = &p.steps[1 + 2 * k];
+		ck_assert_int_eq(d->kind, ACT_DUMP);
+		ck_assert_str_eq(d->arg, "a.%n.heap");
+		ck_assert_uint_eq(d->seq, (unsigned)k);
+	}
+	ck_assert_int_eq(p.nsegs, 5);
+	assert_seg(0, PLAN_HOLD, 0, 2);
+	assert_seg(1, PLAN_WAIT, 2, 3);
+	assert_seg(2, PLAN_HOLD, 3, 4);
+	assert_seg(3, PLAN_WAIT, 4, 5);
+	assert_seg(4, PLAN_HOLD, 5, 6);
+	ck_assert_int_eq(p.segs[3].wait_us, 1000000);
+	/* One dump needs no %n. */
+	ck_assert_int_eq(BUILD("-p", "1", "--every", "1s", "--count", "1", "--dump", "a.heap"), 0);
+	ck_assert_int_eq(p.nsegs, 1);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	static const struct {
+		const char *args[8];
+		const char *msg;
+	} cases[] = {
+		{ { "--count", "2", "--status" }, "--count goes with --every INTERVAL" },
+		{ { "--baseline", "--dump", "x", "--status" }, "--baseline goes with --for" },
+		{ { "--for", "1s", "--every", "1s", "--count", "2" }, "--for and --every do not" },
+		{ { "--for", "1s", "--dump", "a", "--dump", "b" }, "--for takes one --dump" },
+		{ { "--every", "1s", "--count", "2", "--dump", "a%n", "--dump" }, "--every takes" },
+		{ { "--for", "1s", "--baseline" }, "--baseline needs --dump FILE" },
+		{ { "--every", "1s", "--dump", "a" }, "--every needs --count N" },
+		{ { "--every", "1s", "--count", "2", "--dump", "a" }, "put %n" },
+		{ { "--status", "--symbolize" }, "--symbolize goes with --dump" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[12] = { "-p", "1" };
+		int n = 2;
+		for (int k = 0; cases[i].args[k]; k++)
+			args[n++] = cases[i].args[k];
+		args[n] = NULL;
+		ck_assert_int_eq(build(args), -1);
+		ck_assert_msg(strstr(err, cases[i].msg), "case %zu: '%s'", i, err);
+	}
+}
+END_TEST
+
+static void free_all(void)
+{
+	plan_free(&p);
+	options_free(&o);
+}
+
+int main(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("build");
+	tcase_add_checked_fixture(tc, NULL, free_all);
+	tcase_add_test(tc, plain_actions_one_hold);
+	tcase_add_test(tc, for_with_baseline);
+	tcase_add_test(tc, every_count);
+	tcase_add_test(tc, refusals);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
