@@ -60,7 +60,7 @@ struct act_result {
 	enum je_exit code;  /* JE_EXIT_OK or why it failed */
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
 	struct act_field *f; /* grown as fields are added */
-	int nf, capf;
+	size_t nf, capf;
 	struct act_dump_out dump; /* --dump, --for --baseline */
 	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
 	int blob_json;      /* ... in its JSON form */

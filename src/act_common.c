@@ -12,18 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "act.h"
+#include "core_grow.h"
 #include "errors.h"
 
 static struct act_field *new_field(struct act_result *r, const char *key)
 {
-	if (r->nf == r->capf) {
-		int cap = r->capf ? r->capf * 2 : 4;
-		struct act_field *nf = realloc(r->f, (size_t)cap * sizeof(*nf));
-		if (!nf)
-			return NULL; /* out of memory: the field is dropped */
-		r->f = nf;
-		r->capf = cap;
-	}
+	if (CORE_GROW(&r->f, &r->capf, r->nf + 1))
+		return NULL; /* out of memory: the field is dropped */
 	struct act_field *f = &r->f[r->nf++];
 	snprintf(f->key, sizeof(f->key), "%s", key);
 	memset(&f->v, 0, sizeof(f->v));

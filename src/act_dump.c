@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "act.h"
+#include "core_read.h"
+#include "errors.h"
 #include "rproc.h"
 
 /* First bytes of every heap profile format jemalloc has written. */
@@ -142,7 +144,7 @@ static int copy_all(int in, int out, uint64_t *bytes)
 		if (n == 0)
 			return 0;
 		if (first && !looks_like_profile(buf, (size_t)n))
-			return -EBADMSG;
+			return -JE_ERR_NOT_PROFILE;
 		first = 0;
 		for (ssize_t o = 0; o < n;) {
 			ssize_t w = write(out, buf + o, (size_t)(n - o));
@@ -156,41 +158,16 @@ static int copy_all(int in, int out, uint64_t *bytes)
 	}
 }
 
-/* The whole profile, for --symbolize (profiles are tens of MB at most). */
+/* The whole profile, for --symbolize. No ceiling yet beyond memory: the
+ * descriptor is the memfd jemalloc just wrote. */
 static int read_all(int fd, char **text, size_t *len)
 {
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf)
-			return -ENOMEM;
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	int e = core_read_fd(fd, SIZE_MAX, text, len);
+	if (!e && !looks_like_profile(*text, *len)) {
+		free(*text);
+		e = -JE_ERR_NOT_PROFILE;
 	}
-	if (!looks_like_profile(buf, n)) {
-		free(buf);
-		return -EBADMSG;
-	}
-	*text = buf;
-	*len = n;
-	return 0;
+	return e;
 }
 
 static int write_symbolized(pid_t pid, int in, int out, uint64_t *bytes)
@@ -246,7 +223,7 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	int e = symbolize ? write_symbolized(t->pid, r->dump.fd, out, &bytes)
 			  : copy_all(r->dump.fd, out, &bytes);
 	if (!e && bytes == 0)
-		e = -EBADMSG;
+		e = -JE_ERR_NOT_PROFILE;
 	if (!e && fsync(out) < 0)
 		e = -errno;
 	if (close(out) < 0 && !e)
@@ -255,13 +232,13 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 		e = -errno;
 	if (e) {
 		unlink(tmp);
-		if (e == -EBADMSG)
+		if (e == -JE_ERR_NOT_PROFILE)
 			return act_fail(r, JE_EXIT_MALLCTL,
 					"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
 					"not a heap profile",
 					(unsigned long long)bytes);
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
-				"another directory", file, strerror(-e));
+				"another directory", file, je_err_text(-e));
 	}
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);

@@ -25,7 +25,7 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 		if (!r->ran || r->code != JE_EXIT_OK)
 			continue;
 		fprintf(out, "%d (%s) %s\n", (int)run->pid, run->t.info.comm, r->action);
-		for (int k = 0; k < r->nf; k++) {
+		for (size_t k = 0; k < r->nf; k++) {
 			rctl_format(&r->f[k].v, 0, buf, sizeof(buf));
 			fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
 		}
@@ -45,7 +45,7 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 static void json_fields(FILE *out, const struct act_result *r)
 {
 	char buf[9000];
-	for (int k = 0; k < r->nf; k++) {
+	for (size_t k = 0; k < r->nf; k++) {
 		fputc(',', out);
 		core_json_put_string(out, r->f[k].key);
 		rctl_format(&r->f[k].v, 1, buf, sizeof(buf));
