@@ -11,9 +11,19 @@ chmod 755 "$WORK"
 STARTED=""
 WATCHDOG_SECONDS=${WATCHDOG_SECONDS:-240}
 
+# A process is its pid and its start time (field 22 of /proc/PID/stat): a
+# victim that ended long ago was reaped, and its pid may name another test's
+# process by cleanup time (pid_max is 32768 here, and make check runs tests
+# in parallel); only what is still the very process we started is killed.
+starttime() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+track() { STARTED="$STARTED $1:$(starttime "$1")"; }
+
 cleanup() {
 	trap '' USR2
-	for p in $STARTED; do kill -9 "$p" 2>/dev/null; done
+	for e in $STARTED; do
+		p=${e%%:*} st=${e#*:}
+		[ -n "$st" ] && [ "$(starttime "$p")" = "$st" ] && kill -9 "$p" 2>/dev/null
+	done
 	if [ -n "${WATCHDOG:-}" ]; then
 		pkill -P "$WATCHDOG" 2>/dev/null
 		kill "$WATCHDOG" 2>/dev/null
@@ -41,7 +51,7 @@ start_victim_env() {
 	# shellcheck disable=SC2086
 	env MALLOC_CONF=prof:true,prof_active:false $venv "$bin" "$@" >"$out" 2>&1 &
 	pid=$!
-	STARTED="$STARTED $pid"
+	track "$pid"
 	i=0
 	while ! grep -q '^ready' "$out" 2>/dev/null; do
 		i=$((i + 1))

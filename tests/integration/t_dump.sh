@@ -129,7 +129,7 @@ if unshare --mount --pid --fork --propagation private true 2>/dev/null; then
 		"$TARGETS/victim_dyn" -b 1
 	ns=$(pgrep -P "$nsu")
 	ns_out=$nsu_out
-	STARTED="$STARTED $ns"
+	track "$ns"
 	expect_rc 0 "$JEATTACH" -p "$ns" --dump "$WORK/ns.heap" --stats --json
 	[ "$(json_get "$OUT" "(j['pid'], j['ns_pid'])")" = "($ns, 1)" ] || fail "pids: $OUT"
 	head -1 "$WORK/ns.heap" | grep -q '^heap_v2/' || fail "bad profile from the namespace"

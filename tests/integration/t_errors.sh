@@ -103,7 +103,7 @@ finish_victim slow
 # 3 (gone), never a hang or a crash.
 MALLOC_CONF=prof:true,prof_active:false "$TARGETS/victim_dyn" -b 2 -x 400 >/dev/null 2>&1 &
 xpid=$!
-STARTED="$STARTED $xpid"
+track "$xpid"
 n=0
 while kill -0 "$xpid" 2>/dev/null; do
 	"$JEATTACH" -p "$xpid" --status --activate --dump "$WORK/x.heap" --timeout 5 \
@@ -119,7 +119,7 @@ pass "target exiting mid-way: $n runs, none failed badly"
 if [ -x "$TARGETS/victim32" ]; then
 	"$TARGETS/victim32" >"$WORK/v32.out" &
 	v32=$!
-	STARTED="$STARTED $v32"
+	track "$v32"
 	while ! grep -q ready "$WORK/v32.out" 2>/dev/null; do sleep 0.05; done
 	expect_rc 10 "$JEATTACH" -p "$v32" --status
 	echo "$ERR" | grep -q '32-bit process' || fail "$ERR"

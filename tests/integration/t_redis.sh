@@ -12,7 +12,7 @@ port=$((20000 + $$ % 20000))
 env MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0.0.1 \
 	--save '' --appendonly no --daemonize no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
 rpid=$!
-STARTED="$STARTED $rpid"
+track "$rpid"
 i=0
 until redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; do
 	i=$((i + 1)); [ $i -gt 100 ] && fail "redis did not start: $(cat "$WORK/redis.log")"
@@ -22,7 +22,7 @@ done
 redis-benchmark -p "$port" -n 200000 -c 8 -P 4 -t set,get,lpush,lpop -q --csv \
 	>"$WORK/bench.csv" 2>"$WORK/bench.err" &
 bpid=$!
-STARTED="$STARTED $bpid"
+track "$bpid"
 sleep 0.3
 expect_rc 0 "$JEATTACH" -p "$rpid" --status --json
 [ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" = True ] || fail "$OUT"

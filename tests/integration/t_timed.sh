@@ -68,7 +68,7 @@ pass "--every"
 # A target that exits between periodic dumps: exit 3, earlier dumps kept.
 env MALLOC_CONF=prof:true,prof_active:false "$TARGETS/victim_dyn" -b 1 -x 900 >/dev/null 2>&1 &
 xp=$!
-STARTED="$STARTED $xp"
+track "$xp"
 sleep 0.2
 expect_rc 3 "$JEATTACH" -p "$xp" --every 300ms --count 10 --dump "$WORK/x.%n.heap"
 echo "$ERR" | grep -q 'exited' || fail "$ERR"
