@@ -73,7 +73,8 @@ JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 	}
 	size_t nc = 0;
 	for (size_t i = 0; i < red->n; i++) {
-		double flat = red->e[i].flat - red->e[i].bflat, cum = red->e[i].cum - red->e[i].bcum;
+		const struct jh_sums *e = &t->sums[i];
+		double flat = e->flat - e->bflat, cum = e->cum - e->bcum;
 		if (flat != 0 || cum != 0)
 			c[nc++] = (struct cand){ (uint32_t)i, flat, cum };
 	}

@@ -15,9 +15,6 @@ struct jh_name {
 	const char *name;
 	char *owned;   /* for addresses without a symbol */
 	int focus, ignore; /* -1 not yet matched, 0 or 1 */
-	double flat, cum;   /* top's sums */
-	double bflat, bcum; /* ... of the base, kept apart so equal sums cancel exactly */
-	uint64_t mark;    /* top: counted in this stack already */
 };
 
 /* What one address reduces to: n entries (inlined frames innermost first,

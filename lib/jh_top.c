@@ -11,6 +11,19 @@
 #include <string.h>
 #include "jh_top.h"
 
+/* Sums for every entry the reducer has made so far: entries appear as
+ * stacks are reduced, and new ones start at zero. */
+static int cover_entries(jeheap_top *t, size_t n)
+{
+	if (n <= t->nsums)
+		return 0;
+	if (jh_grow((void **)&t->sums, &t->sums_cap, n, sizeof(*t->sums)))
+		return JEHEAP_ENOMEM;
+	memset(t->sums + t->nsums, 0, (n - t->nsums) * sizeof(*t->sums));
+	t->nsums = n;
+	return 0;
+}
+
 static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c, void *arg)
 {
 	jeheap_top *t = arg;
@@ -20,9 +33,11 @@ static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_count
 	int e = jh_reduce(&t->r, pcs, npcs, &path, &n);
 	if (e)
 		return e;
+	if (cover_entries(t, t->r.n))
+		return JEHEAP_ENOMEM;
 	t->gen++;
 	for (size_t i = 0; i < n; i++) {
-		struct jh_name *en = &t->r.e[path[i]];
+		struct jh_sums *en = &t->sums[path[i]];
 		if (en->mark == t->gen)
 			continue; /* recursion: once per stack */
 		en->mark = t->gen;
@@ -80,6 +95,8 @@ int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeh
 	t->metric = q->metric;
 	t->want_edges = want_edges;
 	r = jh_foreach_input(&t->r, p, s, q, add_stack, t, &t->which);
+	if (!r)
+		r = cover_entries(t, t->r.n); /* dot indexes the sums by any entry */
 	if (!r && !(t->sorted = calloc(t->r.n ? t->r.n : 1, sizeof(*t->sorted))))
 		r = JEHEAP_ENOMEM;
 	if (r) {
@@ -89,11 +106,11 @@ int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeh
 	size_t k = 0;
 	t->total -= t->btotal;
 	for (size_t i = 0; i < t->r.n; i++) {
-		const struct jh_name *e = &t->r.e[i];
+		const struct jh_sums *e = &t->sums[i];
 		double flat = e->flat - e->bflat, cum = e->cum - e->bcum;
 		if (flat == 0 && cum == 0)
 			continue;
-		t->sorted[k].name = e->name;
+		t->sorted[k].name = t->r.e[i].name;
 		t->sorted[k].flat = flat;
 		t->sorted[k].cum = cum;
 		k++;
@@ -122,6 +139,7 @@ JH_EXPORT void jeheap_top_free(jeheap_top *t)
 	if (!t)
 		return;
 	jh_reducer_free(&t->r);
+	free(t->sums);
 	free(t->sorted);
 	free(t->edges.e);
 	jh_u64map_free(&t->edges.index);
