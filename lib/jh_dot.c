@@ -64,15 +64,15 @@ JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 	int r = jh_top_build(p, s, q, 1, &t);
 	if (r)
 		return r;
-	const struct jh_reducer *red = &t->r;
-	struct cand *c = calloc(red->n ? red->n : 1, sizeof(*c));
-	uint32_t *node_of = calloc(red->n ? red->n : 1, sizeof(*node_of)); /* entry -> N + 1 */
+	const struct jh_entries *names = &t->names;
+	struct cand *c = calloc(names->n ? names->n : 1, sizeof(*c));
+	uint32_t *node_of = calloc(names->n ? names->n : 1, sizeof(*node_of)); /* entry -> N + 1 */
 	if (!c || !node_of) {
 		r = JEHEAP_ENOMEM;
 		goto out;
 	}
 	size_t nc = 0;
-	for (size_t i = 0; i < red->n; i++) {
+	for (size_t i = 0; i < names->n; i++) {
 		const struct jh_sums *e = &t->sums[i];
 		double flat = e->flat - e->bflat, cum = e->cum - e->bcum;
 		if (flat != 0 || cum != 0)
@@ -113,7 +113,7 @@ JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 			continue;
 		double fs = 8 + 42 * (max_flat > 0 ? sqrt(fabs(c[i].flat) / max_flat) : 0);
 		fprintf(out, "N%u [label=\"", id);
-		dot_escape(out, red->e[c[i].entry].name);
+		dot_escape(out, names->e[c[i].entry].name);
 		fputs("\\n", out);
 		unparse(out, c[i].flat, q->metric);
 		fputs(" (", out);

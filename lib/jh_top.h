@@ -26,15 +26,13 @@ struct jh_edges {
 };
 
 struct jeheap_top {
-	struct jh_reducer r;
-	struct jh_sums *sums; /* by reducer entry; zeroed up to nsums */
+	struct jh_entries names; /* the rows' names point into it */
+	struct jh_sums *sums; /* by entry id; zeroed up to nsums */
 	size_t nsums, sums_cap;
 	double total, btotal;
 	struct jeheap_top_entry *sorted;
 	size_t nsorted;
 	uint64_t gen;
-	int metric;
-	long which; /* whose stacks: -1 the base's */
 	int want_edges;
 	struct jh_edges edges;
 };
