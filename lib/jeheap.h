@@ -16,7 +16,11 @@
 extern "C" {
 #endif
 
+/* The version of libjeheap's header a program is compiled with ... */
 #define JEHEAP_VERSION_STRING "0.1.0"
+/* ... and of the library it runs with (the shared object it loaded, which
+ * may be another release). */
+const char *jeheap_version(void);
 
 enum jeheap_error {
 	JEHEAP_OK = 0,
