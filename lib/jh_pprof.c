@@ -43,7 +43,9 @@ struct mapping {
 };
 
 struct pprof {
-	struct jh_entries names; /* the reducer's; pprof names functions from frames */
+	/* The run's entries, which --focus/--ignore match; pprof itself names
+	 * functions from each address's frames. */
+	struct jh_entries names;
 	struct jh_pb body; /* everything but the string table, which comes last */
 	struct jh_pb tmp, tmp2;
 	/* strings: index 0 is "" */
