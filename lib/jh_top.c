@@ -88,7 +88,7 @@ int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeh
 	static const struct jh_sink sink = { .stack = add_stack };
 	int r = jh_reduce_run(p, s, q, &sink, t, &t->names);
 	if (!r)
-		r = cover_entries(t, t->names.n); /* dot indexes the sums by any entry */
+		r = cover_entries(t, t->names.n); /* also entries no kept stack counted */
 	if (!r && !(t->sorted = calloc(t->names.n ? t->names.n : 1, sizeof(*t->sorted))))
 		r = JEHEAP_ENOMEM;
 	if (r) {
