@@ -16,7 +16,11 @@
 extern "C" {
 #endif
 
+/* The version of libjeheap's header a program is compiled with ... */
 #define JEHEAP_VERSION_STRING "0.1.0"
+/* ... and of the library it runs with (the shared object it loaded, which
+ * may be another release). */
+const char *jeheap_version(void);
 
 enum jeheap_error {
 	JEHEAP_OK = 0,
@@ -155,8 +159,10 @@ typedef struct jeheap_top jeheap_top;
  * pruned as jeprof prunes them, caller addresses minus one; sorted by flat
  * value, then name. s may be NULL (addresses only). */
 int jeheap_top_new(const jeheap_profile *p, jeheap_symbolizer *s, int metric, jeheap_top **out);
-/* The same with a base, focus or ignore. JEHEAP_EINVAL for a bad regex.
- * s (and q->base_symbolizer) must outlive the result: names point into them. */
+/* The same for a whole query (a base, more profiles, focus or ignore, one
+ * thread, a granularity). JEHEAP_EINVAL for a bad regex.
+ * s (and the query's other symbolizers: q->base_symbolizer,
+ * q->more_symbolizers) must outlive the result: names point into them. */
 int jeheap_top_query(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
 		     jeheap_top **out);
 void jeheap_top_free(jeheap_top *t);

@@ -16,9 +16,7 @@ struct folded {
 };
 
 struct collapse {
-	struct jh_reducer r;
-	int metric;
-	long which; /* whose stacks: -1 the base's */
+	struct jh_entries names;
 	struct folded *v;
 	size_t n, cap;
 	struct jh_strindex index; /* stack string -> element */
@@ -31,14 +29,14 @@ static const char *stack_key(const void *arg, size_t i)
 	return ((const struct collapse *)arg)->v[i].stack;
 }
 
-static int add(struct collapse *c, const char *stack, double v)
+static int add(struct collapse *c, const char *stack, double v, int base)
 {
 	if (jh_strindex_reserve(&c->index, c->n, stack_key, c))
 		return JEHEAP_ENOMEM;
 	uint32_t *slot = jh_strindex_slot(&c->index, stack, stack_key, c);
 	if (*slot) {
 		struct folded *f = &c->v[*slot - 1];
-		*(c->which < 0 ? &f->base : &f->value) += v;
+		*(base ? &f->base : &f->value) += v;
 		return 0;
 	}
 	if (c->n == c->cap) {
@@ -52,23 +50,19 @@ static int add(struct collapse *c, const char *stack, double v)
 	struct folded *f = &c->v[c->n];
 	if (!(f->stack = strdup(stack)))
 		return JEHEAP_ENOMEM;
-	f->value = c->which < 0 ? 0 : v;
-	f->base = c->which < 0 ? v : 0;
+	f->value = base ? 0 : v;
+	f->base = base ? v : 0;
 	*slot = (uint32_t)(++c->n);
 	return 0;
 }
 
-static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *counts,
-		     void *arg)
+static int add_stack(void *arg, const struct jh_reduced *rs)
 {
 	struct collapse *c = arg;
-	const uint32_t *path;
-	size_t n, len = 1;
-	int e = jh_reduce(&c->r, pcs, npcs, &path, &n);
-	if (e || !n)
-		return e;
+	const uint32_t *path = rs->path;
+	size_t n = rs->n, len = 1;
 	for (size_t i = 0; i < n; i++)
-		len += strlen(c->r.e[path[i]].name) + 1;
+		len += strlen(c->names.e[path[i]].name) + 1;
 	if (len > c->buf_cap) {
 		char *nb = realloc(c->buf, len);
 		if (!nb)
@@ -78,13 +72,13 @@ static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_count
 	}
 	char *o = c->buf;
 	for (size_t i = n; i-- > 0;) { /* root first */
-		const char *name = c->r.e[path[i]].name;
+		const char *name = c->names.e[path[i]].name;
 		size_t l = strlen(name);
 		memcpy(o, name, l);
 		o += l;
 		*o++ = i ? ';' : 0;
 	}
-	return add(c, c->buf, jh_metric(counts, c->metric));
+	return add(c, c->buf, rs->value, rs->which < 0);
 }
 
 static int cmp_folded(const void *a, const void *b)
@@ -99,11 +93,8 @@ JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
 		return JEHEAP_EINVAL;
 	struct collapse c;
 	memset(&c, 0, sizeof(c));
-	int r = jh_reducer_init(&c.r, q);
-	if (r)
-		return r;
-	c.metric = q->metric;
-	r = jh_foreach_input(&c.r, p, s, q, add_stack, &c, &c.which);
+	static const struct jh_sink sink = { .stack = add_stack };
+	int r = jh_reduce_run(p, s, q, &sink, &c, &c.names);
 	if (!r && c.n) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(c.v, c.n, sizeof(*c.v), cmp_folded);
 	for (size_t i = 0; i < c.n && !r; i++)
@@ -113,6 +104,6 @@ JH_EXPORT int jeheap_collapsed(const jeheap_profile *p, jeheap_symbolizer *s,
 	free(c.v);
 	free(c.index.slots);
 	free(c.buf);
-	jh_reducer_free(&c.r);
+	jh_entries_free(&c.names);
 	return r;
 }

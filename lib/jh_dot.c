@@ -54,6 +54,130 @@ static void dot_escape(FILE *out, const char *s)
 	}
 }
 
+/* What the graph shows, chosen from top's table. */
+struct graph {
+	const jeheap_top *t;
+	int metric;
+	double total;
+	struct cand *c; /* every function with a value, largest |cum| first */
+	size_t nc;
+	uint32_t *node_of; /* entry -> N + 1; 0: not drawn */
+	size_t kept;
+	double max_flat, dropped;
+};
+
+/* jeprof's --nodecount and --nodefraction: the first max_nodes functions
+ * (0: DEFAULT_NODES) whose |cum| is at least NODE_FRACTION of the total are
+ * drawn; the flat values of the others are what the legend says was
+ * dropped. */
+static int pick_nodes(struct graph *g, size_t max_nodes)
+{
+	const jeheap_top *t = g->t;
+	size_t n = t->names.n;
+	g->c = calloc(n ? n : 1, sizeof(*g->c));
+	g->node_of = calloc(n ? n : 1, sizeof(*g->node_of));
+	if (!g->c || !g->node_of)
+		return JEHEAP_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct jh_sums *e = &t->sums[i];
+		double flat = e->flat - e->bflat, cum = e->cum - e->bcum;
+		if (flat != 0 || cum != 0)
+			g->c[g->nc++] = (struct cand){ (uint32_t)i, flat, cum };
+	}
+	if (g->nc)
+		qsort(g->c, g->nc, sizeof(*g->c), cmp_cand);
+	double min_node = fabs(g->total) * NODE_FRACTION;
+	size_t limit = max_nodes ? max_nodes : DEFAULT_NODES;
+	for (size_t i = 0; i < g->nc; i++) {
+		const struct cand *c = &g->c[i];
+		if (g->kept < limit && fabs(c->cum) >= min_node && fabs(c->cum) > 0) {
+			g->node_of[c->entry] = (uint32_t)++g->kept;
+			if (fabs(c->flat) > g->max_flat)
+				g->max_flat = fabs(c->flat);
+		} else {
+			g->dropped += c->flat;
+		}
+	}
+	return 0;
+}
+
+/* The graph's opening and its legend: title, total, what was dropped. */
+static void write_header(FILE *out, const struct graph *g, const char *title)
+{
+	const char *unit = g->metric % 2 ? " objects" : " MB";
+	fputs("digraph \"", out);
+	dot_escape(out, title);
+	fputs("\" {\nnode [width=0.375,height=0.25];\nLegend [shape=box,fontsize=24,"
+	      "shape=plaintext,label=\"",
+	      out);
+	dot_escape(out, title);
+	fputs("\\lTotal ", out);
+	unparse(out, g->total, g->metric);
+	fputs(unit, out);
+	fprintf(out, "\\lShowing %zu of %zu nodes (at least %.1f%% of the total each)\\l",
+		g->kept, g->nc, NODE_FRACTION * 100);
+	fputs("Dropped nodes hold ", out);
+	unparse(out, g->dropped, g->metric);
+	fputs(unit, out);
+	fputs("\\l\"];\n", out);
+}
+
+/* A box per drawn function: flat (and cum when it differs), the font
+ * growing with the square root of the flat value. */
+static void write_nodes(FILE *out, const struct graph *g)
+{
+	for (size_t i = 0; i < g->nc; i++) {
+		const struct cand *c = &g->c[i];
+		uint32_t id = g->node_of[c->entry];
+		if (!id)
+			continue;
+		double fs = 8 + 42 * (g->max_flat > 0 ? sqrt(fabs(c->flat) / g->max_flat) : 0);
+		fprintf(out, "N%u [label=\"", id);
+		dot_escape(out, g->t->names.e[c->entry].name);
+		fputs("\\n", out);
+		unparse(out, c->flat, g->metric);
+		fputs(" (", out);
+		percent(out, c->flat, g->total);
+		fputs(")", out);
+		if (c->cum != c->flat) {
+			fputs("\\rof ", out);
+			unparse(out, c->cum, g->metric);
+			fputs(" (", out);
+			percent(out, c->cum, g->total);
+			fputs(")", out);
+		}
+		fprintf(out, "\\r\",shape=box,fontsize=%.1f];\n", fs);
+	}
+}
+
+/* The edges between drawn functions that carry at least EDGE_FRACTION of
+ * the total, weighted and thickened by their share of the largest edge;
+ * dashed where the base held more. */
+static void write_edges(FILE *out, const struct graph *g)
+{
+	const struct jh_edges *edges = &g->t->edges;
+	double max_edge = 0;
+	for (size_t i = 0; i < edges->n; i++) {
+		double w = fabs(edges->e[i].value - edges->e[i].bvalue);
+		if (w > max_edge)
+			max_edge = w;
+	}
+	for (size_t i = 0; i < edges->n; i++) {
+		const struct jh_edge *e = &edges->e[i];
+		double w = e->value - e->bvalue;
+		if (!g->node_of[e->from] || !g->node_of[e->to] || e->from == e->to ||
+		    fabs(w) < fabs(g->total) * EDGE_FRACTION || w == 0)
+			continue;
+		fprintf(out, "N%u -> N%u [label=\" ", g->node_of[e->from], g->node_of[e->to]);
+		unparse(out, w, g->metric);
+		double share = max_edge > 0 ? fabs(w) / max_edge : 0;
+		if (!(share >= 0 && share <= 1))
+			share = 0; /* NaN or beyond: the thinnest edge */
+		fprintf(out, "\",weight=%d,penwidth=%.2f%s];\n", (int)(1 + 99 * share), 1 + 4 * share,
+			w < 0 ? ",style=dashed" : "");
+	}
+}
+
 JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 			 const struct jeheap_query *q, const char *title, size_t max_nodes,
 			 FILE *out)
@@ -64,94 +188,17 @@ JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 	int r = jh_top_build(p, s, q, 1, &t);
 	if (r)
 		return r;
-	const struct jh_reducer *red = &t->r;
-	struct cand *c = calloc(red->n ? red->n : 1, sizeof(*c));
-	uint32_t *node_of = calloc(red->n ? red->n : 1, sizeof(*node_of)); /* entry -> N + 1 */
-	if (!c || !node_of) {
-		r = JEHEAP_ENOMEM;
-		goto out;
+	struct graph g = { .t = t, .metric = q->metric, .total = t->total };
+	r = pick_nodes(&g, max_nodes);
+	if (!r) {
+		write_header(out, &g, title ? title : "heap profile");
+		write_nodes(out, &g);
+		write_edges(out, &g);
+		fputs("}\n", out);
+		r = ferror(out) ? JEHEAP_EIO : 0;
 	}
-	size_t nc = 0;
-	for (size_t i = 0; i < red->n; i++) {
-		double flat = red->e[i].flat - red->e[i].bflat, cum = red->e[i].cum - red->e[i].bcum;
-		if (flat != 0 || cum != 0)
-			c[nc++] = (struct cand){ (uint32_t)i, flat, cum };
-	}
-	if (nc)
-		qsort(c, nc, sizeof(*c), cmp_cand);
-	double total = t->total, min_node = fabs(total) * NODE_FRACTION;
-	size_t limit = max_nodes ? max_nodes : DEFAULT_NODES, kept = 0;
-	double max_flat = 0, dropped = 0;
-	for (size_t i = 0; i < nc; i++) {
-		if (kept < limit && fabs(c[i].cum) >= min_node && fabs(c[i].cum) > 0) {
-			node_of[c[i].entry] = (uint32_t)++kept;
-			if (fabs(c[i].flat) > max_flat)
-				max_flat = fabs(c[i].flat);
-		} else {
-			dropped += c[i].flat;
-		}
-	}
-	fputs("digraph \"", out);
-	dot_escape(out, title ? title : "heap profile");
-	fputs("\" {\nnode [width=0.375,height=0.25];\nLegend [shape=box,fontsize=24,"
-	      "shape=plaintext,label=\"",
-	      out);
-	dot_escape(out, title ? title : "heap profile");
-	fputs("\\lTotal ", out);
-	unparse(out, total, q->metric);
-	fputs(q->metric % 2 ? " objects" : " MB", out);
-	fprintf(out, "\\lShowing %zu of %zu nodes (at least %.1f%% of the total each)\\l", kept,
-		nc, NODE_FRACTION * 100);
-	fputs("Dropped nodes hold ", out);
-	unparse(out, dropped, q->metric);
-	fputs(q->metric % 2 ? " objects" : " MB", out);
-	fputs("\\l\"];\n", out);
-	for (size_t i = 0; i < nc; i++) {
-		uint32_t id = node_of[c[i].entry];
-		if (!id)
-			continue;
-		double fs = 8 + 42 * (max_flat > 0 ? sqrt(fabs(c[i].flat) / max_flat) : 0);
-		fprintf(out, "N%u [label=\"", id);
-		dot_escape(out, red->e[c[i].entry].name);
-		fputs("\\n", out);
-		unparse(out, c[i].flat, q->metric);
-		fputs(" (", out);
-		percent(out, c[i].flat, total);
-		fputs(")", out);
-		if (c[i].cum != c[i].flat) {
-			fputs("\\rof ", out);
-			unparse(out, c[i].cum, q->metric);
-			fputs(" (", out);
-			percent(out, c[i].cum, total);
-			fputs(")", out);
-		}
-		fprintf(out, "\\r\",shape=box,fontsize=%.1f];\n", fs);
-	}
-	double max_edge = 0;
-	for (size_t i = 0; i < t->edges.n; i++) {
-		double w = fabs(t->edges.e[i].value - t->edges.e[i].bvalue);
-		if (w > max_edge)
-			max_edge = w;
-	}
-	for (size_t i = 0; i < t->edges.n; i++) {
-		const struct jh_edge *e = &t->edges.e[i];
-		double w = e->value - e->bvalue;
-		if (!node_of[e->from] || !node_of[e->to] || e->from == e->to ||
-		    fabs(w) < fabs(total) * EDGE_FRACTION || w == 0)
-			continue;
-		fprintf(out, "N%u -> N%u [label=\" ", node_of[e->from], node_of[e->to]);
-		unparse(out, w, q->metric);
-		double share = max_edge > 0 ? fabs(w) / max_edge : 0;
-		if (!(share >= 0 && share <= 1))
-			share = 0; /* NaN or beyond: the thinnest edge */
-		fprintf(out, "\",weight=%d,penwidth=%.2f%s];\n", (int)(1 + 99 * share), 1 + 4 * share,
-			w < 0 ? ",style=dashed" : "");
-	}
-	fputs("}\n", out);
-	r = ferror(out) ? JEHEAP_EIO : 0;
-out:
-	free(c);
-	free(node_of);
+	free(g.c);
+	free(g.node_of);
 	jeheap_top_free(t);
 	return r;
 }

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/* What the library says about itself: its error codes in words, its
+ * version. */
 #include "config.h"
 
 #include "jh_internal.h"
@@ -21,4 +23,12 @@ JH_EXPORT const char *jeheap_strerror(int err)
 	default:
 		return "unknown error";
 	}
+}
+
+/* The version configure built the library as (AC_INIT; jeheap.pc says the
+ * same), not the header's macro: a program compiled against one release
+ * and run with another learns it here. */
+JH_EXPORT const char *jeheap_version(void)
+{
+	return PACKAGE_VERSION;
 }

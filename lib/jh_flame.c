@@ -17,15 +17,13 @@
 #include "jh_reduce.h"
 
 struct node {
-	uint32_t entry;          /* the reducer's name; UINT32_MAX: the root */
+	uint32_t entry;          /* the reducer's entry id; UINT32_MAX: the root */
 	uint32_t kid, sib;       /* first child, next sibling (0: none) */
 	double value, delta;
 };
 
 struct tree {
-	struct jh_reducer r;
-	int metric;
-	long which; /* whose stacks: -1 the base's */
+	struct jh_entries names;
 	struct node *v;
 	size_t n, cap;
 	struct jh_u64map kids; /* parent << 32 | entry -> node */
@@ -55,16 +53,13 @@ static uint32_t child(struct tree *t, uint32_t parent, uint32_t entry, int creat
 	return id;
 }
 
-static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c, void *arg)
+static int add_stack(void *arg, const struct jh_reduced *rs)
 {
 	struct tree *t = arg;
-	const uint32_t *path;
-	size_t n;
-	int e = jh_reduce(&t->r, pcs, npcs, &path, &n);
-	if (e || !n)
-		return e;
-	double v = jh_metric(c, t->metric);
-	int base = t->which < 0;
+	const uint32_t *path = rs->path;
+	size_t n = rs->n;
+	double v = rs->value;
+	int base = rs->which < 0;
 	if (!base && v <= 0)
 		return 0; /* a flame graph shows what is there */
 	uint32_t node = 0;
@@ -141,7 +136,7 @@ struct style {
 
 static const char *node_name(const struct tree *t, uint32_t id)
 {
-	return t->v[id].entry == UINT32_MAX ? "all" : t->r.e[t->v[id].entry].name;
+	return t->v[id].entry == UINT32_MAX ? "all" : t->names.e[t->v[id].entry].name;
 }
 
 struct kid {
@@ -232,18 +227,14 @@ JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *
 		return JEHEAP_EINVAL;
 	struct tree t;
 	memset(&t, 0, sizeof(t));
-	int r = jh_reducer_init(&t.r, q);
-	if (r)
-		return r;
-	t.metric = q->metric;
 	t.depth = 1;
-	if (jh_grow((void **)&t.v, &t.cap, 1, sizeof(*t.v))) {
-		r = JEHEAP_ENOMEM;
+	int r = jh_grow((void **)&t.v, &t.cap, 1, sizeof(*t.v));
+	if (r)
 		goto out;
-	}
 	t.v[0] = (struct node){ UINT32_MAX, 0, 0, 0, 0 };
 	t.n = 1;
-	if ((r = jh_foreach_input(&t.r, p, s, q, add_stack, &t, &t.which)))
+	static const struct jh_sink sink = { .stack = add_stack };
+	if ((r = jh_reduce_run(p, s, q, &sink, &t, &t.names)))
 		goto out;
 	const char *unit = q->metric % 2 ? "objects" : "bytes";
 	double maxd = 0;
@@ -274,7 +265,7 @@ JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *
 	if (!r && ferror(out))
 		r = JEHEAP_EIO;
 out:
-	jh_reducer_free(&t.r);
+	jh_entries_free(&t.names);
 	free(t.v);
 	jh_u64map_free(&t.kids);
 	return r;

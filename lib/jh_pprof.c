@@ -43,8 +43,9 @@ struct mapping {
 };
 
 struct pprof {
-	struct jh_reducer r;
-	long which, loc_which;
+	/* The run's entries, which --focus/--ignore match; pprof itself names
+	 * functions from each address's frames. */
+	struct jh_entries names;
 	struct jh_pb body; /* everything but the string table, which comes last */
 	struct jh_pb tmp, tmp2;
 	/* strings: index 0 is "" */
@@ -56,7 +57,7 @@ struct pprof {
 	const char **funcs;
 	size_t nfuncs, funcs_cap;
 	struct jh_strindex func_index;
-	/* location id of each of the current input's addresses (r.pcinfo) */
+	/* location id of each of the run's addresses (by address id; 0: none yet) */
 	uint64_t *loc_of;
 	size_t loc_of_cap;
 	uint64_t nlocs;
@@ -137,29 +138,28 @@ static uint64_t mapping_of(const struct pprof *pp, uint64_t a)
 	return 0;
 }
 
-/* The location id of reducer address k (written out when new); 0 on error. */
-static uint64_t location_id(struct pprof *pp, uint32_t k)
+/* The location id of address k of the run (written out when new); 0 on
+ * error. */
+static uint64_t location_id(struct pprof *pp, const struct jh_reduced *rs, uint32_t k)
 {
-	if (pp->loc_which != pp->which) { /* another input: its own addresses */
-		memset(pp->loc_of, 0, pp->loc_of_cap * sizeof(*pp->loc_of));
-		pp->loc_which = pp->which;
-	}
 	size_t had = pp->loc_of_cap;
 	if (jh_grow((void **)&pp->loc_of, &pp->loc_of_cap, (size_t)k + 1, sizeof(*pp->loc_of)))
 		return 0;
 	memset(pp->loc_of + had, 0, (pp->loc_of_cap - had) * sizeof(*pp->loc_of)); /* 0: none yet */
 	if (pp->loc_of[k])
 		return pp->loc_of[k];
-	const struct jh_pcinfo *pi = &pp->r.pcinfo[k];
-	size_t n = pi->nframes;
-	const struct jeheap_frame *f = n ? pp->r.frames + pi->ffirst : NULL;
+	uint64_t addr;
+	size_t n;
+	const struct jeheap_frame *f = jh_reduced_addr(rs, k, &addr, &n);
 	uint64_t id = ++pp->nlocs;
 	pp->tmp2.n = 0;
 	jh_pb_varint(&pp->tmp2, LOCATION_ID, id);
-	uint64_t m = pp->which == 0 ? mapping_of(pp, pi->addr) : 0;
+	/* Only the first profile's mappings are written: another input may be
+	 * another process, mapped elsewhere. */
+	uint64_t m = rs->which == 0 ? mapping_of(pp, addr) : 0;
 	if (m)
 		jh_pb_varint(&pp->tmp2, LOCATION_MAPPING_ID, m);
-	jh_pb_varint(&pp->tmp2, LOCATION_ADDRESS, pi->addr);
+	jh_pb_varint(&pp->tmp2, LOCATION_ADDRESS, addr);
 	for (size_t i = 0; i < n; i++) {
 		if (!f[i].function)
 			continue;
@@ -180,26 +180,22 @@ static uint64_t location_id(struct pprof *pp, uint32_t k)
 	return pp->body.err || pp->tmp2.err ? 0 : id;
 }
 
-static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c, void *arg)
+static int add_stack(void *arg, const struct jh_reduced *rs)
 {
 	struct pprof *pp = arg;
-	const uint32_t *path;
-	size_t n;
-	int e = jh_reduce(&pp->r, pcs, npcs, &path, &n);
-	if (e || !n || !pp->r.napath)
-		return e;
-	if (jh_grow((void **)&pp->ids, &pp->ids_cap, pp->r.napath, sizeof(*pp->ids)))
+	const struct jeheap_counts *c = rs->counts;
+	if (jh_grow((void **)&pp->ids, &pp->ids_cap, rs->naddrs, sizeof(*pp->ids)))
 		return JEHEAP_ENOMEM;
-	for (size_t i = 0; i < pp->r.napath; i++)
-		if (!(pp->ids[i] = location_id(pp, pp->r.apath[i])))
+	for (size_t i = 0; i < rs->naddrs; i++)
+		if (!(pp->ids[i] = location_id(pp, rs, rs->addrs[i])))
 			return JEHEAP_ENOMEM;
-	double sign = pp->which < 0 ? -1 : 1;
+	double sign = rs->which < 0 ? -1 : 1;
 	uint64_t v[4] = {
 		(uint64_t)llround(sign * c->alloc_objects), (uint64_t)llround(sign * c->alloc_bytes),
 		(uint64_t)llround(sign * c->inuse_objects), (uint64_t)llround(sign * c->inuse_bytes),
 	};
 	pp->tmp.n = 0;
-	jh_pb_packed(&pp->tmp, SAMPLE_LOCATION_ID, pp->ids, pp->r.napath);
+	jh_pb_packed(&pp->tmp, SAMPLE_LOCATION_ID, pp->ids, rs->naddrs);
 	jh_pb_packed(&pp->tmp, SAMPLE_VALUE, v, 4);
 	jh_pb_bytes(&pp->body, PROFILE_SAMPLE, pp->tmp.d, pp->tmp.n);
 	return pp->body.err || pp->tmp.err ? JEHEAP_ENOMEM : 0;
@@ -304,23 +300,22 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 		return JEHEAP_EINVAL;
 	struct pprof pp;
 	memset(&pp, 0, sizeof(pp));
-	int r = jh_reducer_init(&pp.r, q);
-	if (r)
-		return r;
-	pp.r.keep_frames = 1;
 	static const char *const types[4][2] = { { "alloc_objects", "count" },
 						 { "alloc_space", "bytes" },
 						 { "inuse_objects", "count" },
 						 { "inuse_space", "bytes" } };
 	static const int metric_index[4] = { 3, 2, 1, 0 }; /* enum jeheap_metric -> types */
-	r = JEHEAP_ENOMEM;
+	int r = JEHEAP_ENOMEM;
 	if (str_id(&pp, "") != 0 ||
 	    core_maps_foreach(jeheap_profile_mappings(p), add_mapping, &pp))
 		goto out;
 	for (int i = 0; i < 4; i++)
 		if (value_type(&pp, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]))
 			goto out;
-	if ((r = jh_foreach_input(&pp.r, p, s, q, add_stack, &pp, &pp.which)))
+	/* Each location's lines are its address's frames: asked of the reducer,
+	 * which symbolizes every address once. */
+	static const struct jh_sink sink = { .stack = add_stack, .want_frames = 1 };
+	if ((r = jh_reduce_run(p, s, q, &sink, &pp, &pp.names)))
 		goto out;
 	r = JEHEAP_ENOMEM;
 	if (write_mappings(&pp) || value_type(&pp, PROFILE_PERIOD_TYPE, "space", "bytes"))
@@ -341,7 +336,7 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 		r = gzip_to(out, &pp.body, &strings);
 	jh_pb_free(&strings);
 out:
-	jh_reducer_free(&pp.r);
+	jh_entries_free(&pp.names);
 	jh_pb_free(&pp.body);
 	jh_pb_free(&pp.tmp);
 	jh_pb_free(&pp.tmp2);

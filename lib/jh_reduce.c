@@ -3,10 +3,12 @@
  * RemoveUninterestingFrames, TranslateStack; --focus and --ignore as in
  * FocusProfile/IgnoreProfile: keep stacks through a matching function, drop
  * stacks through one). Names are interned once; addresses are symbolized
- * once per profile. */
+ * once per profile. The reducer walks the inputs itself and hands each
+ * reduced stack to the writer's sink. */
 #include "config.h"
 
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,46 @@ static int is_skipped(const char *name)
 	return 0;
 }
 
-int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
+/* What one address reduces to: n entries (inlined frames innermost first,
+ * then the containing function) from pc_ent[first]. */
+struct jh_pcinfo {
+	uint64_t addr; /* as looked up: a caller's return address minus one */
+	uint32_t first, n;
+	uint32_t ffirst, nframes; /* its frames in frames[], when keep_frames */
+	int skip; /* the containing function is an allocator entry point */
+};
+
+struct jh_reducer {
+	struct jh_entries *names; /* the writer's */
+	/* address -> address id (pcinfo index), for the current input: the
+	 * same address in another input is another id, since each input has
+	 * its own mappings and symbolizer. */
+	struct jh_u64map pcs;
+	struct jh_pcinfo *pcinfo; /* by address id, for the whole run */
+	size_t npcinfo, pcinfo_cap;
+	uint32_t *pc_ent;
+	size_t npc_ent, pc_ent_cap;
+	int granularity; /* enum jeheap_granularity */
+	/* The sink asked for each address's frames (pprof): kept from the one
+	 * symbolization instead of asked for again. */
+	int keep_frames;
+	struct jeheap_frame *frames;
+	size_t nframes, frames_cap;
+	jeheap_symbolizer *sym; /* the current input's */
+	regex_t focus_re, ignore_re;
+	int have_focus, have_ignore;
+	uint32_t *path;
+	size_t path_cap;
+	uint32_t *apath; /* the addresses kept by reduce(): address ids, leaf first */
+	size_t napath, apath_cap;
+	const struct jh_sink *sink;
+	void *arg;
+	int metric;
+	long which; /* the current input: 0 the first, i + 1 more[i], -1 the base */
+};
+
+/* focus, ignore and granularity from q. */
+static int reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 {
 	memset(r, 0, sizeof(*r));
 	if (q->granularity < JEHEAP_FUNCTIONS || q->granularity > JEHEAP_ADDRESSES)
@@ -60,7 +101,8 @@ int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 	}
 	if (q->ignore) {
 		if (regcomp(&r->ignore_re, q->ignore, REG_EXTENDED | REG_NOSUB)) {
-			jh_reducer_free(r);
+			if (r->have_focus)
+				regfree(&r->focus_re);
 			return JEHEAP_EINVAL;
 		}
 		r->have_ignore = 1;
@@ -68,12 +110,8 @@ int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 	return 0;
 }
 
-void jh_reducer_free(struct jh_reducer *r)
+static void reducer_free(struct jh_reducer *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		free(r->e[i].owned);
-	free(r->e);
-	free(r->names.slots);
 	jh_u64map_free(&r->pcs);
 	free(r->pcinfo);
 	free(r->pc_ent);
@@ -84,52 +122,50 @@ void jh_reducer_free(struct jh_reducer *r)
 		regfree(&r->focus_re);
 	if (r->have_ignore)
 		regfree(&r->ignore_re);
-	memset(r, 0, sizeof(*r));
 }
 
-void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym)
+void jh_entries_free(struct jh_entries *x)
 {
-	r->sym = sym;
-	jh_u64map_clear(&r->pcs);
-	r->nframes = 0;
-	r->npcinfo = 0;
-	r->npc_ent = 0;
+	for (size_t i = 0; i < x->n; i++)
+		free(x->e[i].owned);
+	free(x->e);
+	free(x->index.slots);
+	memset(x, 0, sizeof(*x));
 }
 
 static const char *name_key(const void *arg, size_t i)
 {
-	return ((const struct jh_reducer *)arg)->e[i].name;
+	return ((const struct jh_entries *)arg)->e[i].name;
 }
 
 /* The entry for a name, created if new (owned is freed if not needed). */
-static long entry_for_name(struct jh_reducer *r, const char *name, char *owned)
+static long entry_for_name(struct jh_entries *x, const char *name, char *owned)
 {
-	if (jh_strindex_reserve(&r->names, r->n, name_key, r)) {
+	if (jh_strindex_reserve(&x->index, x->n, name_key, x)) {
 		free(owned);
 		return -1;
 	}
-	uint32_t *slot = jh_strindex_slot(&r->names, name, name_key, r);
+	uint32_t *slot = jh_strindex_slot(&x->index, name, name_key, x);
 	if (*slot) {
 		free(owned);
 		return (long)(*slot - 1);
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct jh_name *ne = realloc(r->e, cap * sizeof(*ne));
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 1024;
+		struct jh_name *ne = realloc(x->e, cap * sizeof(*ne));
 		if (!ne) {
 			free(owned);
 			return -1;
 		}
-		r->e = ne;
-		r->cap = cap;
+		x->e = ne;
+		x->cap = cap;
 	}
-	struct jh_name *e = &r->e[r->n];
-	memset(e, 0, sizeof(*e));
+	struct jh_name *e = &x->e[x->n];
 	e->name = name;
 	e->owned = owned;
 	e->focus = e->ignore = -1;
-	*slot = (uint32_t)(r->n + 1);
-	return (long)r->n++;
+	*slot = (uint32_t)(x->n + 1);
+	return (long)x->n++;
 }
 
 /* The name of frame i of n at address a, at the reducer's granularity, as
@@ -205,7 +241,7 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 		if (!name)
 			return NULL;
 		int owned = !n || name != f[i].function;
-		long idx = entry_for_name(r, name, owned ? name : NULL);
+		long idx = entry_for_name(r->names, name, owned ? name : NULL);
 		if (idx < 0)
 			return NULL;
 		r->pc_ent[r->npc_ent++] = (uint32_t)idx;
@@ -221,8 +257,11 @@ static int matches(regex_t *re, int *cache, const char *name)
 	return *cache;
 }
 
-int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint32_t **path,
-	      size_t *n)
+/* One stack: *path gets entry ids, leaf first (an address with inlined
+ * frames gives several), and r->apath its addresses; *n 0 when the stack
+ * is filtered out or empty. */
+static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint32_t **path,
+		  size_t *n)
 {
 	size_t k = 0;
 	r->napath = 0;
@@ -247,7 +286,7 @@ int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint
 	}
 	int focused = !r->have_focus;
 	for (size_t i = 0; i < k; i++) {
-		struct jh_name *e = &r->e[r->path[i]];
+		struct jh_name *e = &r->names->e[r->path[i]];
 		if (r->have_ignore && matches(&r->ignore_re, &e->ignore, e->name)) {
 			k = 0;
 			break;
@@ -257,28 +296,63 @@ int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint
 	}
 	*path = r->path;
 	*n = focused ? k : 0;
-	if (!*n)
-		r->napath = 0;
 	return 0;
 }
 
-int jh_foreach_input(struct jh_reducer *r, const jeheap_profile *p, jeheap_symbolizer *s,
-		     const struct jeheap_query *q, jeheap_stack_cb cb, void *arg, long *which)
+static int reduce_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c,
+			void *arg)
 {
-	*which = 0;
-	jh_reducer_use(r, s);
-	int e = jh_foreach_query(p, q, cb, arg);
-	for (size_t i = 0; !e && i < q->nmore; i++) {
-		*which = (long)i + 1;
-		jh_reducer_use(r, q->more_symbolizers ? q->more_symbolizers[i] : NULL);
-		e = jh_foreach_query(q->more[i], q, cb, arg);
-	}
-	if (!e && q->base) {
-		*which = -1;
-		jh_reducer_use(r, q->base_symbolizer);
-		e = jh_foreach_query(q->base, q, cb, arg);
-	}
+	struct jh_reducer *r = arg;
+	const uint32_t *path;
+	size_t n;
+	int e = reduce(r, pcs, npcs, &path, &n);
+	if (e || !n)
+		return e;
+	struct jh_reduced rs = { path, n, r->apath, r->napath, c, jh_metric(c, r->metric),
+				 r->which, r };
+	return r->sink->stack(r->arg, &rs);
+}
+
+/* The stacks of one input, through its own symbolizer (its addresses are
+ * looked up afresh: another process's mappings). */
+static int run_input(struct jh_reducer *r, const jeheap_profile *p, jeheap_symbolizer *sym,
+		     long which, const struct jeheap_query *q)
+{
+	r->which = which;
+	r->sym = sym;
+	jh_u64map_clear(&r->pcs);
+	return jh_foreach_query(p, q, reduce_stack, r);
+}
+
+int jh_reduce_run(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		  const struct jh_sink *sink, void *arg, struct jh_entries *names)
+{
+	struct jh_reducer r;
+	int e = reducer_init(&r, q);
+	if (e)
+		return e;
+	r.names = names;
+	r.sink = sink;
+	r.arg = arg;
+	r.metric = q->metric;
+	r.keep_frames = sink->want_frames;
+	e = run_input(&r, p, s, 0, q);
+	for (size_t i = 0; !e && i < q->nmore; i++)
+		e = run_input(&r, q->more[i], q->more_symbolizers ? q->more_symbolizers[i] : NULL,
+			      (long)i + 1, q);
+	if (!e && q->base)
+		e = run_input(&r, q->base, q->base_symbolizer, -1, q);
+	reducer_free(&r);
 	return e;
+}
+
+const struct jeheap_frame *jh_reduced_addr(const struct jh_reduced *rs, uint32_t k,
+					   uint64_t *addr, size_t *n)
+{
+	const struct jh_pcinfo *pi = &rs->r->pcinfo[k];
+	*addr = pi->addr;
+	*n = pi->nframes;
+	return pi->nframes ? rs->r->frames + pi->ffirst : NULL;
 }
 
 int jh_query_valid(const struct jeheap_query *q)

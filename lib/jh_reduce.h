@@ -1,74 +1,78 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The reducer: stacks of addresses -> stacks of function names, as jeprof
- * reduces them (caller addresses minus one, allocator frames pruned), with
- * --focus/--ignore filters. Shared by top and collapsed. Internal. */
+/* The reducer: stacks of addresses -> stacks of names, as jeprof reduces
+ * them (caller addresses minus one, allocator frames pruned), with
+ * --focus/--ignore filters. It walks every input of a query itself and
+ * hands each reduced stack to a writer's sink: the writers (top,
+ * collapsed, flame, pprof; dot through top) only say what they do with
+ * one stack. Internal. */
 #ifndef JH_REDUCE_H
 #define JH_REDUCE_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "jh_index.h"
 #include "jh_internal.h"
 
+/* One name a reduced stack can hold (an "entry"): a function, a line or an
+ * address, at the query's granularity, interned so that an entry id names
+ * it. */
 struct jh_name {
 	const char *name;
-	char *owned;   /* for addresses without a symbol */
-	int focus, ignore; /* -1 not yet matched, 0 or 1 */
-	double flat, cum;   /* top's sums */
-	double bflat, bcum; /* ... of the base, kept apart so equal sums cancel exactly */
-	uint64_t mark;    /* top: counted in this stack already */
+	char *owned;   /* for names made here rather than the symbolizer's */
+	int focus, ignore; /* the reducer's: -1 not yet matched, 0 or 1 */
 };
 
-/* What one address reduces to: n entries (inlined frames innermost first,
- * then the containing function) from pc_ent[first]. */
-struct jh_pcinfo {
-	uint64_t addr; /* as looked up: a caller's return address minus one */
-	uint32_t first, n;
-	uint32_t ffirst, nframes; /* its frames in frames[], when keep_frames */
-	int skip; /* the containing function is an allocator entry point */
-};
-
-struct jh_reducer {
+/* The entries of one run. Filled by jh_reduce_run, owned by the writer:
+ * names outlive the run (top's rows, the flame and dot labels point into
+ * them). Entry ids are given in the order names first appear. */
+struct jh_entries {
 	struct jh_name *e;
 	size_t n, cap;
-	struct jh_strindex names; /* name -> entry */
-	struct jh_u64map pcs; /* address -> pcinfo, for the current profile */
-	struct jh_pcinfo *pcinfo;
-	size_t npcinfo, pcinfo_cap;
-	uint32_t *pc_ent;
-	size_t npc_ent, pc_ent_cap;
-	int granularity; /* enum jeheap_granularity */
-	/* Set by a writer that needs each address's frames themselves (pprof):
-	 * kept from the one symbolization instead of asked for again. */
-	int keep_frames;
-	struct jeheap_frame *frames;
-	size_t nframes, frames_cap;
-	jeheap_symbolizer *sym;
-	regex_t focus_re, ignore_re;
-	int have_focus, have_ignore;
-	uint32_t *path;
-	size_t path_cap;
-	uint32_t *apath; /* the addresses kept by jh_reduce: pcinfo indices, leaf first */
-	size_t napath, apath_cap;
+	struct jh_strindex index; /* name -> entry */
+};
+void jh_entries_free(struct jh_entries *x);
+
+struct jh_reducer;
+
+/* One reduced stack, as a sink sees it. Stacks the filters drop or that
+ * reduce to nothing are not handed on: n > 0. */
+struct jh_reduced {
+	const uint32_t *path; /* entry ids, leaf first (an address with inlined
+			       * frames gives several) */
+	size_t n;
+	const uint32_t *addrs; /* the addresses kept, leaf first: address ids,
+				* each one address of one input for the whole run */
+	size_t naddrs;
+	const struct jeheap_counts *counts;
+	double value; /* counts' value of the query's metric */
+	long which;   /* whose stack: 0 the first profile, i + 1 q->more[i], -1 the base */
+	const struct jh_reducer *r; /* for jh_reduced_addr */
 };
 
-/* focus, ignore and granularity from q. */
-int jh_reducer_init(struct jh_reducer *r, const struct jeheap_query *q);
-void jh_reducer_free(struct jh_reducer *r);
-/* Switch to another profile's addresses (the base of a diff). */
-void jh_reducer_use(struct jh_reducer *r, jeheap_symbolizer *sym);
-/* Reduce one stack: *path gets entry indices, leaf first (an address with
- * inlined frames gives several); *n 0 when the stack is filtered out or
- * empty. */
-int jh_reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const uint32_t **path,
-	      size_t *n);
+struct jh_sink {
+	/* Once per reduced stack; a non-zero return stops the run and is
+	 * returned. */
+	int (*stack)(void *arg, const struct jh_reduced *rs);
+	/* Non-zero: keep each address's frames for jh_reduced_addr (pprof's
+	 * lines), from the reducer's one symbolization of it. */
+	int want_frames;
+};
 
-/* Walk the stacks of p, then of each q->more[i], then of q->base, pointing
- * the reducer at each one's symbolizer; *which tells the callback whose
- * stack it has: 0 for p, i + 1 for more[i], -1 for the base. */
-int jh_foreach_input(struct jh_reducer *r, const jeheap_profile *p, jeheap_symbolizer *s,
-		     const struct jeheap_query *q, jeheap_stack_cb cb, void *arg, long *which);
+/* Reduce every stack of p (symbols from s), then of each q->more[i], then
+ * of q->base, each input through its own symbolizer, and hand each to
+ * sink->stack(arg, ...). Entries go to *names (zeroed by the caller, freed
+ * with jh_entries_free even on error). The query is valid (jh_query_valid);
+ * JEHEAP_EINVAL for a bad regex or granularity. */
+int jh_reduce_run(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		  const struct jh_sink *sink, void *arg, struct jh_entries *names);
+
+/* Address id k of the run (from rs->addrs): the address as it was looked up
+ * (a caller's return address minus one) in *addr; returns its frames,
+ * innermost first, *n of them (0: nothing known, or the sink did not ask
+ * for frames). They live as long as the run. */
+const struct jeheap_frame *jh_reduced_addr(const struct jh_reduced *rs, uint32_t k,
+					   uint64_t *addr, size_t *n);
+
 /* The query's metric is one of enum jeheap_metric, and more is whole. */
 int jh_query_valid(const struct jeheap_query *q);
 

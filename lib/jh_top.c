@@ -11,31 +11,43 @@
 #include <string.h>
 #include "jh_top.h"
 
-static int add_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_counts *c, void *arg)
+/* Sums for every entry the reducer has made so far: entries appear as
+ * stacks are reduced, and new ones start at zero. */
+static int cover_entries(jeheap_top *t, size_t n)
+{
+	if (n <= t->nsums)
+		return 0;
+	if (jh_grow((void **)&t->sums, &t->sums_cap, n, sizeof(*t->sums)))
+		return JEHEAP_ENOMEM;
+	memset(t->sums + t->nsums, 0, (n - t->nsums) * sizeof(*t->sums));
+	t->nsums = n;
+	return 0;
+}
+
+static int add_stack(void *arg, const struct jh_reduced *rs)
 {
 	jeheap_top *t = arg;
-	double v = jh_metric(c, t->metric);
-	const uint32_t *path;
-	size_t n;
-	int e = jh_reduce(&t->r, pcs, npcs, &path, &n);
-	if (e)
-		return e;
+	const uint32_t *path = rs->path;
+	size_t n = rs->n;
+	double v = rs->value;
+	int base = rs->which < 0;
+	if (cover_entries(t, t->names.n))
+		return JEHEAP_ENOMEM;
 	t->gen++;
 	for (size_t i = 0; i < n; i++) {
-		struct jh_name *en = &t->r.e[path[i]];
+		struct jh_sums *en = &t->sums[path[i]];
 		if (en->mark == t->gen)
 			continue; /* recursion: once per stack */
 		en->mark = t->gen;
 		if (i == 0)
-			*(t->which < 0 ? &en->bflat : &en->flat) += v;
-		*(t->which < 0 ? &en->bcum : &en->cum) += v;
+			*(base ? &en->bflat : &en->flat) += v;
+		*(base ? &en->bcum : &en->cum) += v;
 	}
-	if (n)
-		*(t->which < 0 ? &t->btotal : &t->total) += v;
+	*(base ? &t->btotal : &t->total) += v;
 	/* The call graph's edges, caller -> callee, as jeprof's PrintDot
 	 * counts them: every adjacent pair of every stack. */
 	for (size_t i = 0; t->want_edges && i + 1 < n; i++)
-		if (jh_edges_add(&t->edges, path[i + 1], path[i], v, t->which < 0))
+		if (jh_edges_add(&t->edges, path[i + 1], path[i], v, base))
 			return JEHEAP_ENOMEM;
 	return 0;
 }
@@ -72,15 +84,12 @@ int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeh
 	jeheap_top *t = calloc(1, sizeof(*t));
 	if (!t)
 		return JEHEAP_ENOMEM;
-	int r = jh_reducer_init(&t->r, q);
-	if (r) {
-		free(t);
-		return r;
-	}
-	t->metric = q->metric;
 	t->want_edges = want_edges;
-	r = jh_foreach_input(&t->r, p, s, q, add_stack, t, &t->which);
-	if (!r && !(t->sorted = calloc(t->r.n ? t->r.n : 1, sizeof(*t->sorted))))
+	static const struct jh_sink sink = { .stack = add_stack };
+	int r = jh_reduce_run(p, s, q, &sink, t, &t->names);
+	if (!r)
+		r = cover_entries(t, t->names.n); /* also entries no kept stack counted */
+	if (!r && !(t->sorted = calloc(t->names.n ? t->names.n : 1, sizeof(*t->sorted))))
 		r = JEHEAP_ENOMEM;
 	if (r) {
 		jeheap_top_free(t);
@@ -88,12 +97,12 @@ int jh_top_build(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeh
 	}
 	size_t k = 0;
 	t->total -= t->btotal;
-	for (size_t i = 0; i < t->r.n; i++) {
-		const struct jh_name *e = &t->r.e[i];
+	for (size_t i = 0; i < t->names.n; i++) {
+		const struct jh_sums *e = &t->sums[i];
 		double flat = e->flat - e->bflat, cum = e->cum - e->bcum;
 		if (flat == 0 && cum == 0)
 			continue;
-		t->sorted[k].name = e->name;
+		t->sorted[k].name = t->names.e[i].name;
 		t->sorted[k].flat = flat;
 		t->sorted[k].cum = cum;
 		k++;
@@ -121,7 +130,8 @@ JH_EXPORT void jeheap_top_free(jeheap_top *t)
 {
 	if (!t)
 		return;
-	jh_reducer_free(&t->r);
+	jh_entries_free(&t->names);
+	free(t->sums);
 	free(t->sorted);
 	free(t->edges.e);
 	jh_u64map_free(&t->edges.index);

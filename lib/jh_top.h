@@ -6,6 +6,14 @@
 
 #include "jh_reduce.h"
 
+/* What top sums for one reducer entry. The base's sums are kept apart so
+ * that equal sums cancel exactly (a - b, not a running difference). */
+struct jh_sums {
+	double flat, cum;
+	double bflat, bcum;
+	uint64_t mark; /* the last stack (gen) that counted it: once per stack */
+};
+
 struct jh_edge {
 	uint32_t from, to; /* reducer entries: caller, callee */
 	double value, bvalue;
@@ -18,13 +26,13 @@ struct jh_edges {
 };
 
 struct jeheap_top {
-	struct jh_reducer r;
+	struct jh_entries names; /* the rows' names point into it */
+	struct jh_sums *sums; /* by entry id; zeroed up to nsums */
+	size_t nsums, sums_cap;
 	double total, btotal;
 	struct jeheap_top_entry *sorted;
 	size_t nsorted;
 	uint64_t gen;
-	int metric;
-	long which; /* whose stacks: -1 the base's */
 	int want_edges;
 	struct jh_edges edges;
 };

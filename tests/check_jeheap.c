@@ -314,6 +314,15 @@ END_TEST
 /* Regression (tests/fuzz/fuzz_heap.c, under UBSan): objects of no bytes
  * made 1/(1 - exp(0)) = inf, then NaN, then a float-to-int overflow in the
  * differential flame graph's colours. */
+/* The library's run-time version is the one its header announces (a
+ * release that bumps one and not the other fails here). */
+START_TEST(version_at_run_time)
+{
+	ck_assert_ptr_nonnull(jeheap_version());
+	ck_assert_str_eq(jeheap_version(), JEHEAP_VERSION_STRING);
+}
+END_TEST
+
 START_TEST(zero_byte_objects)
 {
 	ck_assert_int_eq(read_text("heap_v2/524288\n  t*: 5: 0 [0: 0]\n@ 0x10 0x20\n"
@@ -343,6 +352,7 @@ int main(void)
 	tcase_add_test(tc, display_names);
 	tcase_add_test(tc, pprof_and_dot_args);
 	tcase_add_test(tc, zero_byte_objects);
+	tcase_add_test(tc, version_at_run_time);
 	tcase_add_test(tc, symbolize_and_prune);
 	tcase_add_test(tc, only_empty_stacks);
 	tcase_add_test(tc, symbolized_form);
