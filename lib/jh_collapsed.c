@@ -39,14 +39,8 @@ static int add(struct collapse *c, const char *stack, double v, int base)
 		*(base ? &f->base : &f->value) += v;
 		return 0;
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 1024;
-		struct folded *nv = realloc(c->v, cap * sizeof(*nv));
-		if (!nv)
-			return JEHEAP_ENOMEM;
-		c->v = nv;
-		c->cap = cap;
-	}
+	if (jh_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return JEHEAP_ENOMEM;
 	struct folded *f = &c->v[c->n];
 	if (!(f->stack = strdup(stack)))
 		return JEHEAP_ENOMEM;
@@ -63,13 +57,8 @@ static int add_stack(void *arg, const struct jh_reduced *rs)
 	size_t n = rs->n, len = 1;
 	for (size_t i = 0; i < n; i++)
 		len += strlen(c->names.e[path[i]].name) + 1;
-	if (len > c->buf_cap) {
-		char *nb = realloc(c->buf, len);
-		if (!nb)
-			return JEHEAP_ENOMEM;
-		c->buf = nb;
-		c->buf_cap = len;
-	}
+	if (jh_grow((void **)&c->buf, &c->buf_cap, len, 1))
+		return JEHEAP_ENOMEM;
 	char *o = c->buf;
 	for (size_t i = n; i-- > 0;) { /* root first */
 		const char *name = c->names.e[path[i]].name;

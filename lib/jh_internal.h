@@ -51,6 +51,10 @@ static inline int jh_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
 	return core_grow(v, cap, need, elem) ? JEHEAP_ENOMEM : 0;
 }
+static inline int jh_grow_zeroed(void **v, size_t *cap, size_t need, size_t elem)
+{
+	return core_grow_zeroed(v, cap, need, elem) ? JEHEAP_ENOMEM : 0;
+}
 
 /* jeprof's un-sampling of one line (AdjustSamples, algorithm 2). */
 void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os);

@@ -142,10 +142,9 @@ static uint64_t mapping_of(const struct pprof *pp, uint64_t a)
  * error. */
 static uint64_t location_id(struct pprof *pp, const struct jh_reduced *rs, uint32_t k)
 {
-	size_t had = pp->loc_of_cap;
-	if (jh_grow((void **)&pp->loc_of, &pp->loc_of_cap, (size_t)k + 1, sizeof(*pp->loc_of)))
+	/* 0: no location yet */
+	if (jh_grow_zeroed((void **)&pp->loc_of, &pp->loc_of_cap, (size_t)k + 1, sizeof(*pp->loc_of)))
 		return 0;
-	memset(pp->loc_of + had, 0, (pp->loc_of_cap - had) * sizeof(*pp->loc_of)); /* 0: none yet */
 	if (pp->loc_of[k])
 		return pp->loc_of[k];
 	uint64_t addr;

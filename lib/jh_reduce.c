@@ -150,15 +150,9 @@ static long entry_for_name(struct jh_entries *x, const char *name, char *owned)
 		free(owned);
 		return (long)(*slot - 1);
 	}
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 1024;
-		struct jh_name *ne = realloc(x->e, cap * sizeof(*ne));
-		if (!ne) {
-			free(owned);
-			return -1;
-		}
-		x->e = ne;
-		x->cap = cap;
+	if (jh_grow((void **)&x->e, &x->cap, x->n + 1, sizeof(*x->e))) {
+		free(owned);
+		return -1;
 	}
 	struct jh_name *e = &x->e[x->n];
 	e->name = name;

@@ -17,10 +17,9 @@ static int cover_entries(jeheap_top *t, size_t n)
 {
 	if (n <= t->nsums)
 		return 0;
-	if (jh_grow((void **)&t->sums, &t->sums_cap, n, sizeof(*t->sums)))
+	if (jh_grow_zeroed((void **)&t->sums, &t->sums_cap, n, sizeof(*t->sums)))
 		return JEHEAP_ENOMEM;
-	memset(t->sums + t->nsums, 0, (n - t->nsums) * sizeof(*t->sums));
-	t->nsums = n;
+	t->nsums = n; /* past nsums nothing was ever added: still zero */
 	return 0;
 }
 

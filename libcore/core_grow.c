@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core_grow.h"
 
 int core_grow(void **v, size_t *cap, size_t need, size_t elem)
@@ -22,4 +23,13 @@ int core_grow(void **v, size_t *cap, size_t need, size_t elem)
 	*v = nv;
 	*cap = nc;
 	return 0;
+}
+
+int core_grow_zeroed(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t had = *cap;
+	int e = core_grow(v, cap, need, elem);
+	if (!e && *cap > had)
+		memset((char *)*v + had * elem, 0, (*cap - had) * elem);
+	return e;
 }

@@ -13,6 +13,10 @@
  * and *cap are unchanged. */
 int core_grow(void **v, size_t *cap, size_t need, size_t elem);
 
+/* The same, and the room added is zeroed: for tables indexed by an id
+ * that grows as ids appear, where 0 means "nothing yet". */
+int core_grow_zeroed(void **v, size_t *cap, size_t need, size_t elem);
+
 /* For typed arrays: CORE_GROW(&a, &cap, n + 1). */
 #define CORE_GROW(vp, capp, need) core_grow((void **)(vp), (capp), (need), sizeof(**(vp)))
 
