@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <lzma.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "core_grow.h"
+#include "core_search.h"
 #include "jh_object.h"
 
 static int cmp_sym(const void *a, const void *b)
@@ -256,14 +258,8 @@ struct jh_sym *jh_object_symbol(struct jh_object *o, uint64_t vaddr)
 	if (!o->nsyms)
 		return NULL;
 	/* The last symbol at or below vaddr (the first of equal addresses). */
-	size_t lo = 0, hi = o->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (o->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	_Static_assert(offsetof(struct jh_sym, addr) == 0, "core_search's key comes first");
+	size_t lo = core_count_at_or_below(o->syms, o->nsyms, sizeof(o->syms[0]), vaddr);
 	/* jeprof names an address by `addr2line -f` (nearest symbol below it,
 	 * however far) and, when that says ??, by its `nm` join
 	 * (MapSymbolsWithNM), which gives an address below the first symbol

@@ -99,6 +99,10 @@ enum je_exit act_transport_error(struct target *t, struct act_result *r, const c
 int act_read_field(struct target *t, struct act_result *r, const char *key, const char *ctl);
 /* Check that profiling can work here; fills r and returns non-OK if not. */
 enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing);
+/* Read a bool control: *on 1 if it is there and true. Fills r on a
+ * transport error. */
+enum je_exit act_read_flag(struct target *t, struct act_result *r, const char *doing,
+			   const char *ctl, int *on);
 /* The environment variable that carries jemalloc's options for this prefix. */
 void act_conf_var(const struct target *t, char *buf, size_t len);
 

@@ -110,27 +110,33 @@ void act_conf_var(const struct target *t, char *buf, size_t len)
 	snprintf(buf + o, len - o, "MALLOC_CONF");
 }
 
-enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing)
+enum je_exit act_read_flag(struct target *t, struct act_result *r, const char *doing,
+			   const char *ctl, int *on)
 {
 	struct rctl_value v;
 	int merr = 0;
-	char var[80];
-	act_conf_var(t, var, sizeof(var));
-	int e = rctl_read(t, "config.prof", &v, &merr);
+	int e = rctl_read(t, ctl, &v, &merr);
 	if (e)
 		return act_transport_error(t, r, doing, e);
-	if (merr || !v.u)
-		return act_fail(r, JE_EXIT_NOPROF,
+	*on = !merr && v.u;
+	return JE_EXIT_OK;
+}
+
+enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing)
+{
+	char var[80];
+	int on;
+	enum je_exit c = act_read_flag(t, r, doing, "config.prof", &on);
+	if (c || !on)
+		return c ? c : act_fail(r, JE_EXIT_NOPROF,
 				"%s: this jemalloc was built without profiling (config.prof is "
 				"false); use a build configured with --enable-prof (Debian's is)",
 				doing);
 	/* Read opt.prof first: jemalloc 5.2 and older return 0 from a write of
 	 * prof.active when opt.prof is false, and do nothing (FACTS.md). */
-	e = rctl_read(t, "opt.prof", &v, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr || !v.u)
-		return act_fail(r, JE_EXIT_NOPROF,
+	act_conf_var(t, var, sizeof(var));
+	if ((c = act_read_flag(t, r, doing, "opt.prof", &on)) || !on)
+		return c ? c : act_fail(r, JE_EXIT_NOPROF,
 				"%s: jemalloc was started without prof:true, which cannot be turned "
 				"on at run time; restart the process with "
 				"%s=prof:true,prof_active:false (no overhead until activated)",

@@ -20,13 +20,11 @@ static const struct {
  * is written (jemalloc(3), "epoch"); without config.stats they are absent. */
 static enum je_exit refresh(struct target *t, struct act_result *r, const char *doing)
 {
-	struct rctl_value v, one = { .type = RCTL_U64, .u = 1 };
-	int merr = 0;
-	int e = rctl_read(t, "config.stats", &v, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr || !v.u)
-		return act_fail(r, JE_EXIT_MALLCTL,
+	struct rctl_value one = { .type = RCTL_U64, .u = 1 };
+	int merr = 0, on, e;
+	enum je_exit c = act_read_flag(t, r, doing, "config.stats", &on);
+	if (c || !on)
+		return c ? c : act_fail(r, JE_EXIT_MALLCTL,
 				"%s: this jemalloc keeps no statistics (config.stats is false: built "
 				"without --enable-stats); nothing to report",
 				doing);

@@ -52,8 +52,6 @@ static const struct row {
 	{ JE_AT_OPEN, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
 	  "cannot attach: it is a 32-bit process; jeattach handles 64-bit ({arch}) processes "
 	  "only" },
-	{ JE_AT_OPEN, EACCES, ALWAYS, JE_EXIT_PERM,
-	  "cannot read its /proc entries: permission denied: {denied}" },
 	{ JE_AT_OPEN, EPERM, ALWAYS, JE_EXIT_PERM,
 	  "cannot read its /proc entries: permission denied: {denied}" },
 	{ JE_AT_OPEN, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot read /proc/{pid}: {err}" },
@@ -67,16 +65,12 @@ static const struct row {
 	  "stripped it cannot be found" },
 	{ JE_AT_LOCATE, ESRCH, ALWAYS, JE_EXIT_GONE,
 	  "the process exited while jeattach read its objects" },
-	{ JE_AT_LOCATE, EACCES, ALWAYS, JE_EXIT_PERM,
-	  "cannot read the program's file through /proc/{pid}/map_files or /proc/{pid}/root: "
-	  "permission denied; run jeattach as root or with CAP_SYS_PTRACE" },
 	{ JE_AT_LOCATE, EPERM, ALWAYS, JE_EXIT_PERM,
 	  "cannot read the program's file through /proc/{pid}/map_files or /proc/{pid}/root: "
 	  "permission denied; run jeattach as root or with CAP_SYS_PTRACE" },
 	{ JE_AT_LOCATE, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot locate jemalloc: {err}{:why}" },
 
 	{ JE_AT_ATTACH, EPERM, ALWAYS, JE_EXIT_PERM, "cannot attach: permission denied: {denied}" },
-	{ JE_AT_ATTACH, EACCES, ALWAYS, JE_EXIT_PERM, "cannot attach: permission denied: {denied}" },
 	{ JE_AT_ATTACH, ESRCH, IF_WHY, JE_EXIT_GONE, "cannot attach: {why}" },
 	{ JE_AT_ATTACH, ESRCH, ALWAYS, JE_EXIT_GONE, "the process exited while jeattach attached" },
 	{ JE_AT_ATTACH, ETIMEDOUT, ALWAYS, JE_EXIT_TIMEOUT,
@@ -160,6 +154,8 @@ enum je_exit je_err_explain(enum je_stage stage, int e, const struct je_err_ctx 
 	static const struct je_err_ctx none = { .why = "" };
 	const struct je_err_ctx *c = ctx ? ctx : &none;
 	int code = e < 0 ? -e : e;
+	if (code == EACCES) /* the kernel says either for a refused ptrace or open */
+		code = EPERM;
 	const struct row *r = find_row(stage, code, c);
 	size_t o = 0;
 	buf[0] = 0;

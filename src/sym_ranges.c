@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include "core_grow.h"
+#include "core_search.h"
 #include "sym.h"
 
 int sym_ranges_add(struct sym_ranges *r, uint64_t start, uint64_t end)
@@ -34,14 +36,8 @@ int sym_ranges_contains(const struct sym_ranges *r, uint64_t addr)
 {
 	/* Ranges may overlap (a function inside a mapping); find the last range
 	 * starting at or before addr, then look back over overlapping ones. */
-	size_t lo = 0, hi = r->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	_Static_assert(offsetof(struct sym_range, start) == 0, "core_search's key comes first");
+	size_t lo = core_count_at_or_below(r->v, r->n, sizeof(r->v[0]), addr);
 	for (size_t i = lo; i-- > 0;) {
 		if (addr < r->v[i].end)
 			return 1;

@@ -15,11 +15,7 @@ static char err[512];
 static int parse(const char *const *args)
 {
 	char *argv[32];
-	int argc = 0;
-	argv[argc++] = (char *)"jeattach";
-	for (; *args; args++)
-		argv[argc++] = (char *)*args;
-	argv[argc] = NULL;
+	int argc = check_argv(args, argv);
 	err[0] = 0;
 	options_free(&o); /* the previous parse's plan */
 	return options_parse(argc, argv, &o, err, sizeof(err));

@@ -17,11 +17,7 @@ static char err[512];
 static int build(const char *const *args)
 {
 	char *argv[32];
-	int argc = 0;
-	argv[argc++] = (char *)"jeattach";
-	for (; *args; args++)
-		argv[argc++] = (char *)*args;
-	argv[argc] = NULL;
+	int argc = check_argv(args, argv);
 	err[0] = 0;
 	plan_free(&p);
 	options_free(&o);

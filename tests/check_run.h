@@ -17,4 +17,16 @@ static inline int check_run(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* A command line for the parsers: "jeattach", then args (NULL-ended; at
+ * most 30). Returns argc; argv[argc] is NULL. */
+static inline int check_argv(const char *const *args, char **argv)
+{
+	int argc = 0;
+	argv[argc++] = (char *)"jeattach";
+	for (; *args && argc < 31; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return argc;
+}
+
 #endif

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* libcore, the shared core of jeattach and libjeheap: growth, bounded
+ * reads, maps lines, the search, the opener's identity check, the ELF
+ * reader (on this very test program). */
+#include "config.h"
+
+#include <check.h>
+#include "check_run.h"
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "core_elf.h"
+#include "core_grow.h"
+#include "core_maps.h"
+#include "core_open.h"
+#include "core_read.h"
+#include "core_search.h"
+
+START_TEST(grow)
+{
+	int *v = NULL;
+	size_t cap = 0;
+	ck_assert_int_eq(CORE_GROW(&v, &cap, 1), 0);
+	ck_assert_uint_ge(cap, 1);
+	ck_assert_int_eq(CORE_GROW(&v, &cap, 1000), 0);
+	ck_assert_uint_ge(cap, 1000);
+	for (int i = 0; i < 1000; i++)
+		v[i] = i;
+	size_t before = cap;
+	ck_assert_int_eq(CORE_GROW(&v, &cap, 10), 0); /* never shrinks */
+	ck_assert_uint_eq(cap, before);
+	ck_assert_int_eq(v[999], 999);
+	/* An absurd size fails cleanly, leaving the array as it was. */
+	ck_assert_int_eq(core_grow((void **)&v, &cap, SIZE_MAX / 2, sizeof(int)), -ENOMEM);
+	ck_assert_uint_eq(cap, before);
+	ck_assert_int_eq(v[999], 999);
+	free(v);
+}
+END_TEST
+
+START_TEST(grow_zeroed)
+{
+	long *v = NULL;
+	size_t cap = 0;
+	ck_assert_int_eq(core_grow_zeroed((void **)&v, &cap, 3, sizeof(long)), 0);
+	for (size_t i = 0; i < cap; i++)
+		ck_assert_int_eq(v[i], 0);
+	v[0] = 7;
+	size_t had = cap;
+	ck_assert_int_eq(core_grow_zeroed((void **)&v, &cap, had + 1, sizeof(long)), 0);
+	ck_assert_int_eq(v[0], 7);
+	for (size_t i = had; i < cap; i++)
+		ck_assert_int_eq(v[i], 0);
+	free(v);
+}
+END_TEST
+
+START_TEST(read_bounded)
+{
+	char path[] = "/tmp/check_core.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	char block[1000];
+	memset(block, 'x', sizeof(block));
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(write(fd, block, sizeof(block)), sizeof(block));
+	close(fd);
+	char *text;
+	size_t len;
+	ck_assert_int_eq(core_read_file(path, 100000, &text, &len), 0);
+	ck_assert_uint_eq(len, 100000);
+	ck_assert_int_eq(text[len], 0);
+	free(text);
+	/* One byte over the ceiling: refused, nothing returned. */
+	text = NULL;
+	ck_assert_int_eq(core_read_file(path, 99999, &text, &len), -EFBIG);
+	ck_assert_ptr_null(text);
+	unlink(path);
+	ck_assert_int_eq(core_read_file(path, 10, &text, NULL), -ENOENT);
+	/* /proc files report size 0; the text is there all the same. */
+	ck_assert_int_eq(core_read_file("/proc/self/status", CORE_READ_PROC_MAX, &text, &len), 0);
+	ck_assert_ptr_nonnull(strstr(text, "Tgid:"));
+	free(text);
+}
+END_TEST
+
+static int count_lines(const struct core_maps_line *m, void *arg)
+{
+	(void)m;
+	++*(int *)arg;
+	return 0;
+}
+
+START_TEST(maps_lines)
+{
+	struct core_maps_line m;
+	ck_assert_int_eq(core_maps_parse_line("7f00-7f80 r-xp 00001000 fd:01 1234   /usr/lib/a b.so "
+					      "(deleted)\n",
+					      &m),
+			 0);
+	ck_assert_uint_eq(m.start, 0x7f00);
+	ck_assert_uint_eq(m.end, 0x7f80);
+	ck_assert_uint_eq(m.offset, 0x1000);
+	ck_assert_uint_eq(m.dev_major, 0xfd);
+	ck_assert_uint_eq(m.inode, 1234);
+	ck_assert(m.x && m.p && !m.w);
+	ck_assert(m.deleted);
+	ck_assert_int_eq((int)m.path_len, (int)strlen("/usr/lib/a b.so"));
+	ck_assert_int_eq(core_maps_parse_line("80-7f r-xp 0 0:0 0", &m), -1); /* end < start */
+	ck_assert_int_eq(core_maps_parse_line("garbage", &m), -1);
+	int n = 0;
+	core_maps_foreach("1-2 r--p 0 0:0 0\nnot a line\n3-4 r--p 0 0:0 0 [stack]", count_lines, &n);
+	ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+START_TEST(search)
+{
+	struct {
+		uint64_t key;
+		int payload;
+	} v[] = { { 10, 0 }, { 20, 1 }, { 20, 2 }, { 30, 3 } };
+	ck_assert_uint_eq(core_count_at_or_below(v, 4, sizeof(v[0]), 5), 0);
+	ck_assert_uint_eq(core_count_at_or_below(v, 4, sizeof(v[0]), 10), 1);
+	ck_assert_uint_eq(core_count_at_or_below(v, 4, sizeof(v[0]), 25), 3);
+	ck_assert_uint_eq(core_count_at_or_below(v, 4, sizeof(v[0]), 99), 4);
+	ck_assert_uint_eq(core_count_at_or_below(v, 0, sizeof(v[0]), 99), 0);
+}
+END_TEST
+
+/* This program's own mapping of its executable, from /proc/self/maps. */
+static int find_self(const struct core_maps_line *m, void *arg)
+{
+	struct core_maps_line *out = arg;
+	if (m->x && m->path_len && !strncmp(m->path, out->path, m->path_len)) {
+		*out = *m;
+		return 1;
+	}
+	return 0;
+}
+
+START_TEST(open_mapped)
+{
+	char exe[4096], *maps;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = 0;
+	ck_assert_int_eq(core_read_file("/proc/self/maps", CORE_READ_PROC_MAX, &maps, NULL), 0);
+	struct core_maps_line m = { .path = exe };
+	ck_assert_int_eq(core_maps_foreach(maps, find_self, &m), 1);
+	free(maps);
+	struct core_file_id id = { m.inode, m.dev_major, m.dev_minor };
+	/* By path (pid 0: no map_files), the right file. */
+	int fd = core_open_mapped(0, m.start, m.end, NULL, exe, &id);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(core_same_file(fd, &id));
+	close(fd);
+	/* Through map_files (root here), then by path under a root. */
+	fd = core_open_mapped(getpid(), m.start, m.end, "/proc/self/root", exe, &id);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* Another file at that path than the one mapped: refused. */
+	struct core_file_id other = { m.inode + 1, m.dev_major, m.dev_minor };
+	ck_assert_int_eq(core_open_mapped(0, m.start, m.end, NULL, exe, &other), -ESTALE);
+	ck_assert_int_eq(core_open_mapped(0, 0, 0, NULL, "/nonexistent/x", NULL), -ENOENT);
+}
+END_TEST
+
+void core_check_marker(void);
+void core_check_marker(void)
+{
+}
+
+START_TEST(elf_reader)
+{
+	struct core_elf *e;
+	ck_assert_int_eq(core_elf_open_path("/proc/self/exe", &e), 0);
+	ck_assert_int_eq(core_elf_class(e), ELFCLASS64);
+	struct core_elf_sym y;
+	ck_assert_int_eq(core_elf_lookup(e, "core_check_marker", CORE_ELF_BOTH, &y), 0);
+	ck_assert_uint_ne(y.value, 0);
+	ck_assert(!y.ifunc);
+	ck_assert_int_eq(core_elf_lookup(e, "no_such_function_here", CORE_ELF_BOTH, &y), -ENOENT);
+	uint64_t vaddr, off;
+	ck_assert_int_eq(core_elf_first_load(e, &vaddr, &off), 0);
+	ck_assert_int_eq(core_elf_segment(e, 0x12345678, &vaddr), -ENOENT);
+	const void *data;
+	size_t len;
+	ck_assert_int_eq(core_elf_section(e, ".text", &data, &len), 0);
+	ck_assert_uint_gt(len, 0);
+	ck_assert(core_elf_has_section(e, ".text"));
+	ck_assert(!core_elf_has_section(e, ".no_such_section"));
+	core_elf_close(e);
+	/* Not ELF: refused, descriptor taken either way. */
+	ck_assert_int_eq(core_elf_open_path("/proc/self/status", &e), -ENOEXEC);
+	char *junk = malloc(64);
+	memset(junk, 0x7f, 64);
+	ck_assert_int_eq(core_elf_open_memory(junk, 64, &e), -ENOEXEC);
+	core_elf_close(NULL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, grow);
+	tcase_add_test(tc, grow_zeroed);
+	tcase_add_test(tc, read_bounded);
+	tcase_add_test(tc, maps_lines);
+	tcase_add_test(tc, search);
+	tcase_add_test(tc, open_mapped);
+	tcase_add_test(tc, elf_reader);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
