@@ -3,6 +3,7 @@
 """Reproduce every figure in doc/benchmarks.md.
 
 bench/run.py BUILDDIR [--runs N] [--gdb-runs M] [--big] [--skip-attach] [--skip-heap]
+bench/run.py BUILDDIR --compare OLDBUILDDIR [--runs N] [--big]
 
 Attach: a busy 8-thread victim and a 1000-idle-thread victim (tests/targets/
 victim_dyn with a ticker thread that measures the longest gap between its
@@ -17,6 +18,11 @@ Heap: ../shared/bench/bigprof.c profiles (20,000 stacks; with --big also
 peak RSS, and jeheap's parsing throughput.
 
 Medians of all runs, with min and max; ratios to the peer from the same run.
+
+--compare: the same build before and after a change, in one run. Old and
+new jeattach take turns on the same victims (the order alternates run by
+run), and old and new jeheap on the same profiles: medians and new/old
+ratios, so a restructuring can show it made nothing slower.
 """
 import argparse, json, os, platform, re, signal, statistics, subprocess, sys, tempfile, time
 
@@ -115,10 +121,82 @@ def run_measured(cmd, stdout=subprocess.DEVNULL):
         raise SystemExit(f"{cmd} failed: {status}")
     return wall, ru.ru_maxrss * 1024
 
+def jeheap_of(build):
+    """jeheap's place in a build tree (src/ before the layout of 2026-11)."""
+    for rel in ("jeheap/jeheap", "src/jeheap"):
+        if os.path.exists(os.path.join(build, rel)):
+            return os.path.join(build, rel)
+    raise SystemExit(f"no jeheap in {build}")
+
+def make_profiles(big):
+    """bigprof.c's profiles: [(stacks, path)], and the directory to remove."""
+    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench")
+    src = os.path.join(shared, "bigprof.c")
+    if not os.path.exists(src):
+        return None, None, None
+    work = tempfile.mkdtemp(prefix="bench-heap-")
+    exe = os.path.join(work, "bigprof")
+    subprocess.run(["cc", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls",
+                    "-o", exe, src, "-ljemalloc"], check=True)
+    heaps = []
+    for n, depth in [(20000, 8)] + ([(200000, 10)] if big else []):
+        heap = os.path.join(work, f"big{n}.heap")
+        env = dict(os.environ, MALLOC_CONF="prof:true,lg_prof_sample:0")
+        subprocess.run([exe, str(n), str(depth), heap], check=True, env=env)
+        heaps.append((n, heap))
+    return work, exe, heaps
+
+def bench_compare(new, old, runs, big):
+    builds = (("old", old), ("new", new))
+    print("\n| victim | operation | old: longest stop, us | new | new/old | old: wall, us | new | new/old |")
+    print("|---|---|---|---|---|---|---|---|")
+    for kind, args in (("busy, 8 threads", ["-b", "8", "-t"]),
+                       ("idle, 1000 threads", ["-b", "0", "-i", "1000", "-t"])):
+        for op in ("status", "activate"):
+            v = Victim(new, args)
+            holds = {"old": [], "new": []}
+            walls = {"old": [], "new": []}
+            for i in range(runs):
+                action = "--status" if op == "status" else ("--activate" if i % 2 == 0 else "--deactivate")
+                for tag, build in (builds if i % 2 == 0 else builds[::-1]):
+                    r, wall = timed([f"{build}/src/jeattach", "-p", str(v.pid), action, "--json",
+                                     "--timeout", "10"])
+                    if r.returncode != 0:
+                        raise SystemExit(f"{tag} jeattach failed: {r.stderr}")
+                    holds[tag].append(json.loads(r.stdout)["hold_us_max"])
+                    walls[tag].append(wall)
+            rep = v.finish()
+            if not rep or rep != (0, 0, 0, 0):
+                raise SystemExit(f"victim not clean after {op}: {rep}")
+            ho, hn, wo, wn = (med(holds["old"]), med(holds["new"]), med(walls["old"]),
+                              med(walls["new"]))
+            print(f"| {kind} | {op} | {ho:.0f} | {hn:.0f} | {hn / ho:.2f} | {wo:.0f} | {wn:.0f} "
+                  f"| {wn / wo:.2f} |")
+    work, _, heaps = make_profiles(big)
+    if not heaps:
+        print("\nbigprof.c not found next to the repository (../shared/bench): jeheap skipped")
+        return
+    print("\n| profile | command | old wall, s | new | new/old | old peak RSS, MB | new |")
+    print("|---|---|---|---|---|---|---|")
+    for n, heap in heaps:
+        for name, cmd in (("top", ["top", heap]), ("flame", ["flame", "-o", "/dev/null", heap]),
+                          ("pprof", ["pprof", "-o", "/dev/null", heap])):
+            t = {"old": [], "new": []}
+            rss = {"old": 0, "new": 0}
+            for i in range(runs):
+                for tag, build in (builds if i % 2 == 0 else builds[::-1]):
+                    w, r = run_measured([jeheap_of(build)] + cmd)
+                    t[tag].append(w)
+                    rss[tag] = max(rss[tag], r)
+            to, tn = med(t["old"]), med(t["new"])
+            print(f"| {n:,} stacks | {name} | {to:.3f} | {tn:.3f} | {tn / to:.2f} | "
+                  f"{rss['old'] / 1e6:.0f} | {rss['new'] / 1e6:.0f} |")
+    subprocess.run(["rm", "-rf", work])
+
 def bench_writers(build, exe, heap, n, size, runs, out2):
     """The other views and writers on the same profile; jeprof --lines as the
     peer of --lines (once: it runs addr2line over every address)."""
-    jeheap = f"{build}/jeheap/jeheap"
+    jeheap = jeheap_of(build)
     cmds = [("top --lines", [jeheap, "top", "--lines", heap]),
             ("collapsed", [jeheap, "collapsed", heap]),
             ("flame", [jeheap, "flame", "-o", "/dev/null", heap]),
@@ -136,22 +214,13 @@ def bench_writers(build, exe, heap, n, size, runs, out2):
                     f"{rss / 1e6:.0f} MB | {peer} |")
 
 def bench_heap(build, big, runs, out, out2):
-    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench")
-    src = os.path.join(shared, "bigprof.c")
-    if not os.path.exists(src):
+    work, exe, heaps = make_profiles(big)
+    if not heaps:
         out.append("bigprof.c not found next to the repository (../shared/bench): heap benchmark skipped")
         return
-    work = tempfile.mkdtemp(prefix="bench-heap-")
-    exe = os.path.join(work, "bigprof")
-    subprocess.run(["cc", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls",
-                    "-o", exe, src, "-ljemalloc"], check=True)
-    sizes = [(20000, 8)] + ([(200000, 10)] if big else [])
-    for n, depth in sizes:
-        heap = os.path.join(work, f"big{n}.heap")
-        env = dict(os.environ, MALLOC_CONF="prof:true,lg_prof_sample:0")
-        subprocess.run([exe, str(n), str(depth), heap], check=True, env=env)
+    for n, heap in heaps:
         size = os.path.getsize(heap)
-        jh = [run_measured([f"{build}/jeheap/jeheap", "top", heap]) for _ in range(runs)]
+        jh = [run_measured([jeheap_of(build), "top", heap]) for _ in range(runs)]
         jp_runs = 3 if n <= 20000 else 1
         jp = [run_measured(["jeprof", "--text", exe, heap]) for _ in range(jp_runs)]
         jt, jr = med([w for w, _ in jh]), max(r for _, r in jh)
@@ -170,9 +239,13 @@ def main():
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--skip-attach", action="store_true")
     ap.add_argument("--skip-heap", action="store_true")
+    ap.add_argument("--compare", metavar="OLDBUILD")
     a = ap.parse_args()
     print(f"# bench/run.py {' '.join(sys.argv[1:])}")
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M')}")
+    if a.compare:
+        bench_compare(a.build, a.compare, a.runs, a.big)
+        return
     if not a.skip_attach:
         results = []
         bench_attach(a.build, "busy, 8 threads", ["-b", "8", "-t"], a.runs, a.gdb_runs, results)
