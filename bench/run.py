@@ -146,8 +146,14 @@ def make_profiles(big):
         heaps.append((n, heap))
     return work, exe, heaps
 
-def bench_compare(new, old, runs, big):
+def bench_compare(new, old, runs, big, attach=True, heap=True):
     builds = (("old", old), ("new", new))
+    if attach:
+        compare_attach(new, builds, runs)
+    if heap:
+        compare_heap(builds, runs, big)
+
+def compare_attach(new, builds, runs):
     print("\n| victim | operation | old: longest stop, us | new | new/old | old: wall, us | new | new/old |")
     print("|---|---|---|---|---|---|---|---|")
     for kind, args in (("busy, 8 threads", ["-b", "8", "-t"]),
@@ -172,6 +178,8 @@ def bench_compare(new, old, runs, big):
                               med(walls["new"]))
             print(f"| {kind} | {op} | {ho:.0f} | {hn:.0f} | {hn / ho:.2f} | {wo:.0f} | {wn:.0f} "
                   f"| {wn / wo:.2f} |")
+
+def compare_heap(builds, runs, big):
     work, _, heaps = make_profiles(big)
     if not heaps:
         print("\nbigprof.c not found next to the repository (../shared/bench): jeheap skipped")
@@ -244,7 +252,7 @@ def main():
     print(f"# bench/run.py {' '.join(sys.argv[1:])}")
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M')}")
     if a.compare:
-        bench_compare(a.build, a.compare, a.runs, a.big)
+        bench_compare(a.build, a.compare, a.runs, a.big, not a.skip_attach, not a.skip_heap)
         return
     if not a.skip_attach:
         results = []
