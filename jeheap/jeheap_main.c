@@ -279,7 +279,7 @@ static int parse_options(int argc, char **argv, struct args *a)
 		case O_VERSION:
 			printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
 			       "C++ demangling: %s)\n",
-			       PACKAGE_VERSION, JEHEAP_VERSION_STRING, HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
+			       PACKAGE_VERSION, jeheap_version(), HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
 			return 0;
 		case ':':
 			fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
