@@ -51,6 +51,34 @@ static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix
 	return !prefix->is_null && !out->prof_prefix ? -ENOMEM : 0;
 }
 
+/* The name memfd_create gave (memfd_create(2): "/memfd:NAME", and the
+ * kernel's " (deleted)" since it has no link). */
+#define DUMP_MEMFD_NAME "jeattach-dump"
+#define DUMP_MEMFD_LINK "/memfd:" DUMP_MEMFD_NAME " (deleted)"
+
+static enum je_exit open_own_handle(struct target *t, struct act_result *r, const char *doing,
+				    long fd)
+{
+	char path[64], link[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)t->pid, fd);
+	/* O_NONBLOCK: whatever is there, opening it must not wait (a FIFO). */
+	r->dump.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (r->dump.fd < 0)
+		return act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open %s: %s", doing, path,
+				strerror(errno));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->dump.fd);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = 0;
+	if (fstat(r->dump.fd, &st) || !S_ISREG(st.st_mode) || strcmp(link, DUMP_MEMFD_LINK))
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: descriptor %ld of the target is not the memfd jeattach just made "
+				"there (it is %s): another thread of the process replaced it; "
+				"nothing was dumped",
+				doing, fd, link[0] ? link : "unreadable");
+	return JE_EXIT_OK;
+}
+
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -69,7 +97,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 
 	/* 1. An anonymous file in the target. */
 	long fd;
-	if ((e = rproc_memfd(t, "jeattach-dump", &fd)))
+	if ((e = rproc_memfd(t, DUMP_MEMFD_NAME, &fd)))
 		return act_transport_error(t, r, doing, e);
 	if (fd < 0)
 		return act_fail(r, JE_EXIT_UNSAFE,
@@ -77,7 +105,14 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 				"old kernel (< 3.17) forbids it",
 				doing, strerror((int)-fd));
 
-	/* 2. jemalloc writes the profile into it. */
+	/* 2. Our own handle on it, before jemalloc writes: the CLI shows the
+	 * dump's progress from its size, and it is checked to be the memfd
+	 * just made (the target's other threads run on and could put another
+	 * file at that descriptor number). */
+	if ((c = open_own_handle(t, r, doing, fd)))
+		goto close_remote;
+
+	/* 3. jemalloc writes the profile into it. */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
 	struct rctl_value newv = { .type = RCTL_STRING };
@@ -85,6 +120,15 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	pt_usec_t t0 = pt_now_us();
 	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
 	r->dump.us = pt_now_us() - t0;
+	if (e == -JE_ERR_LEFT) {
+		struct stat st;
+		c = act_fail(r, JE_EXIT_INTERNAL,
+			     "%s: interrupted while jemalloc wrote the profile (%lld bytes so far); "
+			     "jemalloc finishes it in the target, whose thread then restores itself; "
+			     "the dump's memfd stays open there as descriptor %ld",
+			     doing, fstat(r->dump.fd, &st) ? -1LL : (long long)st.st_size, fd);
+		goto close_remote;
+	}
 	if (e) {
 		c = act_transport_error(t, r, doing, e);
 		goto close_remote;
@@ -110,14 +154,6 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 					    : "");
 		goto close_remote;
 	}
-
-	/* 3. Our own handle on it, before the target's descriptor goes away. */
-	char ours[64];
-	snprintf(ours, sizeof(ours), "/proc/%d/fd/%ld", (int)t->pid, fd);
-	r->dump.fd = open(ours, O_RDONLY | O_CLOEXEC);
-	if (r->dump.fd < 0)
-		c = act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open %s: %s", doing, ours,
-			     strerror(errno));
 close_remote:
 	/* 4. Nothing left in the target: its descriptor table is as found. */
 	long closed;

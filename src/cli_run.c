@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli_diag.h"
@@ -74,6 +76,46 @@ static int target_settled_alive(const struct target *t)
 	return target_alive(t);
 }
 
+int cli_pending_signal(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t p;
+	sigpending(&p);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(&p, sigs[i]))
+			return sigs[i];
+	return 0;
+}
+
+/* rcall's progress hook: a call has run for elapsed_us. Once a second, on
+ * a terminal (or with -v), say how long and, for a dump, how much jemalloc
+ * has written; ask to leave when the user sent SIGINT, SIGTERM or SIGHUP.
+ * A call that is not crash-safe cannot be left (the thread would return
+ * into the trap address with no one to catch it): say so once. */
+static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
+{
+	struct cli_run *run = arg;
+	const struct act_result *r = &run->res[run->current];
+	int leave = cli_pending_signal() != 0;
+	int64_t s = elapsed_us / 1000000;
+	if (s >= 1 && s != run->progress_s && (run->verbose || isatty(STDERR_FILENO))) {
+		struct stat st;
+		char bytes[64] = "";
+		if (r->dump.fd >= 0 && !fstat(r->dump.fd, &st))
+			snprintf(bytes, sizeof(bytes), ", %.1f MB written", (double)st.st_size / 1e6);
+		fprintf(stderr, "jeattach: %d: %s running for %lld s%s\n", (int)run->pid, r->action,
+			(long long)s, bytes);
+		run->progress_s = s;
+	}
+	if (leave && !can_leave && !run->said_cannot_leave) {
+		fprintf(stderr, "jeattach: %d: cannot leave before the call ends: it is not crash-safe "
+				"here, and the thread would die of it; waiting\n",
+			(int)run->pid);
+		run->said_cannot_leave = 1;
+	}
+	return leave;
+}
+
 enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
 {
 	struct target *t = &run->t;
@@ -102,6 +144,8 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 		e = rcall_prepare(t, &ro);
 		if (!e)
 			e = rproc_prepare(t, needs);
+		run->verbose = o->verbose;
+		rcall_set_progress(t, on_progress, run);
 	}
 	if (e)
 		return stage_error(run, o, JE_AT_LOCATE, e);
@@ -133,6 +177,8 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
 	for (int i = seg->first; i < seg->last; i++) {
 		struct act_result *r = &run->res[i];
 		narrate(o, run->pid, "%s", r->action);
+		run->current = i;
+		run->progress_s = 0;
 		if (act_run(t, &run->sess, &run->plan->steps[i], r) != JE_EXIT_OK)
 			return fail(run, r->code, "%s", r->msg);
 	}

@@ -21,7 +21,15 @@ struct cli_run {
 	enum je_exit code;        /* the target's outcome */
 	char msg[1024];           /* "what happened: why; what to do" if not OK */
 	pt_usec_t start, wall_us;
+	int verbose;              /* -v: progress also when stderr is no terminal */
+	int current;              /* the step running now */
+	int64_t progress_s;       /* the last second of a running call said */
+	int said_cannot_leave;
 };
+
+/* SIGINT, SIGTERM or SIGHUP, when one is pending (they are blocked for the
+ * whole run: main.c), else 0. */
+int cli_pending_signal(void);
 
 /* Open the target and find jemalloc, for plan p (kept until cli_run_close). */
 enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p);

@@ -80,9 +80,9 @@ static const struct row {
 	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
 
 	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: the process exited" },
-	{ JE_AT_CALL, ETIMEDOUT, ALWAYS, JE_EXIT_TIMEOUT,
-	  "{doing}: no answer before the timeout ({why|the target is busy}); retry with a "
-	  "larger --timeout" },
+	{ JE_AT_CALL, JE_ERR_LEFT, ALWAYS, JE_EXIT_INTERNAL,
+	  "{doing}: interrupted while the call ran; it goes on in the target, whose thread "
+	  "finishes it and restores itself{:why}" },
 	{ JE_AT_CALL, JE_ERR_SECCOMP, ALWAYS, JE_EXIT_UNSAFE,
 	  "{doing}: the target's seccomp filter forbids a system call jemalloc makes ({why}); "
 	  "the call was undone, nothing was changed" },

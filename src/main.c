@@ -93,16 +93,6 @@ static int wait_interruptibly(const sigset_t *fatal, int64_t us)
 	}
 }
 
-static int pending_fatal(const sigset_t *fatal)
-{
-	sigset_t p;
-	sigpending(&p);
-	for (int sig = 1; sig < 32; sig++)
-		if (sig != SIGPIPE && sigismember(fatal, sig) && sigismember(&p, sig))
-			return sig;
-	return 0;
-}
-
 /* One run of jeattach: what main's steps share. */
 struct invocation {
 	struct options o;
@@ -178,7 +168,7 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 {
 	for (int k = 0; k < in->o.npids; k++) {
 		if (!in->interrupted)
-			in->interrupted = pending_fatal(&in->fatal);
+			in->interrupted = cli_pending_signal();
 		/* Once interrupted, only what puts a target back (the end of
 		 * a --for that started) still runs. */
 		if (in->interrupted && in->runs[k].sess.prev_active < 0)
@@ -233,6 +223,10 @@ static int run_plan(struct invocation *in)
 		else
 			wait_segment(in, seg);
 	}
+	/* One that came during the last hold (it may have made jeattach leave
+	 * a running call) still decides the exit code. */
+	if (!in->interrupted)
+		in->interrupted = cli_pending_signal();
 	return GO_ON;
 }
 

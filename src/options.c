@@ -109,7 +109,8 @@ static const struct options_row rows[] = {
 		  "thread at a safe point)" },
 	{ .name = "timeout", .id = O_TIMEOUT, .section = OPTIONS, .take = take_attach,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "SECONDS",
-	  .help = "per target and hold (default 5)" },
+	  .help = "to find a thread to hold (default 5); a started call\n"
+		  "is never cut off" },
 	{ .name = "json", .id = O_JSON, .section = OPTIONS, .take = take_output,
 	  .help = "one JSON object per target, on one line" },
 	{ .name = "verbose", .letter = 'v', .id = 'v', .section = OPTIONS, .take = take_output,

@@ -18,9 +18,6 @@
 #include "errors.h"
 #include "rcall_internal.h"
 
-/* How long a started call may run past --timeout before it is abandoned. */
-#define CALL_GRACE_US 1000000
-
 /* si_code of a seccomp SECCOMP_RET_TRAP SIGSYS (include/uapi/asm-generic/
  * siginfo.h); glibc's headers do not name it. */
 #ifndef SYS_SECCOMP
@@ -121,17 +118,38 @@ static int resume(pid_t tid, enum run_mode mode, int sig)
 	}
 }
 
-/* Stuck past the deadline and its grace (a lock held elsewhere forever?):
- * stop the thread so that release can put the original state back. */
-static int abandon_call(struct target *t, pid_t tid)
+/* Leave while a crash-safe call runs (the user asked: SIGINT, SIGTERM).
+ * The call ends in rt_sigreturn from a frame holding the thread's own
+ * registers, FP state and mask, so the thread finishes it and restores
+ * itself with no tracer; cutting it off instead would leave whatever lock
+ * the callee holds (jemalloc's dump lock) taken forever. PTRACE_DETACH
+ * needs a stopped tracee: interrupt, take the next stop, let go, giving a
+ * signal that stop was delivering back. The scratch bytes and errno are
+ * the running call's now: they are not written back. */
+static int leave_call(struct target *t, pid_t tid, int stopped)
 {
+	struct rcall_hold *h = t->rc->hold;
+	int status, sig = 0;
+	h->left = 1;
+	if (stopped) { /* at a syscall stop of the callee: nothing to give back */
+		pt_detach(tid, 0);
+		goto out;
+	}
 	pt_interrupt(tid);
-	int status;
-	if (pt_wait(tid, pt_now_us() + 1000000, &status) == 0 && !WIFSTOPPED(status))
-		return -ESRCH;
-	target_why(t, "the injected call did not return in time and was abandoned "
-		      "(a lock it took may stay held; jemalloc's dump lock, if so)");
-	return -ETIMEDOUT;
+	for (;;) {
+		int e = pt_wait(tid, pt_now_us() + 1000000, &status);
+		if (e || !WIFSTOPPED(status))
+			break; /* gone, or not stopping: the kernel detaches at our exit */
+		int event = status >> 16;
+		sig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_STOP || sig == (SIGTRAP | 0x80))
+			sig = 0; /* our interrupt, or a syscall stop: nothing to give back */
+		pt_detach(tid, sig);
+		break;
+	}
+out:
+	target_why(t, "its thread %d finishes the call and restores itself", (int)tid);
+	return -JE_ERR_LEFT;
 }
 
 /* A fault signal stopped the injected code. 0: answered, resume without
@@ -172,6 +190,19 @@ static int on_fault(struct target *t, int sig)
 	return 1;
 }
 
+/* A running call's tick (every RCALL_TICK_US, whether the thread is
+ * running or stopped at one of its syscalls): tell the progress hook; 1 if
+ * it asks to leave and the call can be left (RUN_SYSCALL: a crash-safe call,
+ * it ends in rt_sigreturn). */
+static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t *next)
+{
+	const struct rcall_ctx *c = t->rc;
+	int can_leave = mode == RUN_SYSCALL;
+	*next = pt_now_us() + RCALL_TICK_US;
+	return c->progress && c->progress(c->progress_arg, pt_now_us() - start, can_leave) &&
+	       can_leave;
+}
+
 /* Decides whether a stop ends the call: 1 yes, 0 no (resume), <0 error. */
 typedef int (*stop_check)(struct target *t, int sig, void *arg);
 
@@ -185,15 +216,11 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	struct rcall_ctx *c = t->rc;
 	struct rcall_hold *h = c->hold;
 	pid_t tid = h->tid;
-	/* Never start a call after the deadline: one that is started is
-	 * given at least CALL_GRACE_US to finish, because abandoning it midway
-	 * could leave a jemalloc lock held by this thread forever. */
-	pt_usec_t now = pt_now_us();
-	if (now >= c->deadline) {
-		target_why(t, "the timeout passed before the call could start");
-		return -ETIMEDOUT;
-	}
-	pt_usec_t until = c->deadline > now + CALL_GRACE_US ? c->deadline : now + CALL_GRACE_US;
+	/* No deadline here: --timeout bounded finding the thread (rcall_hold);
+	 * a call that has started runs to its end, however long it takes. */
+	if (h->left)
+		return -JE_ERR_LEFT;
+	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
 	h->dirty = 1;
 	int e = pt_set_sigmask(tid, ~0ULL);
 	if (!e)
@@ -205,9 +232,13 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		if (e)
 			return e;
 		int status;
-		e = pt_wait(tid, until, &status);
-		if (e == -ETIMEDOUT)
-			return abandon_call(t, tid);
+		e = pt_wait(tid, next_tick, &status);
+		if (e == -ETIMEDOUT) { /* still running */
+			if (tick(t, mode, start, &next_tick))
+				return leave_call(t, tid, 0);
+			e = 0;
+			continue;
+		}
 		if (e)
 			return e == -ECHILD ? -ESRCH : e;
 		if (!WIFSTOPPED(status))
@@ -232,6 +263,10 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		if (done)
 			return 0;
 		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */
+			/* A dump's writes stop here every few milliseconds: the
+			 * tick must come between them too. */
+			if (pt_now_us() >= next_tick && tick(t, mode, start, &next_tick))
+				return leave_call(t, tid, 1);
 			e = resume(tid, mode, 0);
 			continue;
 		}

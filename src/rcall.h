@@ -33,15 +33,29 @@ struct rcall_timing {
  * errno, the crash-safe return path) and make the context. No thread is
  * stopped. */
 int rcall_prepare(struct target *t, const struct rcall_opts *o);
-/* Holds started after deadline fail with -ETIMEDOUT; a started call runs on. */
+/* Finding a thread to hold gives up at deadline (-ETIMEDOUT). A held
+ * thread's calls are not bounded by it: a call that has started is never cut
+ * off (abandoning prof.dump mid-way left jemalloc's dump lock taken, and
+ * every sampled allocation of the process blocked on it forever). */
 void rcall_set_deadline(struct target *t, pt_usec_t deadline);
+
+/* Called about every RCALL_TICK_US while a call runs: elapsed is how long
+ * it has run; can_leave tells whether the call is crash-safe (it ends in
+ * rt_sigreturn, so the thread finishes it and restores itself without
+ * jeattach). A non-zero return asks to leave: a crash-safe call is then let
+ * go (the call returns -JE_ERR_LEFT); any other call is waited for. */
+#define RCALL_TICK_US 250000
+typedef int (*rcall_progress_fn)(void *arg, int64_t elapsed_us, int can_leave);
+void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg);
 
 /* Hold one thread at a safe point (rcall_hold.c, rcall_safepoint.c). */
 int rcall_hold(struct target *t);
 
 /* Call fn(args...) in the held thread; *ret gets its return value. An
  * injected call that faults returns -JE_ERR_FAULT (nothing is delivered to
- * the target; rcall_fault_signal tells which signal). */
+ * the target; rcall_fault_signal tells which signal); one that was left
+ * running at the progress hook's request returns -JE_ERR_LEFT, and so does
+ * every call after it in the same hold. */
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret);
 /* Make system call nr in the held thread; *ret gets the raw result (-errno
  * on failure, as the kernel returns it). No libc involved, errno untouched. */

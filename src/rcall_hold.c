@@ -289,6 +289,19 @@ int rcall_hold(struct target *t)
 	return -ETIMEDOUT;
 }
 
+/* The hold is over: count it for --json's timings, and forget it. */
+static void end_hold(struct rcall_ctx *c, struct rcall_hold *h, int crash_safe)
+{
+	int64_t held = pt_now_us() - h->since;
+	if (held > c->timing.us_max)
+		c->timing.us_max = held;
+	c->timing.us_total += held;
+	c->timing.holds++;
+	c->timing.crash_safe_holds += crash_safe;
+	c->hold = NULL;
+	drop_hold(h);
+}
+
 /* Undo in reverse order of save_thread; a failing step does not stop the
  * others. Registers go back with their original orig_rax and -ERESTART* rax,
  * so the kernel restarts an interrupted syscall as it would have anyway
@@ -300,6 +313,12 @@ int rcall_release(struct target *t)
 	if (!h)
 		return 0;
 	int first = 0, e;
+	if (h->left) {
+		/* Let go during a crash-safe call: the thread restores itself
+		 * when the call ends; nothing here is ours to write any more. */
+		end_hold(c, h, 1);
+		return 0;
+	}
 	if (h->errno_addr && (e = pt_write(t->pid, h->errno_addr, &h->errno_val,
 					   sizeof(h->errno_val))) && !first)
 		first = e;
@@ -325,13 +344,6 @@ int rcall_release(struct target *t)
 	 * is in effect): a stopped process stays stopped. */
 	if ((e = pt_detach(h->tid, 0)) && !first)
 		first = e;
-	int64_t held = pt_now_us() - h->since;
-	if (held > c->timing.us_max)
-		c->timing.us_max = held;
-	c->timing.us_total += held;
-	c->timing.holds++;
-	c->timing.crash_safe_holds += rcall_crash_safe(t);
-	c->hold = NULL;
-	drop_hold(h);
+	end_hold(c, h, rcall_crash_safe(t));
 	return first;
 }

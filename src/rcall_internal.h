@@ -35,6 +35,7 @@ struct rcall_hold {
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
+	int left;               /* let go while a crash-safe call ran: it is the thread's now */
 };
 
 struct rcall_ctx {
@@ -49,7 +50,9 @@ struct rcall_ctx {
 	void *unwind_tables;     /* unwind tables found so far (rcall_safepoint.c) */
 	struct rcall_hold *hold; /* non-NULL while a thread is held */
 	pid_t only_tid;          /* borrow this thread only (--tid) */
-	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant */
+	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
+	rcall_progress_fn progress;
+	void *progress_arg;
 	struct rcall_timing timing;
 };
 

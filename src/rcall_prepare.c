@@ -48,6 +48,14 @@ void rcall_set_deadline(struct target *t, pt_usec_t deadline)
 		t->rc->deadline = deadline;
 }
 
+void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg)
+{
+	if (t->rc) {
+		t->rc->progress = fn;
+		t->rc->progress_arg = arg;
+	}
+}
+
 void rcall_timing(const struct target *t, struct rcall_timing *out)
 {
 	static const struct rcall_timing none;

@@ -55,7 +55,8 @@ start_victim_env() {
 	i=0
 	while ! grep -q '^ready' "$out" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -gt 200 ] && fail "victim $name did not start: $(cat "$out")"
+		# START_SECONDS: a victim that builds a large heap first.
+		[ $i -gt $((${START_SECONDS:-10} * 20)) ] && fail "victim $name did not start: $(cat "$out")"
 		sleep 0.05
 	done
 	eval "$name=$pid"

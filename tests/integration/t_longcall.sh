@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# A call that has started is never cut off. --timeout bounds finding a safe
+# thread and starting; a prof.dump that runs longer than that is waited for.
+# Abandoning it mid-way left jemalloc's dump lock taken: every sampled
+# allocation of the target blocked forever, a second dump failed, and a
+# process started with prof_final:true hung in exit().
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+# iters VICTIM-OUT PID: the victim's allocation rounds so far.
+iters() {
+	before=$(grep -c '^iters=' "$1")
+	kill -USR2 "$2"
+	i=0
+	while [ "$(grep -c '^iters=' "$1")" = "$before" ]; do
+		i=$((i + 1)); [ $i -gt 100 ] && fail "victim did not answer SIGUSR2"
+		sleep 0.05
+	done
+	sed -n 's/^iters=//p' "$1" | tail -1
+}
+
+START_SECONDS=60 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0,prof_final:true,prof_prefix:$WORK/final" \
+	"$TARGETS/victim_bigprof" -n 131072
+t0=$(date +%s%N)
+expect_rc 0 "$JEATTACH" -p "$big" --dump "$WORK/a.heap" --timeout 0.05 --json
+t1=$(date +%s%N)
+stacks=$(grep -c '^@' "$WORK/a.heap")
+[ "$stacks" -ge 131072 ] || fail "a whole profile was expected, got $stacks stacks"
+dump_ms=$(( (t1 - t0) / 1000000 ))
+pass "a ${dump_ms} ms dump outlived --timeout 0.05 and was kept ($stacks stacks)"
+
+# The target still allocates (its dump lock is free)...
+a=$(iters "$big_out" "$big"); sleep 1; b=$(iters "$big_out" "$big")
+[ "$b" -gt "$a" ] || fail "the target stopped allocating after the dump: $a -> $b"
+pass "the target allocates on ($a -> $b rounds)"
+# ...a second dump works...
+expect_rc 0 "$JEATTACH" -p "$big" --dump "$WORK/b.heap" --timeout 0.05
+grep -q '^@' "$WORK/b.heap" || fail "the second dump is empty"
+# ...and nothing of jeattach's stays in it: no memfd, no jemalloc file.
+ls -l "/proc/$big/fd" | grep -q 'memfd:jeattach' && fail "a memfd stayed in the target"
+pass "second dump; no descriptor left in the target"
+
+# exit() with prof_final:true dumps again: it must not hang on a lock.
+kill -USR1 "$big"
+i=0
+while kill -0 "$big" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 600 ] && fail "the target hangs in exit() (prof_final's dump)"
+	sleep 0.05
+done
+wait "$big"; rc=$?
+[ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$big_out")"
+ls "$WORK"/final.*.heap >/dev/null 2>&1 || fail "no prof_final dump"
+pass "the target exited 0 and wrote its final profile"
+
+# Leaving: SIGTERM while a long dump writes (2^19 stacks: jemalloc collects
+# for ~2.5 s, then writes ~250 MB for ~2.5 s, each write a syscall stop).
+# jeattach goes at once; the borrowed thread finishes the dump and restores
+# itself (the call ends in rt_sigreturn); what jeattach says stays behind
+# (the memfd) is all that does.
+START_SECONDS=120 start_victim_env big2 \
+	"MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
+	"$TARGETS/victim_bigprof" -n 524288
+"$JEATTACH" -p "$big2" --dump "$WORK/c.heap" -v >"$WORK/leave.out" 2>"$WORK/leave.err" &
+jp=$!
+i=0
+until grep -qE 'dump running for [0-9]+ s, ([1-9][0-9]*\.[0-9]|0\.[1-9]) MB written' \
+	"$WORK/leave.err"; do
+	i=$((i + 1)); [ $i -gt 1200 ] && fail "no progress line: $(cat "$WORK/leave.err")"
+	kill -0 "$jp" 2>/dev/null || fail "the dump ended before it could be interrupted"
+	sleep 0.05
+done
+kill -TERM "$jp"
+i=0
+while kill -0 "$jp" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 40 ] && fail "jeattach did not leave within 2 s of SIGTERM"
+	sleep 0.05
+done
+wait "$jp"; rc=$?
+[ "$rc" = 143 ] || fail "exit $rc after SIGTERM (wanted 128+15): $(cat "$WORK/leave.err")"
+grep -q 'interrupted while jemalloc wrote the profile' "$WORK/leave.err" ||
+	fail "no word of the running dump: $(cat "$WORK/leave.err")"
+[ -e "$WORK/c.heap" ] && fail "a partial profile was published"
+ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
+pass "left on SIGTERM (exit 143): $(grep -o 'memfd stays open there as descriptor [0-9]*' "$WORK/leave.err")"
+a=$(iters "$big2_out" "$big2"); sleep 1; b=$(iters "$big2_out" "$big2")
+[ "$b" -gt "$a" ] || fail "the target stopped allocating after jeattach left: $a -> $b"
+expect_rc 0 "$JEATTACH" -p "$big2" --dump "$WORK/d.heap" --timeout 10
+stacks=$(grep -c '^@' "$WORK/d.heap")
+[ "$stacks" -ge 524288 ] || fail "the next dump is not whole: $stacks stacks"
+rm -f "$WORK/d.heap"
+pass "the target went on ($a -> $b rounds) and dumps again ($stacks stacks)"
+kill -USR1 "$big2"
+i=0
+while kill -0 "$big2" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 1200 ] && fail "the target hangs in exit() after jeattach left"
+	sleep 0.05
+done
+wait "$big2"; rc=$?
+[ "$rc" = 0 ] || fail "the target exited $rc after jeattach left: $(cat "$big2_out")"
+pass "the target exited 0"

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* victim_bigprof: a process whose heap profile is large, so that
+ * jemalloc's prof.dump runs for a long time (seconds for 2^17 stacks and
+ * more), for the rule that a started call is never cut off.
+ *
+ * Before "ready <pid>" it keeps one live block from each of N distinct call
+ * stacks (-n N, default 2^17; a path of 17+ two-way branches picks the
+ * stack, so every block is its own sample with lg_prof_sample:0). Then a
+ * thread allocates and frees nonstop, counting rounds; SIGUSR2 prints
+ * "iters=N". If jemalloc's dump lock were left taken, every sampled
+ * allocation of that thread would block on it and the count would stop.
+ * SIGUSR1: frees everything, prints "report ok" and exits 0 through exit(),
+ * where a process started with prof_final:true dumps once more (and would
+ * hang forever on a lock left taken). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define DEPTH_MAX 30
+
+static void **blocks;
+static size_t nblocks;
+static atomic_ulong iters;
+
+/* Two functions per level: the bits of i choose the path, so N values of i
+ * give N distinct stacks. noinline and a use of the depth after the call
+ * keep the compiler from folding the recursion into a loop. */
+static void *leaf(unsigned i);
+static void *left(unsigned i, int depth) __attribute__((noinline));
+static void *right(unsigned i, int depth) __attribute__((noinline));
+
+static void *step(unsigned i, int depth)
+{
+	if (depth == 0)
+		return leaf(i);
+	return (i >> (depth - 1)) & 1 ? right(i, depth - 1) : left(i, depth - 1);
+}
+
+static void *left(unsigned i, int depth)
+{
+	void *p = step(i, depth);
+	__asm__ volatile("" ::"r"(depth) : "memory");
+	return p;
+}
+
+static void *right(unsigned i, int depth)
+{
+	void *p = step(i, depth);
+	__asm__ volatile("" ::"r"(depth) : "memory");
+	return p;
+}
+
+static void *__attribute__((noinline)) leaf(unsigned i)
+{
+	char *p = malloc(48);
+	if (p)
+		memset(p, (int)(i & 0xff), 48);
+	return p;
+}
+
+static void *churn(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		void *p = malloc(64 + (atomic_load(&iters) & 1023));
+		if (!p)
+			abort();
+		memset(p, 1, 64);
+		free(p);
+		atomic_fetch_add(&iters, 1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = 1UL << 17;
+	int c;
+	while ((c = getopt(argc, argv, "n:")) != -1) {
+		if (c != 'n')
+			return 2;
+		n = strtoul(optarg, NULL, 0);
+	}
+	int depth = 1;
+	while ((1UL << depth) < n && depth < DEPTH_MAX)
+		depth++;
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL); /* taken by sigwait below */
+	blocks = calloc(n, sizeof(*blocks));
+	if (!blocks)
+		return 1;
+	for (nblocks = 0; nblocks < n; nblocks++)
+		blocks[nblocks] = step((unsigned)nblocks, depth);
+	pthread_t th;
+	if (pthread_create(&th, NULL, churn, NULL))
+		return 1;
+	printf("ready %d stacks=%lu\n", (int)getpid(), n);
+	fflush(stdout);
+	for (;;) {
+		int sig;
+		if (sigwait(&set, &sig))
+			continue;
+		if (sig == SIGUSR2) {
+			printf("iters=%lu\n", atomic_load(&iters));
+			fflush(stdout);
+			continue;
+		}
+		for (size_t i = 0; i < nblocks; i++)
+			free(blocks[i]);
+		printf("report ok\n");
+		fflush(stdout);
+		exit(0); /* prof_final's dump runs here */
+	}
+}
