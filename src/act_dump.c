@@ -79,6 +79,41 @@ static enum je_exit open_own_handle(struct target *t, struct act_result *r, cons
 	return JE_EXIT_OK;
 }
 
+/* What prof.dump's call came to: the transport's word (e), then
+ * jemalloc's (merr). */
+static enum je_exit dump_outcome(struct target *t, struct act_result *r, const char *doing, int e,
+				 int merr, long fd)
+{
+	if (e == -JE_ERR_LEFT) {
+		struct stat st;
+		return act_fail(r, JE_EXIT_INTERNAL,
+				"%s: interrupted while jemalloc wrote the profile (%lld bytes so far); "
+				"jemalloc finishes it in the target, whose thread then restores "
+				"itself; the dump's memfd stays open there as descriptor %ld",
+				doing, fstat(r->dump.fd, &st) ? -1LL : (long long)st.st_size, fd);
+	}
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (rproc_seccomp_denied(t))
+		/* Even when prof.dump reports success the profile is not whole:
+		 * jemalloc 5.3 ignores a failure to open /proc/self/maps and
+		 * writes a profile without MAPPED_LIBRARIES. */
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: the target's seccomp filter forbids system call %d, which "
+				"jemalloc needs to write a whole profile; jeattach answered it with "
+				"EPERM, jemalloc went on cleanly, and the incomplete profile was "
+				"discarded (prof.dump returned %d)",
+				doing, rproc_seccomp_denied(t), merr);
+	if (merr)
+		return act_fail(r, merr == EFAULT ? JE_EXIT_OUTPUT : JE_EXIT_MALLCTL,
+				"%s: jemalloc's prof.dump failed (%s)%s", doing, strerror(merr),
+				merr == EFAULT ? "; it could not open or write /proc/self/fd in "
+						 "the target (is /proc mounted in its mount "
+						 "namespace? is open() forbidden by seccomp?)"
+					       : "");
+	return JE_EXIT_OK;
+}
+
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -120,40 +155,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	pt_usec_t t0 = pt_now_us();
 	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
 	r->dump.us = pt_now_us() - t0;
-	if (e == -JE_ERR_LEFT) {
-		struct stat st;
-		c = act_fail(r, JE_EXIT_INTERNAL,
-			     "%s: interrupted while jemalloc wrote the profile (%lld bytes so far); "
-			     "jemalloc finishes it in the target, whose thread then restores itself; "
-			     "the dump's memfd stays open there as descriptor %ld",
-			     doing, fstat(r->dump.fd, &st) ? -1LL : (long long)st.st_size, fd);
-		goto close_remote;
-	}
-	if (e) {
-		c = act_transport_error(t, r, doing, e);
-		goto close_remote;
-	}
-	if (rproc_seccomp_denied(t)) {
-		/* Even when prof.dump reports success the profile is not whole:
-		 * jemalloc 5.3 ignores a failure to open /proc/self/maps and
-		 * writes a profile without MAPPED_LIBRARIES. */
-		c = act_fail(r, JE_EXIT_UNSAFE,
-			     "%s: the target's seccomp filter forbids system call %d, which "
-			     "jemalloc needs to write a whole profile; jeattach answered it with "
-			     "EPERM, jemalloc went on cleanly, and the incomplete profile was "
-			     "discarded (prof.dump returned %d)",
-			     doing, rproc_seccomp_denied(t), merr);
-		goto close_remote;
-	}
-	if (merr) {
-		c = act_fail(r, merr == EFAULT ? JE_EXIT_OUTPUT : JE_EXIT_MALLCTL,
-			     "%s: jemalloc's prof.dump failed (%s)%s", doing, strerror(merr),
-			     merr == EFAULT ? "; it could not open or write /proc/self/fd in the "
-					      "target (is /proc mounted in its mount namespace? is "
-					      "open() forbidden by seccomp?)"
-					    : "");
-		goto close_remote;
-	}
+	c = dump_outcome(t, r, doing, e, merr, fd);
 close_remote:
 	/* 4. Nothing left in the target: its descriptor table is as found. */
 	long closed;
