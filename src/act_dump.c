@@ -130,6 +130,10 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	if (keep_prefix(&r->dump, &prefix))
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
 
+	/* 0. Nothing the target's seccomp filter would kill it for. */
+	if ((e = rproc_check_seccomp(t, RPROC_USE_DUMP)))
+		return act_transport_error(t, r, doing, e);
+
 	/* 1. An anonymous file in the target. */
 	long fd;
 	if ((e = rproc_memfd(t, DUMP_MEMFD_NAME, &fd)))

@@ -92,12 +92,15 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 	if (!rproc_has_stats_print(t))
 		return act_fail(r, JE_EXIT_UNSAFE,
 				"%s: no strcat in the target's libc to collect the output with", doing);
+	int e = rproc_check_seccomp(t, RPROC_USE_STATS_PRINT);
+	if (e)
+		return act_transport_error(t, r, doing, e);
 	enum je_exit c = refresh(t, r, doing);
 	if (c)
 		return c;
 	char *text;
 	int remote_errno;
-	int e = rproc_stats_print(t, json ? "J" : "", &text, &remote_errno);
+	e = rproc_stats_print(t, json ? "J" : "", &text, &remote_errno);
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (remote_errno)

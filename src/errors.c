@@ -86,6 +86,15 @@ static const struct row {
 	{ JE_AT_CALL, JE_ERR_SECCOMP, ALWAYS, JE_EXIT_UNSAFE,
 	  "{doing}: the target's seccomp filter forbids a system call jemalloc makes ({why}); "
 	  "the call was undone, nothing was changed" },
+	{ JE_AT_CALL, JE_ERR_SECCOMP_KILL, ALWAYS, JE_EXIT_UNSAFE,
+	  "{doing}: the target's seccomp filter would kill {why}; nothing was done and the "
+	  "process is as it was; relax the filter (systemd: SystemCallFilter= and "
+	  "SystemCallErrorNumber=) or profile from inside the process" },
+	{ JE_AT_CALL, JE_ERR_SECCOMP_UNREADABLE, ALWAYS, JE_EXIT_UNSAFE,
+	  "{doing}: the thread runs under a seccomp filter jeattach cannot read ({why}), and "
+	  "such a filter may kill the process on a system call this makes (systemd's "
+	  "SystemCallFilter= does by default); nothing was done; run jeattach with "
+	  "CAP_SYS_ADMIN so that it can read the filter" },
 	{ JE_AT_CALL, JE_ERR_FAULT, ALWAYS, JE_EXIT_UNSAFE,
 	  "{doing}: the injected call faulted ({why}); the thread was restored and the fault "
 	  "not delivered; please report this" },

@@ -22,7 +22,9 @@
 	X(SECCOMP, JE_EXIT_UNSAFE, "the target's seccomp filter killed an injected call")   \
 	X(SCRATCH, JE_EXIT_INTERNAL, "the value does not fit the scratch space")           \
 	X(NOT_PROFILE, JE_EXIT_MALLCTL, "jemalloc wrote something that is not a profile")    \
-	X(LEFT, JE_EXIT_INTERNAL, "jeattach left while a call ran; the thread finishes it")
+	X(LEFT, JE_EXIT_INTERNAL, "jeattach left while a call ran; the thread finishes it")   \
+	X(SECCOMP_KILL, JE_EXIT_UNSAFE, "the target's seccomp filter would kill it")          \
+	X(SECCOMP_UNREADABLE, JE_EXIT_UNSAFE, "the target's seccomp filter cannot be read")
 
 enum je_err {
 	JE_ERR_BASE = 4096,

@@ -169,6 +169,20 @@ int pt_get_siginfo(pid_t tid, siginfo_t *si)
 	return ret_errno(ptrace(PTRACE_GETSIGINFO, tid, 0, si));
 }
 
+int pt_seccomp_filter(pid_t tid, unsigned long index, void *buf, size_t max)
+{
+	/* The kernel writes the whole filter or nothing: ask its size first. */
+	long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)index, NULL);
+	if (n < 0)
+		return -errno;
+	if (!buf)
+		return (int)n;
+	if ((size_t)n > max)
+		return -E2BIG;
+	n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)index, buf);
+	return n < 0 ? -errno : (int)n;
+}
+
 /* /proc/PID/mem as the fallback: process_vm_readv() may be denied by a
  * seccomp policy on jeattach's side or an LSM, /proc/PID/mem rarely is for a
  * tracer. Both honour the target's page protections for writes only through

@@ -41,6 +41,12 @@ int pt_set_fpstate(pid_t tid, const void *buf, size_t len);
 int pt_get_sigmask(pid_t tid, uint64_t *mask);
 int pt_set_sigmask(pid_t tid, uint64_t mask);
 int pt_get_siginfo(pid_t tid, siginfo_t *si);
+/* The index'th seccomp filter of a stopped tracee (0: the newest), as
+ * classic BPF instructions (8 bytes each) into buf, at most max of them;
+ * buf NULL: only the count. Returns the count or -errno (-ENOENT past the
+ * last filter; -EACCES without CAP_SYS_ADMIN). PTRACE_SECCOMP_GET_FILTER,
+ * Linux 4.4, CONFIG_CHECKPOINT_RESTORE. */
+int pt_seccomp_filter(pid_t tid, unsigned long index, void *buf, size_t max);
 
 /* Memory of a process (any thread of it). Short reads are -EFAULT. */
 int pt_read(pid_t pid, uint64_t addr, void *buf, size_t len);

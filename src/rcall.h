@@ -84,6 +84,13 @@ int rcall_seccomp_denied(const struct target *t);
  * trap address (a dead jeattach leaves the thread to fault there)? */
 int rcall_crash_safe(const struct target *t);
 
+/* What the held thread's seccomp filters answer to system call nr with args
+ * (SECCOMP_RET_ALLOW when it has none), read with PTRACE_SECCOMP_GET_FILTER
+ * once per hold and evaluated here, nothing run in the target. Errors:
+ * -JE_ERR_SECCOMP_UNREADABLE (a filter is there and cannot be read: no
+ * CAP_SYS_ADMIN, or a kernel without CONFIG_CHECKPOINT_RESTORE). */
+int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *ret);
+
 /* Restore the held thread exactly and let it go. Safe when nothing is held. */
 int rcall_release(struct target *t);
 void rcall_timing(const struct target *t, struct rcall_timing *out);

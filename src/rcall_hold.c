@@ -166,6 +166,7 @@ static int save_errno(struct target *t, struct rcall_hold *h)
 
 static void drop_hold(struct rcall_hold *h)
 {
+	rcall_seccomp_free(h);
 	free(h->fpstate);
 	free(h);
 }

@@ -7,6 +7,7 @@
 #ifndef JEATTACH_RCALL_INTERNAL_H
 #define JEATTACH_RCALL_INTERNAL_H
 
+#include <linux/filter.h>
 #include "arch.h"
 #include "pt.h"
 #include "rcall.h"
@@ -36,6 +37,12 @@ struct rcall_hold {
 	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 	int left;               /* let go while a crash-safe call ran: it is the thread's now */
+	/* Its seccomp filters, read once (rcall_seccomp.c): 0 not yet, 1 read
+	 * (nfilters may be 0), <0 why they cannot be read. */
+	int sec_state;
+	int sec_mode;           /* /proc status Seccomp: 0 none, 1 strict, 2 filter */
+	struct sock_filter **filters;
+	size_t *filter_len, nfilters;
 };
 
 struct rcall_ctx {
@@ -61,5 +68,7 @@ struct rcall_ctx {
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
 			 size_t whylen);
 void rcall_unwind_free(struct rcall_ctx *c);
+/* Free what rcall_seccomp.c read for a hold. */
+void rcall_seccomp_free(struct rcall_hold *h);
 
 #endif

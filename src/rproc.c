@@ -5,12 +5,79 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include "core_grow.h"
 #include "errors.h"
 #include "rcall.h"
 #include "rproc.h"
+#include "sec_bpf.h"
+
+/* The system calls of each use, with the arguments that can matter to a
+ * filter (pointers cannot: seccomp sees only registers). jemalloc 5.x's
+ * prof.dump: creat(name, 0644) (glibc: openat O_WRONLY|O_CREAT|O_TRUNC),
+ * malloc_open("/proc/self/maps", O_RDONLY) (open or openat, by
+ * JEMALLOC_USE_SYSCALL), read, write, close, getpid (prof_getpid); and,
+ * like every call into the allocator, mmap/munmap/madvise for memory and
+ * futex on a contended lock. Every crash-safe call ends in rt_sigreturn. */
+struct sys_call {
+	long nr;
+	const char *name;
+	uint64_t a[6];
+};
+#define FDCWD ((uint64_t)(uint32_t)AT_FDCWD)
+#define COMMON_CALLS                                                                  \
+	{ SYS_mmap, "mmap", { 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, \
+			      (uint64_t)-1, 0 } },                                        \
+	{ SYS_munmap, "munmap", { 0 } }, { SYS_madvise, "madvise", { 0, 0, MADV_DONTNEED } }, \
+	{ SYS_madvise, "madvise", { 0, 0, MADV_FREE } },                                \
+	{ SYS_futex, "futex", { 0, FUTEX_WAIT_PRIVATE } },                                \
+	{ SYS_futex, "futex", { 0, FUTEX_WAKE_PRIVATE } },                                \
+	{ SYS_rt_sigreturn, "rt_sigreturn", { 0 } }
+static const struct sys_call dump_calls[] = {
+	{ SYS_memfd_create, "memfd_create", { 0, MFD_CLOEXEC } },
+	{ SYS_openat, "openat (jemalloc's creat of the dump)",
+	  { FDCWD, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644 } },
+	{ SYS_openat, "openat (/proc/self/maps)", { FDCWD, 0, O_RDONLY | O_CLOEXEC } },
+#ifdef SYS_open
+	{ SYS_open, "open (/proc/self/maps)", { 0, O_RDONLY | O_CLOEXEC } },
+#endif
+	{ SYS_read, "read", { 0 } },
+	{ SYS_write, "write", { 0 } },
+	{ SYS_close, "close", { 0 } },
+	{ SYS_getpid, "getpid", { 0 } },
+	COMMON_CALLS,
+};
+static const struct sys_call stats_calls[] = {
+	{ SYS_mmap, "mmap (the report's buffer)",
+	  { 0, 0, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, (uint64_t)-1, 0 } },
+	{ SYS_mprotect, "mprotect", { 0, 0, PROT_READ | PROT_WRITE } },
+	COMMON_CALLS,
+};
+
+int rproc_check_seccomp(struct target *t, enum rproc_use use)
+{
+	const struct sys_call *v = use == RPROC_USE_DUMP ? dump_calls : stats_calls;
+	size_t n = use == RPROC_USE_DUMP ? sizeof(dump_calls) / sizeof(dump_calls[0])
+					 : sizeof(stats_calls) / sizeof(stats_calls[0]);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t ret;
+		int e = rcall_seccomp(t, v[i].nr, v[i].a, &ret);
+		if (e)
+			return e;
+		if (sec_bpf_kills(ret)) {
+			target_why(t, "%s on %s (filter action %#x)",
+				   (ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_THREAD
+					   ? "the borrowed thread"
+					   : "the process",
+				   v[i].name, ret & SECCOMP_RET_ACTION_FULL);
+			return -JE_ERR_SECCOMP_KILL;
+		}
+	}
+	return 0;
+}
 
 struct rproc_ctx {
 	uint64_t strcat_fn; /* libc's strcat, or its IFUNC resolver; 0 if none */

@@ -27,6 +27,20 @@ void rproc_free(struct target *t);
 int rproc_memfd(struct target *t, const char *name, long *fd);
 /* close(fd) in the target: *ret 0 or -errno. */
 int rproc_close(struct target *t, long fd, long *ret);
+/* What a use will make the target do, for the seccomp check. */
+enum rproc_use {
+	RPROC_USE_DUMP,        /* memfd_create, jemalloc's prof.dump, close */
+	RPROC_USE_STATS_PRINT, /* mmap, mprotect, malloc_stats_print, munmap */
+};
+/* Would the held thread's seccomp filters kill the process or the thread on
+ * a system call this use makes (the injected ones, and those jemalloc makes
+ * inside the call, with the arguments it passes)? 0 if not (ERRNO and TRAP
+ * answers are handled as the calls run); -JE_ERR_SECCOMP_KILL with the
+ * call named in t->why; -JE_ERR_SECCOMP_UNREADABLE. Filters that decide by
+ * an argument jemalloc passes differently than assumed here (or by the
+ * instruction pointer) are not foreseen. */
+int rproc_check_seccomp(struct target *t, enum rproc_use use);
+
 /* The first system call a seccomp filter trapped during the last service
  * or mallctl call (answered with EPERM so the callee went on), or 0. */
 int rproc_seccomp_denied(const struct target *t);

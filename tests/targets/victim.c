@@ -27,15 +27,21 @@
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
- *          -s e|t install a seccomp filter once set up, in every thread:
+ *          -s e|t|k|K|w install a seccomp filter once set up, in every thread:
  *             e: memfd_create fails with EPERM (SECCOMP_RET_ERRNO);
  *             t: openat raises SIGSYS (SECCOMP_RET_TRAP), which this
- *             program does not handle (it would die of it).
+ *             program does not handle (it would die of it);
+ *             k: memfd_create kills the process (SECCOMP_RET_KILL_PROCESS,
+ *             systemd's SystemCallFilter= default);
+ *             K: memfd_create kills the calling thread (KILL_THREAD);
+ *             w: openat with O_CREAT kills the process (a read-only
+ *             sandbox: the filter looks at an argument).
  *          -w allocate a known workload before "ready" (for profile checks:
  *             wl_small 1000 x 64 B, wl_big 10 x 100000 B, wl_rec 100 x 256 B
  *             through a 4-deep recursion), kept live until the end. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <pthread.h>
 #include <signal.h>
@@ -283,6 +289,23 @@ static void *ticker(void *arg)
 }
 
 /* One rule: syscall nr gets action; everything else is allowed. */
+/* Kill the process on openat(..., flags & O_CREAT, ...): args[2]'s low word. */
+static int install_seccomp_nocreate(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+}
+
 static int install_seccomp(int nr, unsigned action)
 {
 	struct sock_filter f[] = {
@@ -448,7 +471,10 @@ int main(int argc, char **argv)
 		pthread_create(&bt[nbusy + i], NULL, idle, NULL);
 
 	if ((sec == 'e' && install_seccomp(SYS_memfd_create, SECCOMP_RET_ERRNO | EPERM)) ||
-	    (sec == 't' && install_seccomp(SYS_openat, SECCOMP_RET_TRAP))) {
+	    (sec == 't' && install_seccomp(SYS_openat, SECCOMP_RET_TRAP)) ||
+	    (sec == 'k' && install_seccomp(SYS_memfd_create, SECCOMP_RET_KILL_PROCESS)) ||
+	    (sec == 'K' && install_seccomp(SYS_memfd_create, SECCOMP_RET_KILL_THREAD)) ||
+	    (sec == 'w' && install_seccomp_nocreate())) {
 		perror("seccomp");
 		return 3;
 	}

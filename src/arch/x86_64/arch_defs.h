@@ -31,6 +31,8 @@ typedef struct user_regs_struct arch_gpregs_t;
 #define ARCH_RESTORER "\x48\xc7\xc0\x0f\x00\x00\x00\x0f\x05"
 #define ARCH_RESTORER_LEN 9
 #define ARCH_NR_RT_SIGRETURN 15
+/* seccomp_data.arch of this ABI's system calls (AUDIT_ARCH_X86_64). */
+#define ARCH_AUDIT_ARCH 0xc000003eU
 /* The gadget that keeps an injected call's return value: mov %rax,(%rbx)
  * then ret (or pops, then ret; the pops take junk slots). */
 #define ARCH_GADGET_STORE "\x48\x89\x03"
