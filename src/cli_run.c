@@ -185,6 +185,29 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
 	return JE_EXIT_OK;
 }
 
+/* --for turned prof.active on and its end (step i) did not run, because
+ * something before it in the segment failed or no thread could be held:
+ * put prof.active back in a hold of its own, or say loudly that it stays
+ * on. The failure that got here stays the run's outcome. */
+static void restore_after_for(struct cli_run *run, const struct options *o, int i)
+{
+	struct target *t = &run->t;
+	struct act_result *r = &run->res[i];
+	narrate(o, run->pid, "putting prof.active back after a failed --for");
+	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
+	int e = rcall_hold(t);
+	if (!e)
+		act_run(t, &run->sess, &run->plan->steps[i], r);
+	rcall_release(t);
+	if (!e && r->code == JE_EXIT_OK)
+		return;
+	size_t n = strlen(run->msg);
+	snprintf(run->msg + n, sizeof(run->msg) - n,
+		 "; and prof.active could not be put back: profiling stays ACTIVE (it was "
+		 "off before --for); turn it off with: jeattach -p %d --deactivate",
+		 (int)run->pid);
+}
+
 enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
@@ -199,6 +222,10 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	if (e && run->code == JE_EXIT_OK)
 		stage_error(run, o, JE_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
+	for (int i = seg->first; i < seg->last; i++)
+		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran &&
+		    run->sess.prev_active == 0 && target_alive(t))
+			restore_after_for(run, o, i);
 	for (int i = seg->first; i < seg->last && run->code == JE_EXIT_OK; i++)
 		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);

@@ -21,6 +21,7 @@
 #include "options.h"
 #include "plan.h"
 #include "pt.h"
+#include "rcall.h"
 
 /* Fail before touching any target when a dump could not be written. */
 static int check_outputs(const struct plan *p, char *err, size_t len)
@@ -79,20 +80,6 @@ static int find_by_name(struct options *o, char *err, size_t len)
 
 /* Wait us microseconds, or until SIGINT/SIGTERM/SIGHUP (blocked: taken
  * here with sigtimedwait). Returns the signal, or 0. */
-static int wait_interruptibly(const sigset_t *fatal, int64_t us)
-{
-	pt_usec_t until = pt_now_us() + us;
-	for (;;) {
-		pt_usec_t left = until - pt_now_us();
-		if (left <= 0)
-			return 0;
-		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };
-		int sig = sigtimedwait(fatal, NULL, &ts);
-		if (sig > 0 && sig != SIGPIPE)
-			return sig;
-	}
-}
-
 /* One run of jeattach: what main's steps share. */
 struct invocation {
 	struct options o;
@@ -178,12 +165,33 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 	}
 }
 
+/* Wait us microseconds, or until SIGINT/SIGTERM/SIGHUP (blocked: taken
+ * here with sigtimedwait). Returns the signal, or 0. Every tick, threads
+ * that were slow to stop are let go as soon as they have (rcall_sweep). */
+static int wait_interruptibly(struct invocation *in, int64_t us)
+{
+	pt_usec_t until = pt_now_us() + us;
+	for (;;) {
+		pt_usec_t left = until - pt_now_us();
+		if (left <= 0)
+			return 0;
+		if (left > RCALL_TICK_US)
+			left = RCALL_TICK_US;
+		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };
+		int sig = sigtimedwait(&in->fatal, NULL, &ts);
+		if (sig > 0 && sig != SIGPIPE)
+			return sig;
+		for (int k = 0; k < in->o.npids; k++)
+			rcall_sweep(&in->runs[k].t);
+	}
+}
+
 /* A PLAN_WAIT segment: every target let go meanwhile; a fatal signal ends
  * it early (or skips it, if one came before). */
 static void wait_segment(struct invocation *in, const struct plan_seg *seg)
 {
 	pt_usec_t t0 = pt_now_us();
-	int sig = in->interrupted ? in->interrupted : wait_interruptibly(&in->fatal, seg->wait_us);
+	int sig = in->interrupted ? in->interrupted : wait_interruptibly(in, seg->wait_us);
 	if (sig)
 		in->interrupted = sig;
 	for (int k = 0; k < in->o.npids; k++)

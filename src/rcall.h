@@ -91,6 +91,15 @@ int rcall_crash_safe(const struct target *t);
  * CAP_SYS_ADMIN, or a kernel without CONFIG_CHECKPOINT_RESTORE). */
 int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *ret);
 
+/* Let go of threads that were interrupted but had not stopped within their
+ * budget, now that they have (rcall_hold gives each thread a short budget
+ * and moves on). Cheap (one waitpid each, WNOHANG): called at each release
+ * and by the CLI during waits, so such a thread is not held up for longer
+ * than its own uninterruptible wait and a tick. Returns how many are still
+ * running seized. A jeattach that exits lets go of them anyway: the kernel
+ * clears a pending interrupt when a tracer goes (__ptrace_unlink). */
+int rcall_sweep(struct target *t);
+
 /* Restore the held thread exactly and let it go. Safe when nothing is held. */
 int rcall_release(struct target *t);
 void rcall_timing(const struct target *t, struct rcall_timing *out);

@@ -14,13 +14,18 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "core_grow.h"
 #include "core_read.h"
 #include "errors.h"
 #include "rcall_internal.h"
 #include "sym_maps.h"
 
 #define MAX_THREADS 65536
-#define STOP_GRACE_US 2000000
+/* How long a thread may take to stop after PTRACE_INTERRUPT before it is
+ * passed over: microseconds normally, longer only on a saturated machine;
+ * a thread in an uninterruptible wait (vfork, D state) stops when the wait
+ * ends, whenever that is. */
+#define STOP_BUDGET_US 100000
 
 static int is_stop_signal(int sig)
 {
@@ -70,8 +75,46 @@ static int undo_spurious_eintr(struct target *t, pid_t tid)
 	return pt_set_gpregs(tid, &r);
 }
 
+static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status);
+
+static int add_straggler(struct target *t, pid_t tid)
+{
+	struct rcall_ctx *c = t->rc;
+	if (CORE_GROW(&c->stragglers, &c->stragglers_cap, c->nstragglers + 1))
+		return -ENOMEM;
+	c->stragglers[c->nstragglers++] = tid;
+	return 0;
+}
+
+int rcall_sweep(struct target *t)
+{
+	struct rcall_ctx *c = t->rc;
+	if (!c)
+		return 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < c->nstragglers; i++) {
+		pid_t tid = c->stragglers[i];
+		int status;
+		pid_t r = waitpid(tid, &status, WNOHANG | __WALL);
+		if (r == 0) { /* still in its wait */
+			c->stragglers[kept++] = tid;
+			continue;
+		}
+		if (r == tid && WIFSTOPPED(status)) {
+			/* Its first stop: as for any thread found unsafe, undo
+			 * our EINTR and let it go (giving a signal back). */
+			struct rcall_hold h = { .tid = tid };
+			if (first_stop(t, tid, &h, status) == 0)
+				pt_detach(tid, 0);
+		}
+	}
+	c->nstragglers = kept;
+	return (int)kept;
+}
+
 /* Seize and interrupt tid; wait for its first stop. 0 held, 1 not usable
- * (gone or about to take a signal; already let go), <0 error. */
+ * (gone, about to take a signal, or slow to stop; already let go, or to be
+ * let go by rcall_sweep), <0 error. */
 static int stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 {
 	int e = pt_seize(tid);
@@ -85,18 +128,24 @@ static int stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 		return 1;
 	/* Once interrupted, the thread will stop, and must be seen stopped
 	 * before it can be let go: PTRACE_DETACH needs a stopped tracee, and
-	 * the spurious EINTR must be undone at that stop. So the wait outlives
-	 * --timeout by a grace period (a stop takes microseconds, unless the
-	 * thread sits in an uninterruptible sleep). */
+	 * the spurious EINTR must be undone at that stop. One that does not
+	 * stop within its budget is remembered and let go when it does
+	 * (rcall_sweep); meanwhile other threads are tried. */
 	int status;
-	pt_usec_t grace = pt_now_us() + STOP_GRACE_US;
-	e = pt_wait(tid, t->rc->deadline > grace ? t->rc->deadline : grace, &status);
+	e = pt_wait(tid, pt_now_us() + STOP_BUDGET_US, &status);
 	if (e == -ECHILD || e == -ESRCH)
 		return 1;
-	if (e) {
-		pt_detach(tid, 0); /* fails while it runs; the kernel detaches at our exit */
+	if (e == -ETIMEDOUT)
+		return add_straggler(t, tid) ? -ENOMEM : 1;
+	if (e)
 		return e;
-	}
+	return first_stop(t, tid, h, status);
+}
+
+/* The first stop of an interrupted thread: 0 held, 1 let go again. */
+static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status)
+{
+	int e;
 	if (!WIFSTOPPED(status))
 		return 1; /* exited */
 	int sig = WSTOPSIG(status), event = status >> 16;
@@ -196,6 +245,9 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		      size_t rlen)
 {
 	struct rcall_ctx *c = t->rc;
+	for (size_t i = 0; i < c->nstragglers; i++)
+		if (c->stragglers[i] == tid)
+			return 1; /* seized already, still slow to stop */
 	struct rcall_hold *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -346,5 +398,6 @@ int rcall_release(struct target *t)
 	if ((e = pt_detach(h->tid, 0)) && !first)
 		first = e;
 	end_hold(c, h, rcall_crash_safe(t));
+	rcall_sweep(t);
 	return first;
 }

@@ -56,6 +56,10 @@ struct rcall_ctx {
 	void *unwind_as;         /* libunwind address space, made once */
 	void *unwind_tables;     /* unwind tables found so far (rcall_safepoint.c) */
 	struct rcall_hold *hold; /* non-NULL while a thread is held */
+	/* Threads seized and interrupted that did not stop within their budget
+	 * (a vfork parent, D state): let go at their first stop (rcall_sweep). */
+	pid_t *stragglers;
+	size_t nstragglers, stragglers_cap;
 	pid_t only_tid;          /* borrow this thread only (--tid) */
 	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;

@@ -34,6 +34,15 @@ expect_rc 0 "$JEATTACH" -p "$skm" --stats=full
 echo "$OUT" | grep -q 'Allocated' || fail "--stats=full under a memfd-only filter: $OUT"
 finish_victim skm
 
+# --for whose dump is refused: prof.active, off before, is put back.
+# (Before: the end of --for was skipped with the dump, profiling stayed on.)
+start_victim skf "$TARGETS/victim_dyn" -b 1 -s k
+expect_rc 10 "$JEATTACH" -p "$skf" --for 1s --dump "$WORK/skf.heap"
+expect_rc 0 "$JEATTACH" -p "$skf" --get prof.active
+echo "$OUT" | grep -qw false || fail "--for left prof.active on after its dump was refused: $OUT"
+finish_victim skf
+pass "--for restores prof.active when its dump is refused"
+
 # Without CAP_SYS_ADMIN the filter cannot be read: refused, not risked.
 # (CAP_SYS_PTRACE stays: kubectl debug --profile=general's situation.)
 if setpriv --bounding-set=-sys_admin true 2>/dev/null; then
