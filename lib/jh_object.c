@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "core_grow.h"
+#include "core_open.h"
 #include "core_search.h"
 #include "jh_object.h"
 
@@ -86,6 +87,15 @@ static int file_crc32(int fd, uint32_t *crc)
 	return 0;
 }
 
+/* A debug file, by core_open_in_root's rules: a profile's root (a sysroot,
+ * or a live target's /proc/PID/root) is where its links must stay. */
+static struct core_elf *open_in_root(const char *root, const char *path)
+{
+	struct core_elf *f;
+	int fd = core_open_in_root(root, path);
+	return fd >= 0 && !core_elf_open(fd, &f) ? f : NULL;
+}
+
 /* The debug file named by .gnu_debuglink, where gdb looks for it. */
 static struct core_elf *open_debuglink(struct core_elf *obj, const char *root, const char *objpath)
 {
@@ -106,19 +116,17 @@ static struct core_elf *open_debuglink(struct core_elf *obj, const char *root, c
 		want = __builtin_bswap32(want);
 	const char *slash = strrchr(objpath, '/');
 	int dirlen = slash ? (int)(slash - objpath) : 0;
-	const char *r = root ? root : "";
 	for (int i = 0; i < 3; i++) {
 		char path[8192];
 		if (i == 0)
-			snprintf(path, sizeof(path), "%s%.*s/%s", r, dirlen, objpath, name);
+			snprintf(path, sizeof(path), "%.*s/%s", dirlen, objpath, name);
 		else if (i == 1)
-			snprintf(path, sizeof(path), "%s%.*s/.debug/%s", r, dirlen, objpath, name);
+			snprintf(path, sizeof(path), "%.*s/.debug/%s", dirlen, objpath, name);
 		else
-			snprintf(path, sizeof(path), "%s/usr/lib/debug%.*s/%s", r, dirlen, objpath,
-				 name);
+			snprintf(path, sizeof(path), "/usr/lib/debug%.*s/%s", dirlen, objpath, name);
 		uint32_t crc;
-		struct core_elf *f;
-		if (core_elf_open_path(path, &f))
+		struct core_elf *f = open_in_root(root, path);
+		if (!f)
 			continue;
 		if (!file_crc32(core_elf_fd(f), &crc) && crc == want)
 			return f;
@@ -133,9 +141,8 @@ static struct core_elf *open_debug_file(struct core_elf *obj, const char *root, 
 	struct core_elf *f;
 	core_elf_build_id(obj, id, sizeof(id));
 	if (strlen(id) >= 4) {
-		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-			 root ? root : "", id, id + 2);
-		if (!core_elf_open_path(path, &f))
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+		if ((f = open_in_root(root, path)))
 			return f;
 	}
 	return open_debuglink(obj, root, objpath);

@@ -22,6 +22,7 @@
 struct jh_mapping {
 	uint64_t start, end, offset;
 	size_t object;
+	struct core_file_id id; /* as the maps line names it */
 };
 
 /* The frames of one address of a symbolized profile, innermost first. */
@@ -115,6 +116,7 @@ static int add_mapping(const struct core_maps_line *l, void *arg)
 	m->end = l->end;
 	m->offset = l->offset;
 	m->object = oi;
+	m->id = (struct core_file_id){ l->inode, l->dev_major, l->dev_minor };
 	return 0;
 }
 
@@ -220,7 +222,10 @@ JH_EXPORT size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr,
 		 * mapped, even if the path now names another file or none
 		 * (proc(5), map_files; needs CAP_SYS_ADMIN, else the path under
 		 * its root is read). */
-		int fd = core_open_mapped(s->pid, m->start, m->end, s->root, o->path, NULL);
+		/* A live target's file must be the very one it mapped; a
+		 * profile from elsewhere names another machine's inodes. */
+		int fd = core_open_mapped(s->pid, m->start, m->end, s->root, o->path,
+					  s->pid > 0 ? &m->id : NULL);
 		jh_object_load(o, fd, s->root);
 	}
 	uint64_t vaddr;

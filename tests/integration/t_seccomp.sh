@@ -47,6 +47,7 @@ pass "--for restores prof.active when its dump is refused"
 # (CAP_SYS_PTRACE stays: kubectl debug --profile=general's situation.)
 if setpriv --bounding-set=-sys_admin true 2>/dev/null; then
 	nocap() { setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin -- "$@"; }
+	# (CAP_CHECKPOINT_RESTORE stays: it opens map_files, not seccomp filters.)
 	start_victim sku "$TARGETS/victim_dyn" -b 1 -s k
 	expect_rc 10 nocap "$JEATTACH" -p "$sku" --dump "$WORK/sku.heap"
 	echo "$ERR" | grep -q 'cannot read.*CAP_SYS_ADMIN' || fail "without CAP_SYS_ADMIN: $ERR"
