@@ -90,6 +90,6 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 	if (!r->ran || r->code != JE_EXIT_OK)
 		return r->code;
 	if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline))
-		return act_dump_finish(t, a->arg, a->seq, a->symbolize, r);
+		return act_dump_finish(t, a, r);
 	return r->code;
 }

@@ -31,6 +31,7 @@ struct act {
 	int baseline;   /* ACT_FOR_BEGIN: also dump, to arg */
 	unsigned seq;   /* %n of a dump pattern */
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
+	uint64_t max_bytes; /* a dump: refused past this size (--max-dump) */
 };
 
 /* What actions of one target share across holds (--for's two halves). */
@@ -113,7 +114,7 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 			      int *previous);
 enum je_exit act_dump(struct target *t, struct act_result *r);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
-enum je_exit act_dump_finish(struct target *t, const char *file, unsigned seq, int symbolize,
+enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);

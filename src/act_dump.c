@@ -172,7 +172,9 @@ close_remote:
 	return c;
 }
 
-static int copy_all(int in, int out, uint64_t *bytes)
+/* Copy the profile, at most max bytes (-EFBIG past it: the memfd may
+ * grow while it is read, by the target's hand). */
+static int copy_all(int in, int out, uint64_t max, uint64_t *bytes)
 {
 	static char buf[1 << 18];
 	*bytes = 0;
@@ -188,6 +190,8 @@ static int copy_all(int in, int out, uint64_t *bytes)
 		if (first && !looks_like_profile(buf, (size_t)n))
 			return -JE_ERR_NOT_PROFILE;
 		first = 0;
+		if ((uint64_t)n > max - *bytes)
+			return -EFBIG;
 		for (ssize_t o = 0; o < n;) {
 			ssize_t w = write(out, buf + o, (size_t)(n - o));
 			if (w < 0 && errno == EINTR)
@@ -200,11 +204,10 @@ static int copy_all(int in, int out, uint64_t *bytes)
 	}
 }
 
-/* The whole profile, for --symbolize. No ceiling yet beyond memory: the
- * descriptor is the memfd jemalloc just wrote. */
-static int read_all(int fd, char **text, size_t *len)
+/* The whole profile, for --symbolize, at most max bytes. */
+static int read_all(int fd, uint64_t max, char **text, size_t *len)
 {
-	int e = core_read_fd(fd, SIZE_MAX, text, len);
+	int e = core_read_fd(fd, max < SIZE_MAX ? (size_t)max : SIZE_MAX, text, len);
 	if (!e && !looks_like_profile(*text, *len)) {
 		free(*text);
 		e = -JE_ERR_NOT_PROFILE;
@@ -212,11 +215,11 @@ static int read_all(int fd, char **text, size_t *len)
 	return e;
 }
 
-static int write_symbolized(pid_t pid, int in, int out, uint64_t *bytes)
+static int write_symbolized(pid_t pid, int in, int out, uint64_t max, uint64_t *bytes)
 {
 	char *text = NULL;
 	size_t len = 0;
-	int e = read_all(in, &text, &len);
+	int e = read_all(in, max, &text, &len);
 	if (e)
 		return e;
 	int fd = dup(out);
@@ -236,13 +239,26 @@ static int write_symbolized(pid_t pid, int in, int out, uint64_t *bytes)
 	return e;
 }
 
-enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq, int symbolize,
-			     struct act_result *r)
+/* A profile larger than --max-dump: the target chose its size. */
+static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
+{
+	return act_fail(r, JE_EXIT_OUTPUT,
+			"cannot dump a heap profile: it is %llu bytes or more, past --max-dump "
+			"(%llu bytes); nothing was written; if a profile that large is real, give "
+			"a larger --max-dump (a thread of the target can also grow jeattach's "
+			"memfd to any size)",
+			(unsigned long long)size, (unsigned long long)max);
+}
+
+enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
-	const char *file = NULL;
+	const char *file = NULL, *pattern = a->arg;
+	struct stat st;
+	if (!fstat(r->dump.fd, &st) && (uint64_t)st.st_size > a->max_bytes)
+		return too_big(r, (uint64_t)st.st_size, a->max_bytes);
 	if (pattern) {
-		if (act_expand_pattern(pattern, t->pid, seq, expanded, sizeof(expanded)))
+		if (act_expand_pattern(pattern, t->pid, a->seq, expanded, sizeof(expanded)))
 			return act_fail(r, JE_EXIT_USAGE,
 					"bad file pattern %s: %%n, %%p, %%t and %%%% are known", pattern);
 		file = expanded;
@@ -262,8 +278,8 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	umask(um);
 	fchmod(out, 0666 & ~um);
 	uint64_t bytes = 0;
-	int e = symbolize ? write_symbolized(t->pid, r->dump.fd, out, &bytes)
-			  : copy_all(r->dump.fd, out, &bytes);
+	int e = a->symbolize ? write_symbolized(t->pid, r->dump.fd, out, a->max_bytes, &bytes)
+			     : copy_all(r->dump.fd, out, a->max_bytes, &bytes);
 	if (!e && bytes == 0)
 		e = -JE_ERR_NOT_PROFILE;
 	if (!e && fsync(out) < 0)
@@ -274,6 +290,8 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 		e = -errno;
 	if (e) {
 		unlink(tmp);
+		if (e == -EFBIG)
+			return too_big(r, a->max_bytes + 1, a->max_bytes);
 		if (e == -JE_ERR_NOT_PROFILE)
 			return act_fail(r, JE_EXIT_MALLCTL,
 					"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
@@ -284,7 +302,7 @@ enum je_exit act_dump_finish(struct target *t, const char *pattern, unsigned seq
 	}
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);
-	act_field_bool(r, "symbolized", symbolize);
+	act_field_bool(r, "symbolized", a->symbolize);
 	act_field_u64(r, "dump_us", (uint64_t)r->dump.us);
 	return JE_EXIT_OK;
 }

@@ -6,6 +6,7 @@
  * option does is the business of its row's handler, one per group. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -17,7 +18,7 @@
 enum {
 	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
-	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS,
+	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
 };
 
 /* What the handlers need besides the options they fill. */
@@ -59,6 +60,10 @@ static const struct options_row rows[] = {
 	{ .name = "symbolize", .id = O_SYMBOLIZE, .section = ACTIONS, .take = take_output,
 	  .help = "with --dump: write jeprof's symbolized form, named\n"
 		  "from the target's own binaries (readable anywhere)" },
+	{ .name = "max-dump", .id = O_MAX_DUMP, .section = ACTIONS, .take = take_dump,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "SIZE",
+	  .help = "with --dump: refuse a profile larger than SIZE\n"
+		  "(default 4G; K, M, G, T suffixes)" },
 	{ .name = "stats", .id = O_STATS, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_OPTIONAL, .words = "full", .value = OPTIONS_VALUE_WORDS,
 	  .help = "allocator statistics; =full: jemalloc's own report" },
@@ -472,9 +477,32 @@ static int take_action(struct options *o, int id, const char *arg, struct option
 	return say(ps, "option %d has no action", id); /* a row with the wrong handler */
 }
 
+uint64_t options_size(const char *text)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)*text))
+		return 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	if (errno || (*end && (!u || end[1])))
+		return 0;
+	for (int shift = u ? 10 * (int)(u - units + 1) : 0; shift > 0; shift -= 10) {
+		if (v > (UINT64_MAX >> 10))
+			return 0;
+		v <<= 10;
+	}
+	return v;
+}
+
 static int take_dump(struct options *o, int id, const char *arg, struct options_parse_state *ps)
 {
-	(void)id;
+	if (id == O_MAX_DUMP) {
+		if (!(o->max_dump = options_size(arg)))
+			return say(ps, "--max-dump '%s': expected a size such as 512M or 8G", arg);
+		return 0;
+	}
 	/* --dump FILE as well as --dump=FILE: take the next word if it is
 	 * not an option. */
 	const char *file = arg;
@@ -641,6 +669,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 	char shortopts[1 + 3 * NROWS + 1];
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = 5;
+	o->max_dump = OPT_DEFAULT_MAX_DUMP;
 	o->actions = calloc(OPT_MAX_ACTIONS, sizeof(*o->actions));
 	if (!o->actions)
 		return say(&ps, "out of memory");

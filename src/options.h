@@ -10,6 +10,11 @@
 #define OPT_MAX_ACTIONS 64 /* as given on the command line */
 #define OPT_MAX_COUNT 1000 /* --count */
 #define OPT_MAX_PIDS 4096
+/* A profile is what the target wrote into a memfd: its size is the
+ * target's choice (a thread of it can ftruncate the memfd to a terabyte),
+ * so a dump is refused past this, unless --max-dump says otherwise. 2^20
+ * distinct stacks make about 0.5 GB. */
+#define OPT_DEFAULT_MAX_DUMP (4ULL << 30)
 
 struct options {
 	pid_t pids[OPT_MAX_PIDS];
@@ -26,6 +31,7 @@ struct options {
 	const char *prefix; /* --prefix, or NULL: try the known ones */
 	pid_t tid;          /* --tid: borrow this thread (0: any at a safe point) */
 	double timeout_s;   /* --timeout, per target */
+	uint64_t max_dump;  /* --max-dump: the largest profile accepted, bytes */
 	int json, verbose, quiet;
 	int help, version;
 	int list_options; /* --list-options: what bash completion reads */
@@ -36,6 +42,9 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 void options_free(struct options *o);
 /* "30s", "5m", "1h", "250ms", or plain seconds; -1 if not a duration. */
 int64_t options_duration_us(const char *text);
+/* "512M", "8G", "4096" (bytes; K M G T are powers of 1024); 0 if not a
+ * size or 0. */
+uint64_t options_size(const char *text);
 
 /* The option table. One row per option; the getopt_long spec, --help and
  * --list-options (for bash completion) are all drawn from it. */

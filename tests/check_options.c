@@ -124,6 +124,28 @@ END_TEST
 /* Regression (tests/fuzz/fuzz_text.c, under ASan): a parse that stops
  * inside a cluster of short options must not leave getopt pointing into
  * that argv for the next parse. */
+START_TEST(sizes)
+{
+	ck_assert_uint_eq(options_size("4096"), 4096);
+	ck_assert_uint_eq(options_size("1K"), 1024);
+	ck_assert_uint_eq(options_size("512m"), 512ULL << 20);
+	ck_assert_uint_eq(options_size("8G"), 8ULL << 30);
+	ck_assert_uint_eq(options_size("2T"), 2ULL << 40);
+	ck_assert_uint_eq(options_size("0"), 0);      /* no size */
+	ck_assert_uint_eq(options_size("-1G"), 0);
+	ck_assert_uint_eq(options_size("1GB"), 0);
+	ck_assert_uint_eq(options_size("G"), 0);
+	ck_assert_uint_eq(options_size("99999999999999999999"), 0);
+	ck_assert_uint_eq(options_size("99999999999T"), 0); /* past 2^64 */
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "x", "--max-dump", "1M"), 0);
+	ck_assert_uint_eq(o.max_dump, 1ULL << 20);
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "x"), 0);
+	ck_assert_uint_eq(o.max_dump, OPT_DEFAULT_MAX_DUMP);
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "x", "--max-dump", "lots"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--max-dump 'lots'"));
+}
+END_TEST
+
 START_TEST(reparse_after_cluster)
 {
 	char *words = strdup("-vRRRR");
@@ -225,6 +247,7 @@ int main(void)
 	tcase_add_test(tc, pid_lists);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, flags);
+	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, reparse_after_cluster);
 	tcase_add_test(tc, table_drives_help_list_and_getopt);
 	tcase_add_test(tc, list_options_and_info);

@@ -138,3 +138,22 @@ if unshare --mount --pid --fork --propagation private true 2>/dev/null; then
 else
 	echo "note: unshare --mount --pid not permitted; namespace case not tested"
 fi
+
+# A profile's size is the target's choice: a thread of it grows jeattach's
+# memfd to 1 TiB (sparse) while jemalloc writes. Refused at once with exit
+# 8, nothing written (before: 300 MB/s of zeros onto the operator's disk,
+# without end). --max-dump lowers the ceiling for a real profile too.
+start_victim grow "$TARGETS/victim_dyn" -b 1 -w -G
+expect_rc 8 timeout 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap"
+echo "$ERR" | grep -q 'past --max-dump' || fail "1 TiB memfd: $ERR"
+grep -q '^grew fd' "$grow_out" || fail "the hostile thread never saw the memfd"
+[ -e "$WORK/grow.heap" ] && fail "a profile was written"
+ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
+finish_victim grow
+start_victim small "$TARGETS/victim_dyn" -b 1 -w
+expect_rc 8 "$JEATTACH" -p "$small" --dump "$WORK/small.heap" --max-dump 1K
+echo "$ERR" | grep -q 'past --max-dump (1024 bytes)' || fail "--max-dump 1K: $ERR"
+expect_rc 8 "$JEATTACH" -p "$small" --dump "$WORK/small.heap" --max-dump 1K --symbolize
+expect_rc 0 "$JEATTACH" -p "$small" --dump "$WORK/small.heap" --max-dump 64M
+finish_victim small
+pass "--max-dump: a 1 TiB memfd refused at once, the ceiling obeyed"

@@ -36,6 +36,9 @@
  *             K: memfd_create kills the calling thread (KILL_THREAD);
  *             w: openat with O_CREAT kills the process (a read-only
  *             sandbox: the filter looks at an argument).
+ *          -G a hostile thread: it watches this process's descriptors and
+ *             ftruncate()s jeattach's dump memfd to 1 TiB (sparse) as soon
+ *             as it appears; it prints "grew fd N" each time
  *          -w allocate a known workload before "ready" (for profile checks:
  *             wl_small 1000 x 64 B, wl_big 10 x 100000 B, wl_rec 100 x 256 B
  *             through a 4-deep recursion), kept live until the end. */
@@ -57,6 +60,7 @@
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -366,6 +370,31 @@ static void *churn_one(void *arg)
 	return arg;
 }
 
+/* -G: grow any memfd named jeattach-dump to 1 TiB while it is there. */
+static void *grower(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		for (int fd = 3; fd < 64; fd++) {
+			char link[64], target[128];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(link, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = 0;
+			struct stat st;
+			if (strstr(target, "memfd:jeattach-dump") && !fstat(fd, &st) &&
+			    st.st_size < (1LL << 40) && !ftruncate(fd, 1LL << 40)) {
+				printf("grew fd %d\n", fd);
+				fflush(stdout);
+			}
+		}
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 static void *churner(void *arg)
 {
 	(void)arg;
@@ -402,8 +431,8 @@ int main(int argc, char **argv)
 {
 	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
 	char sec = 0;
-	int in_sig_handler = 0, churn = 0;
-	while ((opt = getopt(argc, argv, "b:cf:Hi:s:tx:w")) != -1) {
+	int in_sig_handler = 0, churn = 0, grow = 0;
+	while ((opt = getopt(argc, argv, "b:cf:GHi:s:tx:w")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
@@ -422,6 +451,8 @@ int main(int argc, char **argv)
 			in_sig_handler = 1;
 		else if (opt == 'c')
 			churn = 1;
+		else if (opt == 'G')
+			grow = 1;
 		else
 			return 2;
 	}
@@ -485,6 +516,8 @@ int main(int argc, char **argv)
 		pthread_create(&xth, NULL, in_handler, NULL);
 	if (churn)
 		pthread_create(&xth, NULL, churner, NULL);
+	if (grow)
+		pthread_create(&xth, NULL, grower, NULL);
 	for (int i = 0; i < 5; i++) /* each thread publishes its tid */
 		while (!atomic_load(&tids[i]))
 			sched_yield();
