@@ -36,6 +36,10 @@ static void automatic_name(const char *prefix, pid_t pid, char *buf, size_t len)
 	char copy[4096];
 	snprintf(copy, sizeof(copy), "%s", prefix && *prefix ? prefix : "jeprof");
 	const char *base = basename(copy);
+	/* A plain file name in jeattach's directory, always: prof_prefix:/
+	 * would otherwise make "/.PID.0.m0.heap", in /. */
+	if (!*base || !strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+		base = "jeprof";
 	for (unsigned seq = 0;; seq++) {
 		snprintf(buf, len, "%s.%d.%u.m%u.heap", base, (int)pid, seq, seq);
 		if (access(buf, F_OK) != 0 || seq > 100000)
@@ -297,6 +301,9 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 					"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
 					"not a heap profile",
 					(unsigned long long)bytes);
+		if (e == -EISDIR)
+			return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it is a directory; give "
+					"a file name in it", file);
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
 				"another directory", file, je_err_text(-e));
 	}

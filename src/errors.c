@@ -75,6 +75,8 @@ static const struct row {
 	{ JE_AT_ATTACH, ESRCH, ALWAYS, JE_EXIT_GONE, "the process exited while jeattach attached" },
 	{ JE_AT_ATTACH, ETIMEDOUT, ALWAYS, JE_EXIT_TIMEOUT,
 	  "cannot attach: {why|timeout}; retry, or give a larger --timeout" },
+	{ JE_AT_ATTACH, JE_ERR_NOT_THREAD, ALWAYS, JE_EXIT_USAGE,
+	  "cannot attach: {why}; give one of its threads (ls /proc/{pid}/task)" },
 	{ JE_AT_ATTACH, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
 	  "cannot attach: a thread runs in 32-bit mode" },
 	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },

@@ -18,6 +18,7 @@
 	X(KERNEL_THREAD, JE_EXIT_UNSAFE, "the process is a kernel thread")                 \
 	X(CLASS32, JE_EXIT_UNSAFE, "the process or a thread of it runs 32-bit code")       \
 	X(NO_SYSCALL_INSN, JE_EXIT_INTERNAL, "no syscall instruction in the target's code") \
+	X(NOT_THREAD, JE_EXIT_USAGE, "the thread asked for is not a thread of the process") \
 	X(FAULT, JE_EXIT_UNSAFE, "an injected call faulted")                               \
 	X(SECCOMP, JE_EXIT_UNSAFE, "the target's seccomp filter killed an injected call")   \
 	X(SCRATCH, JE_EXIT_INTERNAL, "the value does not fit the scratch space")           \

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli_report.h"
@@ -24,20 +25,41 @@
 #include "rcall.h"
 
 /* Fail before touching any target when a dump could not be written. */
-static int check_outputs(const struct plan *p, char *err, size_t len)
+/* One dump's file for one target: a directory that cannot be written, or
+ * the name of a directory itself, is said now. */
+static int check_output(const char *pattern, pid_t pid, char *err, size_t len)
+{
+	char file[4096], copy[4096];
+	struct stat st;
+	if (!pattern)
+		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
+	else if (act_expand_pattern(pattern, pid, 0, file, sizeof(file)))
+		return snprintf(err, len, "--dump %s: unknown %% escape", pattern), -1;
+	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "--dump %.200s: that is a directory; give a file name in it, "
+			 "such as %.200s/x.heap", file, file);
+		return -1;
+	}
+	snprintf(copy, sizeof(copy), "%s", file);
+	const char *dir = dirname(copy);
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, len, "cannot write a profile in %s: %s; choose a writable directory",
+			 dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Fail before touching any target when a dump could not be written: each
+ * pattern as it expands for each target (%p may name its directory). */
+static int check_outputs(const struct plan *p, const struct options *o, char *err, size_t len)
 {
 	for (int i = 0; i < p->nsteps; i++) {
-		const char *f = p->steps[i].arg;
 		if (p->steps[i].kind != ACT_DUMP)
 			continue;
-		char copy[4200];
-		snprintf(copy, sizeof(copy), "%s", f ? f : "x");
-		const char *dir = dirname(copy);
-		if (access(dir, W_OK | X_OK) != 0) {
-			snprintf(err, len, "cannot write a profile in %s: %s; choose a writable directory",
-				 dir, strerror(errno));
-			return -1;
-		}
+		for (int k = 0; k < o->npids; k++)
+			if (check_output(p->steps[i].arg, o->pids[k], err, len))
+				return -1;
 	}
 	return 0;
 }
@@ -143,7 +165,7 @@ static int find_targets(struct invocation *in)
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JE_EXIT_GONE;
 	}
-	if (check_outputs(&in->plan, in->err, sizeof(in->err))) {
+	if (check_outputs(&in->plan, &in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JE_EXIT_OUTPUT;
 	}

@@ -365,6 +365,13 @@ static int check_get(const char *name, char *err, size_t errlen)
 		snprintf(err, errlen, "--get %s: this control can only be written", name);
 		return -1;
 	}
+	if (access & RCTL_EFFECT) {
+		snprintf(err, errlen,
+			 "--get %s: reading it changes the process (jemalloc acts on every "
+			 "read of it), so jeattach does not; it reads only what has no effect",
+			 name);
+		return -1;
+	}
 	return 0;
 }
 

@@ -235,7 +235,7 @@ static int hold_candidates(struct target *t, pid_t *tids)
 			return 1;
 		}
 	target_why(t, "thread %d is not a thread of process %d", (int)only, (int)t->pid);
-	return -ESRCH;
+	return -JE_ERR_NOT_THREAD;
 }
 
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),

@@ -22,7 +22,10 @@ enum rctl_type {
 	RCTL_DOUBLE,   /* not a jemalloc type: derived figures jeattach reports */
 };
 
-enum rctl_access { RCTL_R = 1, RCTL_W = 2, RCTL_RW = 3 };
+enum rctl_access {
+	RCTL_R = 1, RCTL_W = 2, RCTL_RW = 3,
+	RCTL_EFFECT = 4, /* reading it changes the process: no --get */
+};
 
 struct rctl_value {
 	enum rctl_type type;

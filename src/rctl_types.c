@@ -93,7 +93,7 @@ static const struct rctl_entry table[] = {
 	{ "stats.arenas.#.resident", RCTL_SIZE, RCTL_R },
 	{ "stats.arenas.#.nthreads", RCTL_UNSIGNED, RCTL_R },
 	{ "arenas.narenas", RCTL_UNSIGNED, RCTL_R },
-	{ "arenas.create", RCTL_UNSIGNED, RCTL_R }, /* reading it creates an arena */
+	{ "arenas.create", RCTL_UNSIGNED, RCTL_R | RCTL_EFFECT }, /* reading it creates an arena */
 	{ "arenas.dirty_decay_ms", RCTL_SSIZE, RCTL_RW },
 	{ "arenas.muzzy_decay_ms", RCTL_SSIZE, RCTL_RW },
 	{ "arenas.quantum", RCTL_SIZE, RCTL_R },
@@ -112,10 +112,12 @@ static int matches(const char *pattern, const char *name)
 {
 	while (*pattern) {
 		if (*pattern == '#') {
-			if (*name < '0' || *name > '9')
-				return 0;
+			/* An index: 1 to 10 digits (jemalloc's are unsigned). */
+			const char *start = name;
 			while (*name >= '0' && *name <= '9')
 				name++;
+			if (name == start || name - start > 10)
+				return 0;
 			pattern++;
 			continue;
 		}

@@ -25,6 +25,14 @@ START_TEST(lookup)
 	ck_assert_int_eq(t, RCTL_SIZE);
 	ck_assert_int_eq(rctl_lookup("arena..purge", &t, &a), -ENOENT);
 	ck_assert_int_eq(rctl_lookup("arena.x.purge", &t, &a), -ENOENT);
+	/* An index is 1 to 10 digits (jemalloc's are unsigned). */
+	ck_assert_int_eq(rctl_lookup("arena.4294967295.purge", &t, &a), 0);
+	ck_assert_int_eq(rctl_lookup("arena.12345678901.purge", &t, &a), -ENOENT);
+	/* A read with an effect is marked. */
+	ck_assert_int_eq(rctl_lookup("arenas.create", &t, &a), 0);
+	ck_assert(a & RCTL_EFFECT);
+	ck_assert_int_eq(rctl_lookup("prof.active", &t, &a), 0);
+	ck_assert(!(a & RCTL_EFFECT));
 	ck_assert_int_eq(rctl_lookup("prof.activ", &t, &a), -ENOENT);
 	ck_assert_int_eq(rctl_lookup("prof.active.x", &t, &a), -ENOENT);
 	ck_assert_int_eq(rctl_lookup("thread.arena", &t, &a), -ENOENT);

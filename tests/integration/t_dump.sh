@@ -144,9 +144,20 @@ fi
 # 8, nothing written (before: 300 MB/s of zeros onto the operator's disk,
 # without end). --max-dump lowers the ceiling for a real profile too.
 start_victim grow "$TARGETS/victim_dyn" -b 1 -w -G
-expect_rc 8 timeout 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap"
+# The hostile thread polls; a dump of a few milliseconds can end before it
+# looks (then the dump is simply whole): try until it has grown the memfd.
+i=0
+while :; do
+	i=$((i + 1)); [ $i -gt 20 ] && fail "the hostile thread never saw the memfd in 20 dumps"
+	timeout 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap" >"$WORK/stdout" 2>"$WORK/stderr"
+	rc=$?
+	ERR=$(cat "$WORK/stderr")
+	grep -q '^grew fd' "$grow_out" && break
+	[ $rc = 0 ] || fail "exit $rc before the memfd was grown: $ERR"
+	rm -f "$WORK/grow.heap"
+done
+[ $rc = 8 ] || fail "exit $rc (wanted 8) for a 1 TiB memfd: $ERR"
 echo "$ERR" | grep -q 'past --max-dump' || fail "1 TiB memfd: $ERR"
-grep -q '^grew fd' "$grow_out" || fail "the hostile thread never saw the memfd"
 [ -e "$WORK/grow.heap" ] && fail "a profile was written"
 ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
 finish_victim grow
@@ -157,3 +168,21 @@ expect_rc 8 "$JEATTACH" -p "$small" --dump "$WORK/small.heap" --max-dump 1K --sy
 expect_rc 0 "$JEATTACH" -p "$small" --dump "$WORK/small.heap" --max-dump 64M
 finish_victim small
 pass "--max-dump: a 1 TiB memfd refused at once, the ceiling obeyed"
+
+# Automatic names and patterns, as the target and the operator may give them.
+# prof_prefix:/ : the automatic name is a plain file name here, never in /.
+mkdir -p "$WORK/auto"
+start_victim_env slash "MALLOC_CONF=prof:true,prof_active:false,prof_prefix:/" "$TARGETS/victim_dyn" -b 1
+(cd "$WORK/auto" && "$JEATTACH" -p "$slash" --dump >/dev/null 2>"$WORK/auto.err") ||
+	fail "--dump with prof_prefix:/: $(cat "$WORK/auto.err")"
+ls "$WORK/auto/jeprof.$slash.0.m0.heap" >/dev/null || fail "no jeprof.PID.0.m0.heap: $(ls -a "$WORK/auto")"
+ls -a / | grep -q "^\.$slash\." && fail "a profile was written into /"
+# A directory named by %p, and %% in a name.
+mkdir -p "$WORK/d$slash"
+expect_rc 0 "$JEATTACH" -p "$slash" --dump "$WORK/d%p/x%%y.heap"
+[ -f "$WORK/d$slash/x%y.heap" ] || fail "%p directory / %%: $(ls "$WORK/d$slash")"
+# A directory as --dump: said before attaching.
+expect_rc 8 "$JEATTACH" -p "$slash" --dump "$WORK"
+echo "$ERR" | grep -q 'that is a directory; give a file name in it' || fail "directory: $ERR"
+finish_victim slash
+pass "automatic name under prof_prefix:/, %p directories, %%, a directory refused"

@@ -27,4 +27,10 @@ expect_rc 7 "$JEATTACH" -p "$v" --set arenas.dirty_decay_ms=-5
 echo "$ERR" | grep -q 'arenas.dirty_decay_ms' || fail "$ERR"
 expect_rc 0 "$JEATTACH" -p "$v" --get arenas.dirty_decay_ms --json
 [ "$(v_of 0 value)" = 10000 ] || fail "the rejected value was applied: $OUT"
+# A control whose read has an effect is not read (arenas.create makes an
+# arena on every read); an index of 300 digits is no control (exit 2, not 1).
+expect_rc 2 "$JEATTACH" -p "$v" --get arenas.create
+echo "$ERR" | grep -q 'reading it changes the process' || fail "arenas.create: $ERR"
+expect_rc 2 "$JEATTACH" -p "$v" --get "arena.$(printf '1%.0s' $(seq 300)).dirty_decay_ms"
+pass "no --get with side effects; absurd indexes refused"
 finish_victim v

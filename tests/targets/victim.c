@@ -36,6 +36,8 @@
  *             K: memfd_create kills the calling thread (KILL_THREAD);
  *             w: openat with O_CREAT kills the process (a read-only
  *             sandbox: the filter looks at an argument).
+ *          -A N create N arenas (reading arenas.create makes one) before
+ *             "ready": a large malloc_stats_print report
  *          -G a hostile thread: it watches this process's descriptors and
  *             ftruncate()s jeattach's dump memfd to 1 TiB (sparse) as soon
  *             as it appears; it prints "grew fd N" each time
@@ -431,8 +433,8 @@ int main(int argc, char **argv)
 {
 	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
 	char sec = 0;
-	int in_sig_handler = 0, churn = 0, grow = 0;
-	while ((opt = getopt(argc, argv, "b:cf:GHi:s:tx:w")) != -1) {
+	int in_sig_handler = 0, churn = 0, grow = 0, narenas = 0;
+	while ((opt = getopt(argc, argv, "A:b:cf:GHi:s:tx:w")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
@@ -453,6 +455,8 @@ int main(int argc, char **argv)
 			churn = 1;
 		else if (opt == 'G')
 			grow = 1;
+		else if (opt == 'A')
+			narenas = atoi(optarg);
 		else
 			return 2;
 	}
@@ -518,6 +522,12 @@ int main(int argc, char **argv)
 		pthread_create(&xth, NULL, churner, NULL);
 	if (grow)
 		pthread_create(&xth, NULL, grower, NULL);
+	for (int i = 0; i < narenas; i++) {
+		unsigned idx;
+		size_t sz = sizeof(idx);
+		if (!mallctl || mallctl("arenas.create", &idx, &sz, NULL, 0))
+			early_count++;
+	}
 	for (int i = 0; i < 5; i++) /* each thread publishes its tid */
 		while (!atomic_load(&tids[i]))
 			sched_yield();
