@@ -4,7 +4,10 @@
 #include "config.h"
 
 #include <string.h>
+#include <errno.h>
+#include <stdlib.h>
 #include "act.h"
+#include "core_json.h"
 #include "rproc.h"
 
 static const struct {
@@ -58,31 +61,6 @@ enum je_exit act_stats(struct target *t, struct act_result *r)
 	return JE_EXIT_OK;
 }
 
-/* jemalloc's JSON comes indented over many lines; --json promises one line
- * per target. Drop whitespace outside strings. */
-static void json_compact(char *s)
-{
-	char *o = s;
-	int in_str = 0, esc = 0;
-	for (char *p = s; *p; p++) {
-		if (in_str) {
-			*o++ = *p;
-			if (esc)
-				esc = 0;
-			else if (*p == '\\')
-				esc = 1;
-			else if (*p == '"')
-				in_str = 0;
-		} else if (*p == '"') {
-			in_str = 1;
-			*o++ = *p;
-		} else if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r') {
-			*o++ = *p;
-		}
-	}
-	*o = 0;
-}
-
 enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 {
 	const char *doing = "cannot print jemalloc's statistics";
@@ -106,8 +84,23 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 	if (remote_errno)
 		return act_fail(r, JE_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
 				strerror(remote_errno));
-	if (json)
-		json_compact(text);
+	if (json) {
+		/* The target wrote it: embedded in jeattach's JSON only once
+		 * parsed and re-encoded (compact: --json is one line), so it
+		 * cannot close jeattach's object early and forge a record. */
+		char *canon;
+		size_t n = strlen(text);
+		e = core_json_reencode(text, &canon);
+		free(text);
+		if (e == -EINVAL)
+			return act_fail(r, JE_EXIT_MALLCTL,
+					"%s: the target's JSON report (%zu bytes) is not valid JSON; "
+					"not embedded (--stats=full without --json prints it as text)",
+					doing, n);
+		if (e)
+			return act_transport_error(t, r, doing, e);
+		text = canon;
+	}
 	r->blob = text;
 	r->blob_json = json;
 	act_field_u64(r, "bytes", strlen(text));

@@ -5,32 +5,38 @@
 #include <stdio.h>
 #include "cli_report.h"
 #include "core_json.h"
+#include "core_text.h"
 #include "rcall.h"
 
+/* Messages name what the target chose (its paths, its comm, its prefix):
+ * no control byte of it reaches the terminal. */
 void cli_report_error(const struct cli_run *run)
 {
-	fprintf(stderr, "jeattach: %d: %s\n", (int)run->pid, run->msg);
+	char safe[sizeof(run->msg) * 4];
+	core_text_escape(run->msg, safe, sizeof(safe));
+	fprintf(stderr, "jeattach: %d: %s\n", (int)run->pid, safe);
 }
 
 void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run)
 {
-	char buf[4200];
+	char buf[4200 * 4], comm[sizeof(run->t.info.comm) * 4];
+	core_text_escape(run->t.info.comm, comm, sizeof(comm));
 	for (int i = 0; i < run->nsteps; i++) {
 		const struct act_result *r = &run->res[i];
 		if (r->skipped) {
-			fprintf(out, "%d (%s) %s: skipped (interrupted)\n", (int)run->pid,
-				run->t.info.comm, r->action);
+			fprintf(out, "%d (%s) %s: skipped (interrupted)\n", (int)run->pid, comm,
+				r->action);
 			continue;
 		}
 		if (!r->ran || r->code != JE_EXIT_OK)
 			continue;
-		fprintf(out, "%d (%s) %s\n", (int)run->pid, run->t.info.comm, r->action);
+		fprintf(out, "%d (%s) %s\n", (int)run->pid, comm, r->action);
 		for (size_t k = 0; k < r->nf; k++) {
 			rctl_format(&r->f[k].v, 0, buf, sizeof(buf));
 			fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
 		}
-		if (r->blob) /* jemalloc's own report, verbatim */
-			fputs(r->blob, out);
+		if (r->blob) /* jemalloc's own report, its control bytes escaped */
+			core_text_put_lines(out, r->blob);
 	}
 	if (o->verbose) {
 		struct rcall_timing tm;

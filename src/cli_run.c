@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli_diag.h"
 #include "cli_run.h"
+#include "core_text.h"
 #include "errors.h"
 #include "rcall.h"
 #include "rproc.h"
@@ -23,12 +24,13 @@ static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
 {
 	if (!o->verbose)
 		return;
+	char line[8192], safe[sizeof(line) * 4];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "jeattach: %d: ", (int)pid);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	core_text_escape(line, safe, sizeof(safe)); /* it names the target's comm, paths */
+	fprintf(stderr, "jeattach: %d: %s\n", (int)pid, safe);
 }
 
 static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)

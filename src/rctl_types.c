@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core_json.h"
+#include "core_text.h"
 #include "rctl.h"
 
 struct rctl_entry {
@@ -214,8 +215,8 @@ void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len)
 			snprintf(buf, len, "%s", json ? "null" : "(null)");
 		else if (json)
 			core_json_escape(v->s, buf, len);
-		else
-			snprintf(buf, len, "%s", v->s);
+		else /* a string from the target, for a terminal */
+			core_text_escape(v->s, buf, len);
 		break;
 	}
 }

@@ -17,10 +17,12 @@
 #include <unistd.h>
 #include "core_elf.h"
 #include "core_grow.h"
+#include "core_json.h"
 #include "core_maps.h"
 #include "core_open.h"
 #include "core_read.h"
 #include "core_search.h"
+#include "core_text.h"
 
 START_TEST(grow)
 {
@@ -228,6 +230,39 @@ START_TEST(open_in_root)
 }
 END_TEST
 
+START_TEST(json_reencode)
+{
+	char *out;
+	ck_assert_int_eq(core_json_reencode(" { \"a\" : [1, -2.5e3, true, null, \"x\\n\\u00e9\"] ,\n"
+					    " \"b\":{} } ", &out), 0);
+	ck_assert_str_eq(out, "{\"a\":[1,-2.5e3,true,null,\"x\\n\\u00e9\"],\"b\":{}}");
+	free(out);
+	/* A report that closes the object early and forges a second record. */
+	ck_assert_int_eq(core_json_reencode("{\"j\":1}}],\"pid\":1}\n{\"pid\":1", &out), -EINVAL);
+	const char *bad[] = { "", "{", "[1,]", "{\"a\"}", "{\"a\":1,}", "01", "1.", "-", "tru",
+			      "\"raw\nnewline\"", "\"\\x\"", "\"\xff\"", "[1] [2]", "{'a':1}" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(core_json_reencode(bad[i], &out) == -EINVAL, "accepted: %s", bad[i]);
+	/* Nesting is bounded. */
+	char deep[2000];
+	memset(deep, '[', 1000);
+	deep[1000] = 0;
+	ck_assert_int_eq(core_json_reencode(deep, &out), -EINVAL);
+	ck_assert_int_eq(core_json_reencode("\"\xc3\xa9\"", &out), 0); /* valid UTF-8 */
+	free(out);
+}
+END_TEST
+
+START_TEST(text_escape)
+{
+	char buf[64];
+	core_text_escape("ev\033[31mil\n\x7f", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "ev\\x1b[31mil\\n\\x7f");
+	core_text_escape("\033\033\033", buf, 6); /* whole escapes only */
+	ck_assert_str_eq(buf, "\\x1b");
+}
+END_TEST
+
 void core_check_marker(void);
 void core_check_marker(void)
 {
@@ -273,6 +308,8 @@ int main(void)
 	tcase_add_test(tc, search);
 	tcase_add_test(tc, open_mapped);
 	tcase_add_test(tc, open_in_root);
+	tcase_add_test(tc, json_reencode);
+	tcase_add_test(tc, text_escape);
 	tcase_add_test(tc, elf_reader);
 	suite_add_tcase(s, tc);
 	return check_run(s);

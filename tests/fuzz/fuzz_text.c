@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core_json.h"
+#include "core_text.h"
 #include "options.h"
 #include "plan.h"
 #include "sym_maps.h"
@@ -25,6 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sym_maps_find(&m, m.v[i].start);
 		sym_maps_free(&m);
 	}
+	/* A target's JSON report, and text for a terminal. */
+	char *canon, esc[256];
+	if (!core_json_reencode(text, &canon)) {
+		char *again;
+		/* Re-encoding is idempotent: its output is valid and canonical. */
+		if (core_json_reencode(canon, &again) || strcmp(canon, again))
+			abort();
+		free(again);
+		free(canon);
+	}
+	core_text_escape(text, esc, sizeof(esc));
 	/* The same bytes as argv: words separated by NUL. */
 	char *argv[64];
 	int argc = 0;
