@@ -426,20 +426,52 @@ int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,
 	return 0;
 }
 
+/* How much of one mapping sym_find_code reads at most: libc's text is
+ * about 2 MB, a large static program's some tens. */
+#define FIND_CODE_MAX ((uint64_t)64 << 20)
+
+static int cmp_size(const void *a, const void *b, void *arg)
+{
+	const struct sym_maps *maps = arg;
+	const struct sym_map *x = &maps->v[*(const size_t *)a];
+	const struct sym_map *y = &maps->v[*(const size_t *)b];
+	uint64_t sx = x->end - x->start, sy = y->end - y->start;
+	return sx < sy ? -1 : sx > sy;
+}
+
+static void sort_by_size(const struct sym_maps *maps, size_t *order, size_t n)
+{
+	if (n)
+		qsort_r(order, n, sizeof(*order), cmp_size, (void *)maps);
+}
+
 int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, size_t plen,
 		  int (*check)(const unsigned char *p, size_t n), uint64_t *addr, int *extra)
 {
 	/* Only code that cannot change: file-backed, not writable mappings
 	 * (or the vDSO), never a JIT's. [vsyscall] is emulated, skip it.
-	 * Chunks overlap by 64 bytes so no match straddles two of them. */
+	 * Chunks overlap by 64 bytes so no match straddles two of them. What
+	 * is looked for lives in libc or the vDSO (a few MB): mappings are
+	 * scanned smallest first, each up to FIND_CODE_MAX bytes, so that a
+	 * huge mapping the target chose (an 8 GiB sparse file mapped
+	 * executable) costs no more than a normal one. */
 	static unsigned char buf[65536];
+	size_t *order = malloc((maps->n ? maps->n : 1) * sizeof(*order)), n = 0;
+	if (!order)
+		return -ENOMEM;
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct sym_map *m = &maps->v[i];
-		if (!m->x || !m->r || m->w || !strcmp(m->path, "[vsyscall]") ||
-		    (!m->inode && strcmp(m->path, "[vdso]")))
-			continue;
-		for (uint64_t a = m->start; a < m->end; a += sizeof(buf) - 64) {
-			size_t len = m->end - a < sizeof(buf) ? m->end - a : sizeof(buf);
+		if (m->x && m->r && !m->w && strcmp(m->path, "[vsyscall]") &&
+		    (m->inode || !strcmp(m->path, "[vdso]")))
+			order[n++] = i;
+	}
+	sort_by_size(maps, order, n);
+	int found = -ENOENT;
+	for (size_t k = 0; k < n && found; k++) {
+		const struct sym_map *m = &maps->v[order[k]];
+		uint64_t end = m->end - m->start > FIND_CODE_MAX ? m->start + FIND_CODE_MAX : m->end;
+		for (uint64_t a = m->start; a < end && found; a += sizeof(buf) - 64) {
+			size_t len = end - a < sizeof(buf) ? end - a : sizeof(buf);
 			if (pt_read(pid, a, buf, len))
 				break;
 			for (size_t off = 0; off + plen <= len;) {
@@ -452,7 +484,8 @@ int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, si
 					*addr = a + at;
 					if (extra)
 						*extra = x;
-					return 0;
+					found = 0;
+					break;
 				}
 				off = at + 1;
 			}
@@ -460,7 +493,8 @@ int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, si
 				break;
 		}
 	}
-	return -ENOENT;
+	free(order);
+	return found;
 }
 
 int sym_find_syscall_insn(pid_t pid, const struct sym_maps *maps, uint64_t *addr)

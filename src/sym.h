@@ -49,10 +49,11 @@ int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name
 			int *ifunc);
 
 /* The dynamic linker's list of loaded objects (r_debug / link_map), read from
- * the target's memory: its load biases and names. */
+ * the target's memory: each object's load bias and dynamic section (which
+ * ties it to its mapping; names are not read: they differ across merged-/usr
+ * links, and cost 4 KiB an entry for nothing). */
 struct sym_linkmap_entry {
 	uint64_t l_addr, l_ld;
-	char name[4096];
 };
 int sym_linkmap_read(pid_t pid, struct sym_linkmap_entry **out, size_t *n);
 

@@ -18,7 +18,10 @@
 #include "pt.h"
 #include "sym.h"
 
-#define LINKMAP_MAX 65536 /* no real program has more; a loop in a corrupt list ends */
+/* No real program loads more objects; the list is the target's memory, so
+ * a longer one, or one that loops, is cut here (Brent's cycle check below
+ * ends a loop after about twice its length). */
+#define LINKMAP_MAX 8192
 #define DYN_MAX 4096
 
 static int read_auxv(pid_t pid, uint64_t *phdr, uint64_t *phnum)
@@ -92,7 +95,15 @@ int sym_linkmap_read(pid_t pid, struct sym_linkmap_entry **out, size_t *n)
 	uint64_t lm_addr = (uint64_t)(uintptr_t)rd.r_map;
 	size_t cap = 0;
 	struct sym_linkmap_entry *v = NULL;
+	uint64_t tortoise = 0, power = 1, lam = 0;
 	while (lm_addr && *n < LINKMAP_MAX) {
+		if (lm_addr == tortoise)
+			break; /* the list loops */
+		if (++lam == power) {
+			tortoise = lm_addr;
+			power *= 2;
+			lam = 0;
+		}
 		struct link_map lm;
 		e = pt_read(pid, lm_addr, &lm, sizeof(lm));
 		if (e)
@@ -102,10 +113,6 @@ int sym_linkmap_read(pid_t pid, struct sym_linkmap_entry **out, size_t *n)
 		struct sym_linkmap_entry *ent = &v[*n];
 		ent->l_addr = lm.l_addr;
 		ent->l_ld = (uint64_t)(uintptr_t)lm.l_ld;
-		ent->name[0] = 0;
-		if (lm.l_name && pt_read_string(pid, (uint64_t)(uintptr_t)lm.l_name, ent->name,
-						sizeof(ent->name)) < 0)
-			ent->name[0] = 0;
 		(*n)++;
 		lm_addr = (uint64_t)(uintptr_t)lm.l_next;
 	}

@@ -95,11 +95,24 @@ START_TEST(linkmap_of_self)
 	size_t n;
 	ck_assert_int_eq(sym_linkmap_read(getpid(), &lm, &n), 0);
 	ck_assert_uint_ge(n, 2);
+	/* Entries are tied to mappings by l_ld (their dynamic section lies in
+	 * their own mapping): libc is among them, the program comes first. */
+	struct sym_maps m;
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(len, 0);
+	exe[len] = 0;
+	ck_assert_int_eq(sym_maps_read(getpid(), &m), 0);
 	int libc = 0;
-	for (size_t i = 0; i < n; i++)
-		libc |= strstr(lm[i].name, "libc.so") != NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_map *mm = sym_maps_find(&m, lm[i].l_ld);
+		libc |= mm && strstr(mm->path, "libc.so") != NULL;
+	}
 	ck_assert_int_eq(libc, 1);
-	ck_assert_str_eq(lm[0].name, ""); /* the program itself */
+	const struct sym_map *first = sym_maps_find(&m, lm[0].l_ld);
+	ck_assert_ptr_nonnull(first);
+	ck_assert_str_eq(first->path, exe); /* the program itself */
+	sym_maps_free(&m);
 	free(lm);
 }
 END_TEST
