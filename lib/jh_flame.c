@@ -149,21 +149,29 @@ static int cmp_kids(const void *a, const void *b)
 	return strcmp(((const struct kid *)a)->name, ((const struct kid *)b)->name);
 }
 
-static int emit(FILE *out, const struct tree *t, uint32_t id, double x, int level,
-		const struct style *st)
+/* A node to draw: where and at which depth. */
+struct pending {
+	uint32_t id;
+	int level;
+	double x;
+};
+
+/* Draw one node; 0 if it is too narrow to see (then neither are its
+ * children: flamegraph.pl's minwidth). */
+static int draw(FILE *out, const struct tree *t, const struct pending *p, const struct style *st)
 {
-	const struct node *n = &t->v[id];
-	double total = st->total;
+	const struct node *n = &t->v[p->id];
+	double total = st->total, x = p->x;
 	double w = n->value / total * WIDTH;
 	if (w < 0.1)
-		return 0; /* invisible: flamegraph.pl's minwidth */
-	const char *name = node_name(t, id), *unit = st->unit;
+		return 0;
+	const char *name = node_name(t, p->id), *unit = st->unit;
 	int r, g, b;
 	if (st->maxd > 0)
 		diff_color(n->delta, st->maxd, &r, &g, &b);
 	else
 		color(name, &r, &g, &b);
-	double y = (st->levels - level - 1) * ROW;
+	double y = (st->levels - p->level - 1) * ROW;
 	fprintf(out, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\"><title>", x, w);
 	xml_text(out, name);
 	fprintf(out, " (%.0f %s, %.2f%%", n->value, unit, 100.0 * n->value / total);
@@ -185,25 +193,54 @@ static int emit(FILE *out, const struct tree *t, uint32_t id, double x, int leve
 		}
 	}
 	fputs("</text></g>\n", out);
+	return 1;
+}
+
+/* Push p's children, sorted by name, so that the first is drawn next; each
+ * starts where its elder siblings end. */
+static int push_kids(const struct tree *t, const struct pending *p, const struct style *st,
+		     struct pending **stack, size_t *n, size_t *cap)
+{
 	size_t nk = 0;
-	for (uint32_t k = n->kid; k; k = t->v[k].sib)
+	for (uint32_t k = t->v[p->id].kid; k; k = t->v[k].sib)
 		nk++;
 	if (!nk)
 		return 0;
 	struct kid *kids = malloc(nk * sizeof(*kids));
-	if (!kids)
+	if (!kids || jh_grow((void **)stack, cap, *n + nk, sizeof(**stack))) {
+		free(kids);
 		return JEHEAP_ENOMEM;
+	}
 	nk = 0;
-	for (uint32_t k = n->kid; k; k = t->v[k].sib)
+	for (uint32_t k = t->v[p->id].kid; k; k = t->v[k].sib)
 		kids[nk++] = (struct kid){ node_name(t, k), k };
 	qsort(kids, nk, sizeof(*kids), cmp_kids);
-	int rc = 0;
-	double cx = x;
-	for (size_t i = 0; i < nk && !rc; i++) {
-		rc = emit(out, t, kids[i].id, cx, level + 1, st);
-		cx += t->v[kids[i].id].value / total * WIDTH;
+	double cx = p->x;
+	for (size_t i = 0; i < nk; i++) {
+		(*stack)[*n + nk - 1 - i] = (struct pending){ kids[i].id, p->level + 1, cx };
+		cx += t->v[kids[i].id].value / st->total * WIDTH;
 	}
+	*n += nk;
 	free(kids);
+	return 0;
+}
+
+/* The tree, depth first, parents before children: with an explicit stack,
+ * not the C stack, whose depth would be the profile's (a crafted stack of
+ * 100,000 frames overflowed it). */
+static int emit(FILE *out, const struct tree *t, const struct style *st)
+{
+	struct pending *stack = NULL;
+	size_t n = 0, cap = 0;
+	int rc = jh_grow((void **)&stack, &cap, 1, sizeof(*stack));
+	if (!rc)
+		stack[n++] = (struct pending){ 0, 0, 0 };
+	while (!rc && n) {
+		struct pending p = stack[--n];
+		if (draw(out, t, &p, st))
+			rc = push_kids(t, &p, st, &stack, &n, &cap);
+	}
+	free(stack);
 	return rc;
 }
 
@@ -259,7 +296,7 @@ JH_EXPORT int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *
 			t.v[0].value, unit, t.v[0].delta);
 	else
 		fprintf(out, " (%.0f %s; click to zoom)</text>\n", t.v[0].value, unit);
-	r = emit(out, &t, 0, 0, 0, &st);
+	r = emit(out, &t, &st);
 	fputs(script, out);
 	fputs("</svg>\n", out);
 	if (!r && ferror(out))

@@ -102,3 +102,17 @@ echo "$ERR" | grep -q "bad.heap:3:10: expected a count" || fail "$ERR"
 expect_rc 3 "$JEHEAP" collapsed "$WORK/none.heap"
 expect_rc 4 "$JEHEAP" top -o /nonexistent/out.txt "$WORK/a.heap"
 pass "errors"
+
+# A crafted profile whose one stack is 100,000 frames deep: the flame graph
+# is drawn without recursing once per frame (that overflowed the C stack).
+python3 - "$WORK/deep.heap" <<'PY'
+import sys
+n = 100000
+with open(sys.argv[1], "w") as f:
+    f.write("heap_v2/524288\n  t*: 1: 4096 [0: 0]\n  t0: 1: 4096 [0: 0]\n")
+    f.write("@ " + " ".join(hex(0x100000 + 16 * i) for i in range(n)) + "\n")
+    f.write("  t*: 1: 4096 [0: 0]\n  t0: 1: 4096 [0: 0]\n\nMAPPED_LIBRARIES:\n")
+PY
+"$JEHEAP" flame -o "$WORK/deep.svg" "$WORK/deep.heap" || fail "jeheap flame on a 100,000-frame stack: exit $?"
+[ "$(grep -c '<g class="f"' "$WORK/deep.svg")" -gt 50000 ] || fail "the deep stack was not drawn"
+pass "a 100,000-frame stack drawn"
