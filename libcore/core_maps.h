@@ -19,7 +19,8 @@ struct core_maps_line {
 /* 0, or -1 if the line is not a maps line. */
 int core_maps_parse_line(const char *line, struct core_maps_line *m);
 /* cb for each well-formed line of a whole maps text (others are skipped);
- * a non-zero return from cb stops and is returned. */
+ * a non-zero return from cb stops and is returned. The path points into
+ * text. */
 typedef int (*core_maps_cb)(const struct core_maps_line *m, void *arg);
 int core_maps_foreach(const char *text, core_maps_cb cb, void *arg);
 
