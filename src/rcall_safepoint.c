@@ -32,9 +32,17 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      unw_dyn_info_t *di, unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
 
+/* Memory words one stack walk may read. A walk of MAX_FRAMES frames reads
+ * some thousands; call-frame information can loop (a DWARF expression that
+ * jumps back on itself, read a byte at a time through access_mem), so the
+ * budget is what ends such a walk, in tens of milliseconds. */
+#define UNWIND_MAX_READS 2000000UL
+
 struct unwind_ctx {
 	struct target *t;
 	const arch_gpregs_t *regs;
+	unsigned long reads;
+	int exhausted; /* the budget ran out: the stack cannot be walked */
 	uint64_t page_addr[CACHE_PAGES];
 	unsigned char page[CACHE_PAGES][PAGE];
 	int page_ok[CACHE_PAGES];
@@ -59,6 +67,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 	struct unwind_ctx *c = arg;
 	if (write)
 		return -UNW_EREADONLYREG;
+	if (++c->reads > UNWIND_MAX_READS) {
+		c->exhausted = 1;
+		return -UNW_EINVAL;
+	}
 	unsigned char *dst = (unsigned char *)val;
 	for (size_t done = 0; done < sizeof(*val);) {
 		uint64_t a = addr + done, base = a & ~(uint64_t)(PAGE - 1);
@@ -258,9 +270,18 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 			break;
 		}
 		/* 0: the outermost frame; <0: no unwind info beyond here (JIT code,
-		 * hand-written assembly): what was seen is all we can check. */
-		if (unw_step(&cur) <= 0)
+		 * hand-written assembly): what was seen is all we can check; but
+		 * a walk cut off by the budget saw too little: unsafe. */
+		if (unw_step(&cur) <= 0) {
+			if (c->exhausted) {
+				snprintf(why, whylen,
+					 "thread %d cannot be unwound (its call-frame information "
+					 "did not end in %lu reads, at frame %d)",
+					 (int)tid, UNWIND_MAX_READS, depth);
+				safe = 0;
+			}
 			break;
+		}
 	}
 out:
 	free(c);
