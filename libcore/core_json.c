@@ -11,18 +11,8 @@
 #include <string.h>
 #include "core_grow.h"
 #include "core_json.h"
+#include "core_text.h"
 
-/* Length of a valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	if (s[0] >= 0xf5)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
 
 static size_t escape_into(const char *s, char *out, size_t cap)
 {
@@ -36,11 +26,11 @@ static size_t escape_into(const char *s, char *out, size_t cap)
 			tmp[1] = (char)*p;
 			tl = 2;
 			p++;
-		} else if (*p < 0x20 || (*p >= 0x80 && !utf8_len(p))) {
+		} else if (*p < 0x20 || (*p >= 0x80 && !core_utf8_len(p))) {
 			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", *p);
 			p++;
 		} else if (*p >= 0x80) {
-			tl = utf8_len(p);
+			tl = core_utf8_len(p);
 			memcpy(tmp, p, tl);
 			p += tl;
 		} else {
@@ -135,7 +125,7 @@ static int string(struct reenc *r)
 			}
 			continue;
 		}
-		size_t l = c < 0x80 ? 1 : utf8_len((const unsigned char *)r->p);
+		size_t l = c < 0x80 ? 1 : core_utf8_len((const unsigned char *)r->p);
 		if (!l)
 			return -EINVAL;
 		r->p += l;

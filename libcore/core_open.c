@@ -107,8 +107,10 @@ int core_open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *root,
 	if (pid > 0) {
 		snprintf(p, sizeof(p), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
 			 end);
-		if ((fd = open(p, O_RDONLY | O_CLOEXEC)) >= 0)
-			return fd;
+		/* The mapped inode itself; the same rules all the same (the
+		 * profile, which the target can write, chooses the mapping). */
+		if ((fd = open(p, OPEN_FLAGS)) >= 0)
+			return regular_only(fd);
 	}
 	/* map_files needs CAP_SYS_ADMIN; the path under the root is enough
 	 * for a tracer, but the target controls what is there now: resolved

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The length of the valid UTF-8 character at s (RFC 3629: no overlong
+ * form, no surrogate, nothing past U+10FFFF), or 0. */
+size_t core_utf8_len(const unsigned char *s);
+
 /* s with every control byte (below 0x20, and 0x7f) escaped, into buf
  * (truncated, still NUL-terminated). */
 void core_text_escape(const char *s, char *buf, size_t len);

@@ -60,27 +60,41 @@ static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix
 #define DUMP_MEMFD_NAME "jeattach-dump"
 #define DUMP_MEMFD_LINK "/memfd:" DUMP_MEMFD_NAME " (deleted)"
 
+/* Is the descriptor behind link (a /proc/.../fd/N path) our memfd? */
+static int is_our_memfd(const char *link, char *name, size_t len)
+{
+	ssize_t n = readlink(link, name, len - 1);
+	name[n > 0 ? n : 0] = 0;
+	return !strcmp(name, DUMP_MEMFD_LINK);
+}
+
+/* 0, or what descriptor fd of the target turned out to be (*foreign set:
+ * it is the target's, not ours, and must not be closed). */
 static enum je_exit open_own_handle(struct target *t, struct act_result *r, const char *doing,
-				    long fd)
+				    long fd, int *foreign)
 {
 	char path[64], link[64];
 	struct stat st;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)t->pid, fd);
-	/* O_NONBLOCK: whatever is there, opening it must not wait (a FIFO). */
-	r->dump.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* Looked at before it is opened: opening a device or a FUSE file the
+	 * target put there could act or wait. O_NONBLOCK all the same. */
+	if (is_our_memfd(path, link, sizeof(link)))
+		r->dump.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (link[0] && strcmp(link, DUMP_MEMFD_LINK))
+		goto foreign;
 	if (r->dump.fd < 0)
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open %s: %s", doing, path,
 				strerror(errno));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->dump.fd);
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	link[n > 0 ? n : 0] = 0;
-	if (fstat(r->dump.fd, &st) || !S_ISREG(st.st_mode) || strcmp(link, DUMP_MEMFD_LINK))
-		return act_fail(r, JE_EXIT_UNSAFE,
-				"%s: descriptor %ld of the target is not the memfd jeattach just made "
-				"there (it is %s): another thread of the process replaced it; "
-				"nothing was dumped",
-				doing, fd, link[0] ? link : "unreadable");
-	return JE_EXIT_OK;
+	if (!fstat(r->dump.fd, &st) && S_ISREG(st.st_mode) && is_our_memfd(path, link, sizeof(link)))
+		return JE_EXIT_OK;
+foreign:
+	*foreign = 1;
+	return act_fail(r, JE_EXIT_UNSAFE,
+			"%s: descriptor %ld of the target is not the memfd jeattach just made there "
+			"(it is %s): another thread of the process replaced it; nothing was dumped, "
+			"and it was left open",
+			doing, fd, link[0] ? link : "unreadable");
 }
 
 /* What prof.dump's call came to: the transport's word (e), then
@@ -152,8 +166,14 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	 * dump's progress from its size, and it is checked to be the memfd
 	 * just made (the target's other threads run on and could put another
 	 * file at that descriptor number). */
-	if ((c = open_own_handle(t, r, doing, fd)))
+	int foreign = 0;
+	if ((c = open_own_handle(t, r, doing, fd, &foreign))) {
+		if (foreign) {
+			r->code = c;
+			return c;
+		}
 		goto close_remote;
+	}
 
 	/* 3. jemalloc writes the profile into it. */
 	char path[64];

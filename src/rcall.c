@@ -39,7 +39,8 @@ int rcall_fault_signal(const struct target *t)
 int rcall_crash_safe(const struct target *t)
 {
 	const struct rcall_hold *h = held(t);
-	return h && t->rc->ret_restorer && h->fpstate && h->fplen && !h->restart_block;
+	return h && t->rc->ret_restorer && h->fpstate && h->fplen && !h->restart_block &&
+	       !h->no_sigreturn;
 }
 
 int rcall_seccomp_denied(const struct target *t)
@@ -66,8 +67,19 @@ int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
 	return pt_read(t->pid, addr, buf, len);
 }
 
+/* Once a call was left running, the thread's stack below its frame is the
+ * call's: nothing more may be written (a new frame there overwrote the
+ * running call's return address). */
+static int left(const struct target *t)
+{
+	const struct rcall_hold *h = held(t);
+	return h && h->left;
+}
+
 int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len)
 {
+	if (left(t))
+		return -JE_ERR_LEFT;
 	return pt_write(t->pid, addr, buf, len);
 }
 
@@ -81,6 +93,8 @@ int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
 	struct rcall_hold *h = held(t);
 	if (!h)
 		return -EINVAL;
+	if (h->left)
+		return -JE_ERR_LEFT;
 	uint64_t a = (h->scratch_cur - len) & ~15ULL;
 	/* Keep 256 bytes at the bottom for the call frame's return address. */
 	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
@@ -105,6 +119,20 @@ static int is_fault_signal(int sig)
 }
 
 enum run_mode { RUN_CONT, RUN_STEP, RUN_SYSCALL };
+
+/* The mask a call runs with: every signal blocked but the synchronous
+ * fault signals. A fault signal forced on a thread that blocks it makes
+ * the kernel reset its handler to SIG_DFL for the whole process
+ * (force_sig_info_to_task: "if (blocked || ignored) ... SIG_DFL"), and the
+ * calls here force some on purpose (the return trap's SIGSEGV, a single
+ * step's SIGTRAP, a seccomp RET_TRAP's SIGSYS): a JVM or a sandbox would
+ * lose its handler and die of its next fault. Unblocked, the signal stops
+ * the thread for ptrace first, before any handler runs, and is not
+ * delivered (run_until). */
+#define SIGBIT(s) (1ULL << ((s) - 1))
+#define CALL_SIGMASK                                                                    \
+	(~0ULL & ~(SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGFPE) |   \
+		   SIGBIT(SIGTRAP) | SIGBIT(SIGSYS)))
 
 static int resume(pid_t tid, enum run_mode mode, int sig)
 {
@@ -138,8 +166,12 @@ static int leave_call(struct target *t, pid_t tid, int stopped)
 	pt_interrupt(tid);
 	for (;;) {
 		int e = pt_wait(tid, pt_now_us() + 1000000, &status);
+		if (e == -ETIMEDOUT) { /* let go at its first stop, as a thread slow to stop */
+			rcall_add_straggler(t, tid);
+			break;
+		}
 		if (e || !WIFSTOPPED(status))
-			break; /* gone, or not stopping: the kernel detaches at our exit */
+			break; /* gone */
 		int event = status >> 16;
 		sig = WSTOPSIG(status);
 		if (event == PTRACE_EVENT_STOP || sig == (SIGTRAP | 0x80))
@@ -199,6 +231,7 @@ static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t
 	const struct rcall_ctx *c = t->rc;
 	int can_leave = mode == RUN_SYSCALL;
 	*next = pt_now_us() + RCALL_TICK_US;
+	rcall_sweep(t); /* a thread passed over may have stopped meanwhile */
 	return c->progress && c->progress(c->progress_arg, pt_now_us() - start, can_leave) &&
 	       can_leave;
 }
@@ -222,7 +255,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		return -JE_ERR_LEFT;
 	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
 	h->dirty = 1;
-	int e = pt_set_sigmask(tid, ~0ULL);
+	int e = pt_set_sigmask(tid, CALL_SIGMASK);
 	if (!e)
 		e = pt_set_gpregs(tid, regs);
 	if (e)
@@ -339,6 +372,8 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 {
 	struct rcall_ctx *c = t->rc;
 	struct rcall_hold *h = c->hold;
+	if (h->left)
+		return -JE_ERR_LEFT;
 	int stack_args = nargs > ARCH_MAX_CALL_ARGS ? nargs - ARCH_MAX_CALL_ARGS : 0;
 	if (stack_args > c->ret_gadget_pops)
 		return -E2BIG;

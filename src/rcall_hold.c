@@ -18,6 +18,7 @@
 #include "core_read.h"
 #include "errors.h"
 #include "rcall_internal.h"
+#include "sec_bpf.h"
 #include "sym_maps.h"
 
 #define MAX_THREADS 65536
@@ -77,7 +78,7 @@ static int undo_spurious_eintr(struct target *t, pid_t tid)
 
 static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status);
 
-static int add_straggler(struct target *t, pid_t tid)
+int rcall_add_straggler(struct target *t, pid_t tid)
 {
 	struct rcall_ctx *c = t->rc;
 	if (CORE_GROW(&c->stragglers, &c->stragglers_cap, c->nstragglers + 1))
@@ -136,7 +137,7 @@ static int stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 	if (e == -ECHILD || e == -ESRCH)
 		return 1;
 	if (e == -ETIMEDOUT)
-		return add_straggler(t, tid) ? -ENOMEM : 1;
+		return rcall_add_straggler(t, tid) ? -ENOMEM : 1;
 	if (e)
 		return e;
 	return first_stop(t, tid, h, status);
@@ -161,8 +162,10 @@ static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int sta
 		return 0;
 	}
 	/* A signal-delivery-stop came first: this thread is about to run a
-	 * handler. Give the signal back untouched and look elsewhere. */
-	pt_detach(tid, sig);
+	 * handler. Give the signal back untouched and look elsewhere. A
+	 * syscall stop (a thread let go in PTRACE_SYSCALL mode, caught by
+	 * rcall_sweep) carries no signal: giving SIGTRAP|0x80 back fails. */
+	pt_detach(tid, sig == (SIGTRAP | 0x80) ? 0 : sig);
 	return 1;
 }
 
@@ -277,6 +280,14 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		return safe == -JE_ERR_CLASS32 ? safe : 1;
 	}
 	c->hold = h;
+	/* Every crash-safe call ends in rt_sigreturn: where the thread's
+	 * seccomp filter would kill it (or cannot be read), calls go through
+	 * the return trap and single steps, which make no system call of
+	 * their own. Read now, before the first call (save_errno's). */
+	uint32_t verdict;
+	static const uint64_t none[6];
+	h->no_sigreturn = rcall_seccomp(t, ARCH_NR_RT_SIGRETURN, none, &verdict) ||
+			  sec_bpf_kills(verdict);
 	e = save_thread(t, h);
 	if (!e)
 		e = save_errno(t, h);
@@ -296,6 +307,7 @@ int rcall_hold(struct target *t)
 		return -EINVAL;
 	if (c->hold)
 		return 0;
+	rcall_sweep(t);
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
 	if (!tids)
 		return -ENOMEM;
@@ -363,8 +375,10 @@ int rcall_release(struct target *t)
 {
 	struct rcall_ctx *c = t->rc;
 	struct rcall_hold *h = c ? c->hold : NULL;
-	if (!h)
+	if (!h) {
+		rcall_sweep(t);
 		return 0;
+	}
 	int first = 0, e;
 	if (h->left) {
 		/* Let go during a crash-safe call: the thread restores itself

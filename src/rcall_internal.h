@@ -37,6 +37,7 @@ struct rcall_hold {
 	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 	int left;               /* let go while a crash-safe call ran: it is the thread's now */
+	int no_sigreturn;       /* its seccomp filter would kill rt_sigreturn, or may */
 	/* Its seccomp filters, read once (rcall_seccomp.c): 0 not yet, 1 read
 	 * (nfilters may be 0), <0 why they cannot be read. */
 	int sec_state;
@@ -72,6 +73,9 @@ struct rcall_ctx {
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
 			 size_t whylen);
 void rcall_unwind_free(struct rcall_ctx *c);
+/* tid was interrupted and has not stopped yet: let go at its first stop
+ * (rcall_sweep). */
+int rcall_add_straggler(struct target *t, pid_t tid);
 /* Free what rcall_seccomp.c read for a hold. */
 void rcall_seccomp_free(struct rcall_hold *h);
 

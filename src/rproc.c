@@ -17,7 +17,8 @@
 
 /* The system calls of each use, with the arguments that can matter to a
  * filter (pointers cannot: seccomp sees only registers). jemalloc 5.x's
- * prof.dump: creat(name, 0644) (glibc: openat O_WRONLY|O_CREAT|O_TRUNC),
+ * prof.dump: creat(name, 0644) (glibc: the creat syscall where the ABI has
+ * one, x86_64, else openat O_WRONLY|O_CREAT|O_TRUNC),
  * malloc_open("/proc/self/maps", O_RDONLY) (open or openat, by
  * JEMALLOC_USE_SYSCALL), read, write, close, getpid (prof_getpid); and,
  * like every call into the allocator, mmap/munmap/madvise for memory and
@@ -38,6 +39,9 @@ struct sys_call {
 	{ SYS_rt_sigreturn, "rt_sigreturn", { 0 } }
 static const struct sys_call dump_calls[] = {
 	{ SYS_memfd_create, "memfd_create", { 0, MFD_CLOEXEC } },
+#ifdef SYS_creat /* glibc's creat() on x86_64 (creat64.c: __NR_creat) */
+	{ SYS_creat, "creat (jemalloc's creat of the dump)", { 0, 0644 } },
+#endif
 	{ SYS_openat, "openat (jemalloc's creat of the dump)",
 	  { FDCWD, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644 } },
 	{ SYS_openat, "openat (/proc/self/maps)", { FDCWD, 0, O_RDONLY | O_CLOEXEC } },

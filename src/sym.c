@@ -429,6 +429,8 @@ int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,
 /* How much of one mapping sym_find_code reads at most: libc's text is
  * about 2 MB, a large static program's some tens. */
 #define FIND_CODE_MAX ((uint64_t)64 << 20)
+/* ... and over all of them: a target with 65,000 executable mappings. */
+#define FIND_CODE_TOTAL ((uint64_t)512 << 20)
 
 static int cmp_size(const void *a, const void *b, void *arg)
 {
@@ -467,9 +469,12 @@ int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, si
 	}
 	sort_by_size(maps, order, n);
 	int found = -ENOENT;
-	for (size_t k = 0; k < n && found; k++) {
+	uint64_t budget = FIND_CODE_TOTAL;
+	for (size_t k = 0; k < n && found && budget; k++) {
 		const struct sym_map *m = &maps->v[order[k]];
-		uint64_t end = m->end - m->start > FIND_CODE_MAX ? m->start + FIND_CODE_MAX : m->end;
+		uint64_t room = budget < FIND_CODE_MAX ? budget : FIND_CODE_MAX;
+		uint64_t end = m->end - m->start > room ? m->start + room : m->end;
+		budget -= end - m->start;
 		for (uint64_t a = m->start; a < end && found; a += sizeof(buf) - 64) {
 			size_t len = end - a < sizeof(buf) ? end - a : sizeof(buf);
 			if (pt_read(pid, a, buf, len))

@@ -250,6 +250,7 @@ START_TEST(json_reencode)
 	ck_assert_int_eq(core_json_reencode(deep, &out), -EINVAL);
 	ck_assert_int_eq(core_json_reencode("\"\xc3\xa9\"", &out), 0); /* valid UTF-8 */
 	free(out);
+	ck_assert_int_eq(core_json_reencode("\"\xed\xa0\x80\"", &out), -EINVAL); /* surrogate */
 }
 END_TEST
 
@@ -260,6 +261,14 @@ START_TEST(text_escape)
 	ck_assert_str_eq(buf, "ev\\x1b[31mil\\n\\x7f");
 	core_text_escape("\033\033\033", buf, 6); /* whole escapes only */
 	ck_assert_str_eq(buf, "\\x1b");
+	/* C1 controls, in UTF-8 and raw; valid UTF-8 (with continuation bytes
+	 * in 80..9F) untouched. */
+	core_text_escape("a\xc2\x9b[2Jb\x9d" "c\xc4\x80\xc2\xa9", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "a\\x9b[2Jb\\x9d" "c\xc4\x80\xc2\xa9");
+	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xed\xa0\x80"), 0); /* surrogate */
+	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xe0\x80\x80"), 0); /* overlong */
+	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xf4\x90\x80\x80"), 0);
+	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80"), 4);
 }
 END_TEST
 
