@@ -8,6 +8,17 @@
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
+# reap PID SECONDS WHY: wait for PID (our child) to end within SECONDS,
+# else fail with WHY; rc gets its exit status.
+reap() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $(($2 * 20)) ] && fail "$3"
+		sleep 0.05
+	done
+	wait "$1"; rc=$?
+}
+
 # iters VICTIM-OUT PID: the victim's allocation rounds so far.
 iters() {
 	before=$(grep -c '^iters=' "$1")
@@ -43,12 +54,7 @@ pass "second dump; no descriptor left in the target"
 
 # exit() with prof_final:true dumps again: it must not hang on a lock.
 kill -USR1 "$big"
-i=0
-while kill -0 "$big" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 600 ] && fail "the target hangs in exit() (prof_final's dump)"
-	sleep 0.05
-done
-wait "$big"; rc=$?
+reap "$big" 30 "the target hangs in exit() (prof_final's dump)"
 [ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$big_out")"
 ls "$WORK"/final.*.heap >/dev/null 2>&1 || fail "no prof_final dump"
 pass "the target exited 0 and wrote its final profile"
@@ -71,12 +77,7 @@ until grep -qE 'dump running for [0-9]+ s, ([1-9][0-9]*\.[0-9]|0\.[1-9]) MB writ
 	sleep 0.05
 done
 kill -TERM "$jp"
-i=0
-while kill -0 "$jp" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 40 ] && fail "jeattach did not leave within 2 s of SIGTERM"
-	sleep 0.05
-done
-wait "$jp"; rc=$?
+reap "$jp" 2 "jeattach did not leave within 2 s of SIGTERM"
 [ "$rc" = 143 ] || fail "exit $rc after SIGTERM (wanted 128+15): $(cat "$WORK/leave.err")"
 grep -q 'interrupted while jemalloc wrote the profile' "$WORK/leave.err" ||
 	fail "no word of the running dump: $(cat "$WORK/leave.err")"
@@ -91,11 +92,6 @@ stacks=$(grep -c '^@' "$WORK/d.heap")
 rm -f "$WORK/d.heap"
 pass "the target went on ($a -> $b rounds) and dumps again ($stacks stacks)"
 kill -USR1 "$big2"
-i=0
-while kill -0 "$big2" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 1200 ] && fail "the target hangs in exit() after jeattach left"
-	sleep 0.05
-done
-wait "$big2"; rc=$?
+reap "$big2" 60 "the target hangs in exit() after jeattach left"
 [ "$rc" = 0 ] || fail "the target exited $rc after jeattach left: $(cat "$big2_out")"
 pass "the target exited 0"
