@@ -73,6 +73,10 @@ struct rcall_ctx {
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
 			 size_t whylen);
 void rcall_unwind_free(struct rcall_ctx *c);
+/* Seize and interrupt tid; wait for its first stop (rcall_stop.c). 0
+ * held, 1 not usable (gone, about to take a signal, or slow to stop;
+ * already let go, or to be let go by rcall_sweep), <0 error. */
+int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h);
 /* tid was interrupted and has not stopped yet: let go at its first stop
  * (rcall_sweep). */
 int rcall_add_straggler(struct target *t, pid_t tid);

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Stopping a thread, and letting it go again at its first stop: seize and
+ * interrupt, a budget to stop in, the EINTR the interrupt caused undone,
+ * and threads slow to stop (a vfork parent, D state) remembered and let go
+ * as soon as they do stop (rcall_sweep). Used by the hold (rcall_hold.c)
+ * and by calls that are left (rcall.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "core_grow.h"
+#include "core_read.h"
+#include "rcall_internal.h"
+
+/* How long a thread may take to stop after PTRACE_INTERRUPT before it is
+ * passed over: microseconds normally, longer only on a saturated machine;
+ * a thread in an uninterruptible wait (vfork, D state) stops when the wait
+ * ends, whenever that is. */
+#define STOP_BUDGET_US 100000
+
+static int is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Is a signal pending for tid that it does not block (then an EINTR it got
+ * is the signal's doing, not ours)? Unknown counts as yes. */
+static int signal_deliverable(pid_t pid, pid_t tid)
+{
+	char path[80], *text;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+		return 1;
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	const char *p;
+	if ((p = strstr(text, "\nSigPnd:")))
+		pnd = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(text, "\nShdPnd:")))
+		shd = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(text, "\nSigBlk:")))
+		blk = strtoull(p + 8, NULL, 16);
+	free(text);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/* PTRACE_INTERRUPT wakes a thread blocked in a syscall the way a signal
+ * does (signal_wake_up sets TIF_SIGPENDING). Most syscalls then return
+ * -ERESTART*, which the kernel restarts itself when we let go; but some
+ * return a plain -EINTR on signal_pending(): epoll_wait (ep_poll),
+ * semtimedop, io_getevents, sigtimedwait... That EINTR would reach the
+ * program although no signal came (seen here: one EINTR in a victim's
+ * epoll_wait(-1) per stop). When no deliverable signal is pending, the
+ * EINTR is ours alone: make the thread re-issue the syscall, exactly as the
+ * kernel does for -ERESTARTNOHAND. Nothing was consumed: these syscalls
+ * return EINTR only when they have nothing to report. */
+static int undo_spurious_eintr(struct target *t, pid_t tid)
+{
+	arch_gpregs_t r;
+	int e = pt_get_gpregs(tid, &r);
+	if (e)
+		return e;
+	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
+	    signal_deliverable(t->pid, tid))
+		return 0;
+	arch_syscall_rewind(&r);
+	return pt_set_gpregs(tid, &r);
+}
+
+static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status);
+
+int rcall_add_straggler(struct target *t, pid_t tid)
+{
+	struct rcall_ctx *c = t->rc;
+	if (CORE_GROW(&c->stragglers, &c->stragglers_cap, c->nstragglers + 1))
+		return -ENOMEM;
+	c->stragglers[c->nstragglers++] = tid;
+	return 0;
+}
+
+int rcall_sweep(struct target *t)
+{
+	struct rcall_ctx *c = t->rc;
+	if (!c)
+		return 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < c->nstragglers; i++) {
+		pid_t tid = c->stragglers[i];
+		int status;
+		pid_t r = waitpid(tid, &status, WNOHANG | __WALL);
+		if (r == 0) { /* still in its wait */
+			c->stragglers[kept++] = tid;
+			continue;
+		}
+		if (r == tid && WIFSTOPPED(status)) {
+			/* Its first stop: as for any thread found unsafe, undo
+			 * our EINTR and let it go (giving a signal back). */
+			struct rcall_hold h = { .tid = tid };
+			if (first_stop(t, tid, &h, status) == 0)
+				pt_detach(tid, 0);
+		}
+	}
+	c->nstragglers = kept;
+	return (int)kept;
+}
+
+int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
+{
+	int e = pt_seize(tid);
+	if (e == -ESRCH)
+		return 1; /* the thread ended meanwhile */
+	if (e)
+		return e;
+	h->since = pt_now_us();
+	e = pt_interrupt(tid);
+	if (e == -ESRCH)
+		return 1;
+	/* Once interrupted, the thread will stop, and must be seen stopped
+	 * before it can be let go: PTRACE_DETACH needs a stopped tracee, and
+	 * the spurious EINTR must be undone at that stop. One that does not
+	 * stop within its budget is remembered and let go when it does
+	 * (rcall_sweep); meanwhile other threads are tried. */
+	int status;
+	e = pt_wait(tid, pt_now_us() + STOP_BUDGET_US, &status);
+	if (e == -ECHILD || e == -ESRCH)
+		return 1;
+	if (e == -ETIMEDOUT)
+		return rcall_add_straggler(t, tid) ? -ENOMEM : 1;
+	if (e)
+		return e;
+	return first_stop(t, tid, h, status);
+}
+
+/* The first stop of an interrupted thread: 0 held, 1 let go again. */
+static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status)
+{
+	int e;
+	if (!WIFSTOPPED(status))
+		return 1; /* exited */
+	int sig = WSTOPSIG(status), event = status >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		/* Interrupt stop (SIGTRAP) or group-stop (the stop signal): the
+		 * latter means the process is stopped (state T) and must stay so. */
+		h->group_stop = is_stop_signal(sig);
+		e = undo_spurious_eintr(t, tid);
+		if (e) {
+			pt_detach(tid, 0);
+			return e == -ESRCH ? 1 : e;
+		}
+		return 0;
+	}
+	/* A signal-delivery-stop came first: this thread is about to run a
+	 * handler. Give the signal back untouched and look elsewhere. A
+	 * syscall stop (a thread let go in PTRACE_SYSCALL mode, caught by
+	 * rcall_sweep) carries no signal: giving SIGTRAP|0x80 back fails. */
+	pt_detach(tid, sig == (SIGTRAP | 0x80) ? 0 : sig);
+	return 1;
+}
+
