@@ -30,12 +30,6 @@ static struct rcall_hold *held(const struct target *t)
 	return t->rc ? t->rc->hold : NULL;
 }
 
-int rcall_fault_signal(const struct target *t)
-{
-	const struct rcall_hold *h = held(t);
-	return h ? h->fault_sig : 0;
-}
-
 int rcall_crash_safe(const struct target *t)
 {
 	const struct rcall_hold *h = held(t);
@@ -214,7 +208,6 @@ static int on_fault(struct target *t, int sig)
 	/* A fault inside the call: do not deliver it (the target would die of
 	 * our mistake); report it. */
 	if (si.si_code > 0 || sig == SIGSYS) {
-		h->fault_sig = sig;
 		target_why(t, "the injected call got signal %d (%s) at %#llx", sig, strsignal(sig),
 			   (unsigned long long)(uintptr_t)si.si_addr);
 		return sig == SIGSYS ? -JE_ERR_SECCOMP : -JE_ERR_FAULT;
@@ -410,7 +403,6 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 					sp, slot);
 	if (e)
 		return e;
-	h->fault_sig = 0;
 	h->seccomp_nr = 0;
 	struct ret_goal g = { slot, ret, 0 };
 	e = run_until(t, &r, RUN_SYSCALL, at_sigreturn, &g);
@@ -434,7 +426,6 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 		return e;
 	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(t->pid, w.addr, &w.value, 8))))
 		return e ? e : -JE_ERR_SCRATCH;
-	h->fault_sig = 0;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
 	e = run_until(t, &r, RUN_CONT, at_trap, &g);
@@ -472,7 +463,6 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	int e = arch_syscall_setup(&r, c->syscall_insn, nr, args, nargs);
 	if (e)
 		return e;
-	h->fault_sig = 0;
 	h->seccomp_nr = 0;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */

@@ -52,8 +52,9 @@ void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg);
 int rcall_hold(struct target *t);
 
 /* Call fn(args...) in the held thread; *ret gets its return value. An
- * injected call that faults returns -JE_ERR_FAULT (nothing is delivered to
- * the target; rcall_fault_signal tells which signal); one that was left
+ * injected call that faults returns -JE_ERR_FAULT, or -JE_ERR_SECCOMP for
+ * SIGSYS (nothing is delivered to the target; t->why names the signal and
+ * address); one that was left
  * running at the progress hook's request returns -JE_ERR_LEFT, and so does
  * every call after it in the same hold. */
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret);
@@ -74,8 +75,6 @@ int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap);
 
 /* The held thread's id, or 0. */
 pid_t rcall_held_tid(const struct target *t);
-/* The signal of the last call that faulted (SIGSEGV, SIGBUS...), or 0. */
-int rcall_fault_signal(const struct target *t);
 /* The first syscall number the target's seccomp filter trapped (SIGSYS)
  * during the last injected call, answered with -EPERM; 0 if none. */
 int rcall_seccomp_denied(const struct target *t);

@@ -7,14 +7,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/wait.h>
 #include <time.h>
-#include "core_read.h"
 #include "errors.h"
 #include "rcall_internal.h"
 #include "sec_bpf.h"

@@ -32,7 +32,6 @@ struct rcall_hold {
 	uint64_t scratch_lo, scratch_hi; /* saved stack bytes [lo, hi) */
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	uint64_t scratch_cur;   /* next push goes below this */
-	int fault_sig;          /* signal of the last injected call that faulted */
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */

@@ -66,11 +66,10 @@ void rcall_free(struct target *t)
 {
 	if (!t->rc)
 		return;
+	/* Release sweeps the threads slow to stop; one still in its
+	 * uninterruptible wait stays seized until jeattach exits, when the
+	 * kernel lets go of it (__ptrace_unlink clears the pending interrupt). */
 	rcall_release(t);
-	/* A thread still in its uninterruptible wait stays seized until
-	 * jeattach exits, when the kernel lets go of it (__ptrace_unlink
-	 * clears the pending interrupt). */
-	rcall_sweep(t);
 	free(t->rc->stragglers);
 	rcall_unwind_free(t->rc);
 	free(t->rc);
