@@ -49,13 +49,6 @@ pid_t rcall_held_tid(const struct target *t)
 	return h ? h->tid : 0;
 }
 
-void rcall_scratch_reset(struct target *t)
-{
-	struct rcall_hold *h = held(t);
-	if (h)
-		h->scratch_cur = h->scratch_hi;
-}
-
 int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
 {
 	return pt_read(t->pid, addr, buf, len);
@@ -80,30 +73,6 @@ int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len)
 int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap)
 {
 	return pt_read_string(t->pid, addr, buf, cap);
-}
-
-int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
-{
-	struct rcall_hold *h = held(t);
-	if (!h)
-		return -EINVAL;
-	if (h->left)
-		return -JE_ERR_LEFT;
-	uint64_t a = (h->scratch_cur - len) & ~15ULL;
-	/* Keep 256 bytes at the bottom for the call frame's return address. */
-	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
-		return -JE_ERR_SCRATCH;
-	int e = pt_write(t->pid, a, data, len);
-	if (e)
-		return e;
-	h->scratch_cur = a;
-	*addr = a;
-	return 0;
-}
-
-int rcall_push_string(struct target *t, const char *s, uint64_t *addr)
-{
-	return rcall_push(t, s, strlen(s) + 1, addr);
 }
 
 static int is_fault_signal(int sig)
@@ -459,14 +428,24 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 		}
 		return 0;
 	}
+	return rcall_syscall_step(t, nr, args, nargs, ret);
+}
+
+int rcall_syscall_step(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
+{
+	struct rcall_hold *h = held(t);
+	if (!h || !t->rc->syscall_insn)
+		return -EINVAL;
+	if (h->left)
+		return -JE_ERR_LEFT;
 	arch_gpregs_t r = h->regs, out;
-	int e = arch_syscall_setup(&r, c->syscall_insn, nr, args, nargs);
+	int e = arch_syscall_setup(&r, t->rc->syscall_insn, nr, args, nargs);
 	if (e)
 		return e;
 	h->seccomp_nr = 0;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */
-	struct trap_goal g = { SIGTRAP, c->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
+	struct trap_goal g = { SIGTRAP, t->rc->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
 	e = run_until(t, &r, RUN_STEP, at_trap, &g);
 	if (e)
 		return e;

@@ -32,12 +32,6 @@ static int save_thread(struct target *t, struct rcall_hold *h)
 		h->fplen = 0;
 		return e;
 	}
-	uint64_t top = arch_sp(&h->regs) - ARCH_RED_ZONE;
-	e = pt_read(t->pid, top - RCALL_SCRATCH_SIZE, h->saved_stack, RCALL_SCRATCH_SIZE);
-	if (e)
-		return e;
-	h->scratch_hi = h->scratch_cur = top;
-	h->scratch_lo = top - RCALL_SCRATCH_SIZE;
 	/* Nothing is changed yet: every call blocks all signals when it starts
 	 * (run_until) and the mask comes back after it, so a jeattach that dies
 	 * between calls leaves the thread's mask as it was. */
@@ -45,7 +39,7 @@ static int save_thread(struct target *t, struct rcall_hold *h)
 	if (e)
 		return e;
 	h->mask_saved = 1;
-	return 0;
+	return rcall_scratch_open(t, h);
 }
 
 /* mallctl may set errno (jemalloc's failure paths, its own syscalls); the
@@ -238,8 +232,7 @@ int rcall_release(struct target *t)
 	if (h->errno_addr && (e = pt_write(t->pid, h->errno_addr, &h->errno_val,
 					   sizeof(h->errno_val))) && !first)
 		first = e;
-	if (h->scratch_hi && (e = pt_write(t->pid, h->scratch_lo, h->saved_stack,
-					   (size_t)(h->scratch_hi - h->scratch_lo))) && !first)
+	if ((e = rcall_scratch_close(t, h)) && !first)
 		first = e;
 	/* After crash-safe calls the kernel has already restored registers, FP
 	 * state and mask from their signal frames (and the registers carry an

@@ -12,8 +12,8 @@
 #include "pt.h"
 #include "rcall.h"
 
-/* Scratch room below the red zone: mallctl names, out-parameters and paths,
- * and for crash-safe calls a signal frame with the full XSAVE area (about
+/* Room for pushed objects: mallctl names, out-parameters and paths, and
+ * for crash-safe calls a signal frame with the full XSAVE area (about
  * 1 KiB with AVX, 3 KiB with AVX-512, 11 KiB with AMX). */
 #define RCALL_SCRATCH_SIZE (24 * 1024)
 
@@ -29,9 +29,12 @@ struct rcall_hold {
 	uint64_t errno_addr;    /* the thread's errno, 0 if unknown */
 	int errno_val;          /* as found */
 	int group_stop;         /* the process was (or became) stopped by a signal */
-	uint64_t scratch_lo, scratch_hi; /* saved stack bytes [lo, hi) */
+	/* Scratch (rcall_scratch.c): pushes go in [scratch_lo, scratch_hi),
+	 * the next one below scratch_cur; calls run their stack below that. */
+	uint64_t scratch_lo, scratch_hi, scratch_cur;
+	uint64_t map_addr;      /* the scratch mapping made in the target, or 0 */
+	int stack_saved;        /* no mapping: saved_stack holds [lo, hi) as found */
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
-	uint64_t scratch_cur;   /* next push goes below this */
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int restart_block;      /* its syscall restarts through the restart block */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
@@ -79,6 +82,13 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h);
 /* tid was interrupted and has not stopped yet: let go at its first stop
  * (rcall_sweep). */
 int rcall_add_straggler(struct target *t, pid_t tid);
+/* Scratch memory for h's calls (rcall_scratch.c): open once the thread's
+ * registers and mask are saved; close before they are put back. */
+int rcall_scratch_open(struct target *t, struct rcall_hold *h);
+int rcall_scratch_close(struct target *t, struct rcall_hold *h);
+/* One system call by single-stepping the target's `syscall` instruction
+ * (rcall.c): no memory written, not crash-safe. */
+int rcall_syscall_step(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
 /* Free what rcall_seccomp.c read for a hold. */
 void rcall_seccomp_free(struct rcall_hold *h);
 

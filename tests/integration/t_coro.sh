@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# No byte of a borrowed thread's stack is written: a coroutine whose stack
+# is carved from a heap block next to a counter another thread updates
+# (victim_coro) must not see that counter rewound; and the scratch memory
+# jeattach maps in the target for its calls is gone when it has finished.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+# The anonymous mappings of the scratch stack's size (jeattach's
+# RCALL_SCRATCH_MAP: 1 MiB + 64 KiB), as "start-end" lines.
+scratch_maps() {
+	while read -r range perm off dev inode path; do
+		[ -z "$path" ] || continue
+		s=${range%-*} e=${range#*-}
+		[ $((0x$e - 0x$s)) = 1114112 ] && echo "$range"
+	done <"/proc/$1/maps" | sort
+}
+
+start_victim co "$TARGETS/victim_coro"
+tid=$(victim_tid co coro)
+[ -n "$tid" ] || fail "no coroutine thread: $(cat "$co_out")"
+before=$(scratch_maps "$co")
+for i in 1 2 3 4 5; do
+	expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --dump "$WORK/co$i.heap" --stats --json
+done
+after=$(scratch_maps "$co")
+[ "$before" = "$after" ] || fail "scratch mappings left in the target: before [$before] after [$after]"
+finish_victim co
+pass "five dumps and stats through a coroutine on a heap-carved stack: nothing rewound, nothing left mapped"
