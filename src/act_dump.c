@@ -75,7 +75,7 @@ static enum je_exit open_own_handle(struct target *t, struct act_result *r, cons
 {
 	char path[64], link[64];
 	struct stat st;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)t->pid, fd);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)t->io_pid, fd);
 	/* Looked at before it is opened: opening a device or a FUSE file the
 	 * target put there could act or wait. O_NONBLOCK all the same. */
 	if (is_our_memfd(path, link, sizeof(link)))
@@ -176,8 +176,12 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	}
 
 	/* 3. jemalloc writes the profile into it. */
+	/* /proc/self is the process's entry, the leader's: empty once the
+	 * main thread has ended. /proc/thread-self (Linux 3.17) is the
+	 * borrowed thread's, which lives. */
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+	snprintf(path, sizeof(path), "/proc/%s/fd/%ld", t->io_pid == t->pid ? "self" : "thread-self",
+		 fd);
 	struct rctl_value newv = { .type = RCTL_STRING };
 	snprintf(newv.s, sizeof(newv.s), "%s", path);
 	pt_usec_t t0 = pt_now_us();
@@ -302,7 +306,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	umask(um);
 	fchmod(out, 0666 & ~um);
 	uint64_t bytes = 0;
-	int e = a->symbolize ? write_symbolized(t->pid, r->dump.fd, out, a->max_bytes, &bytes)
+	int e = a->symbolize ? write_symbolized(t->io_pid, r->dump.fd, out, a->max_bytes, &bytes)
 			     : copy_all(r->dump.fd, out, a->max_bytes, &bytes);
 	if (!e && bytes == 0)
 		e = -JE_ERR_NOT_PROFILE;

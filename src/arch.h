@@ -30,6 +30,10 @@ void arch_syscall_rewind(arch_gpregs_t *r);
 void arch_set_syscall_result(arch_gpregs_t *r, long ret);
 /* The return value of the syscall the thread was stopped in. */
 long arch_syscall_ret(const arch_gpregs_t *r);
+/* Argument i (0-5) of the system call the registers are in or about to
+ * make, by the syscall ABI. */
+uint64_t arch_syscall_arg(const arch_gpregs_t *r, int i);
+void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v);
 /* Is the thread running code of another ABI (32-bit compat mode)? */
 int arch_is_compat(const arch_gpregs_t *r);
 

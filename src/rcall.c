@@ -51,7 +51,7 @@ pid_t rcall_held_tid(const struct target *t)
 
 int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
 {
-	return pt_read(t->pid, addr, buf, len);
+	return pt_read(t->io_pid, addr, buf, len);
 }
 
 /* Once a call was left running, the thread's stack below its frame is the
@@ -67,12 +67,12 @@ int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len)
 {
 	if (left(t))
 		return -JE_ERR_LEFT;
-	return pt_write(t->pid, addr, buf, len);
+	return pt_write(t->io_pid, addr, buf, len);
 }
 
 int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap)
 {
-	return pt_read_string(t->pid, addr, buf, cap);
+	return pt_read_string(t->io_pid, addr, buf, cap);
 }
 
 static int is_fault_signal(int sig)
@@ -316,7 +316,7 @@ static int at_sigreturn(struct target *t, int sig, void *arg)
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == ARCH_NR_RT_SIGRETURN &&
 	    info.instruction_pointer == t->rc->ret_restorer + ARCH_RESTORER_LEN) {
 		g->entered = 1; /* the gadget has stored the result: read it now */
-		return pt_read(t->pid, g->slot, g->result, sizeof(*g->result)) ?: 0;
+		return pt_read(t->io_pid, g->slot, g->result, sizeof(*g->result)) ?: 0;
 	}
 	return info.op == PTRACE_SYSCALL_INFO_EXIT && g->entered;
 }
@@ -364,7 +364,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
 				h->sigmask, c->ret_restorer);
 	if (!e)
-		e = pt_write(t->pid, sp, buf, len);
+		e = pt_write(t->io_pid, sp, buf, len);
 	free(buf);
 	if (!e)
 		e = arch_call_setup_ret(&r, fn, args, nargs < ARCH_MAX_CALL_ARGS ? nargs
@@ -393,7 +393,7 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	int e = arch_call_setup(&r, fn, args, nargs, h->scratch_cur - 16, ARCH_RETURN_TRAP, &w);
 	if (e)
 		return e;
-	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(t->pid, w.addr, &w.value, 8))))
+	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(t->io_pid, w.addr, &w.value, 8))))
 		return e ? e : -JE_ERR_SCRATCH;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
@@ -422,7 +422,7 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 		*ret = (long)r;
 		if (*ret == -1) {
 			int err = 0;
-			if ((e = pt_read(t->pid, h->errno_addr, &err, sizeof(err))))
+			if ((e = pt_read(t->io_pid, h->errno_addr, &err, sizeof(err))))
 				return e;
 			*ret = -err;
 		}

@@ -53,7 +53,7 @@ static int save_errno(struct target *t, struct rcall_hold *h)
 	int e = rcall(t, t->rc->errno_location, NULL, 0, &addr);
 	if (e)
 		return e;
-	if (pt_read(t->pid, addr, &h->errno_val, sizeof(h->errno_val)))
+	if (pt_read(t->io_pid, addr, &h->errno_val, sizeof(h->errno_val)))
 		return 0; /* not readable: leave errno alone rather than guess */
 	h->errno_addr = addr;
 	return 0;
@@ -69,9 +69,18 @@ static void drop_hold(struct rcall_hold *h)
 /* The threads to try, leader first; with --tid only that one. */
 static int hold_candidates(struct target *t, pid_t *tids)
 {
-	int n = target_threads(t->pid, tids, MAX_THREADS);
+	int n = target_threads(t->io_pid, tids, MAX_THREADS);
 	if (n <= 0)
 		return n < 0 ? n : -ESRCH;
+	/* A main thread that has ended (a zombie until the process exits)
+	 * cannot be borrowed. */
+	if (t->io_pid != t->pid) {
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (tids[i] != t->pid)
+				tids[k++] = tids[i];
+		n = k;
+	}
 	pid_t only = t->rc->only_tid;
 	if (!only)
 		return n;
@@ -94,10 +103,28 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	for (size_t i = 0; i < c->nstragglers; i++)
 		if (c->stragglers[i] == tid)
 			return 1; /* seized already, still slow to stop */
+	/* A thread asleep in a timed wait that an interrupt would stretch
+	 * (rcall_wait.c) is taken only when nothing else is, right as its
+	 * wait begins. */
+	pt_usec_t began = pt_now_us();
+	if (rcall_wait_timed(t, tid)) {
+		if (!take_restartblock && !c->only_tid) {
+			snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
+			return 1;
+		}
+		if (rcall_wait_watch(t, tid, c->deadline, &began)) {
+			snprintf(reason, rlen,
+				 "thread %d stayed in a timed wait; interrupting it would make the "
+				 "wait end late",
+				 (int)tid);
+			return 1;
+		}
+	}
 	struct rcall_hold *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->tid = tid;
+	h->wait_began = began;
 	int e = rcall_stop_thread(t, tid, h);
 	if (e) {
 		drop_hold(h);
@@ -229,7 +256,7 @@ int rcall_release(struct target *t)
 		end_hold(c, h, 1);
 		return 0;
 	}
-	if (h->errno_addr && (e = pt_write(t->pid, h->errno_addr, &h->errno_val,
+	if (h->errno_addr && (e = pt_write(t->io_pid, h->errno_addr, &h->errno_val,
 					   sizeof(h->errno_val))) && !first)
 		first = e;
 	if ((e = rcall_scratch_close(t, h)) && !first)
@@ -239,6 +266,12 @@ int rcall_release(struct target *t)
 	 * interrupted syscall rewound to re-execute, as rt_sigreturn leaves
 	 * no restart to do): writing the saved set again here would bring back
 	 * a -ERESTART* value that nothing would restart any more. */
+	/* A rewound wait's register timeout: what is left of it now. */
+	if (h->wait_ends) {
+		rcall_wait_shorten(&h->regs, h->wait_ends);
+		if (!h->dirty && (e = pt_set_gpregs(h->tid, &h->regs)) && !first)
+			first = e;
+	}
 	if (h->dirty) {
 		if (h->fpstate && h->fplen &&
 		    (e = pt_set_fpstate(h->tid, h->fpstate, h->fplen)) && !first)

@@ -37,6 +37,8 @@ struct rcall_hold {
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int restart_block;      /* its syscall restarts through the restart block */
+	pt_usec_t wait_began;   /* its wait began no earlier than this (rcall_wait.c) */
+	pt_usec_t wait_ends;    /* its rewound register timeout ends then, or 0 */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 	int left;               /* let go while a crash-safe call ran: it is the thread's now */
 	int no_sigreturn;       /* its seccomp filter would kill rt_sigreturn, or may */
@@ -89,6 +91,16 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h);
 /* One system call by single-stepping the target's `syscall` instruction
  * (rcall.c): no memory written, not crash-safe. */
 int rcall_syscall_step(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
+/* Timed waits (rcall_wait.c). Is tid asleep in a call whose interrupt
+ * would stretch its timeout (plain EINTR, timeout relative)? */
+int rcall_wait_timed(struct target *t, pid_t tid);
+/* Watch tid until it is out of such a wait or has just begun one (0,
+ * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
+int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began);
+/* For registers rewound into such a call begun at began: when its
+ * register timeout ends (0: none), and the timeout set to what is left. */
+pt_usec_t rcall_wait_ends(const arch_gpregs_t *r, pt_usec_t began);
+void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
 /* Free what rcall_seccomp.c read for a hold. */
 void rcall_seccomp_free(struct rcall_hold *h);
 

@@ -18,7 +18,7 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 		return -ENOMEM;
 	c->only_tid = o ? o->only_tid : 0;
 	c->deadline = INT64_MAX;
-	int e = sym_find_syscall_insn(t->pid, &t->maps, &c->syscall_insn);
+	int e = sym_find_syscall_insn(t->io_pid, &t->maps, &c->syscall_insn);
 	if (e) {
 		/* Every process has one (libc, the vDSO): not finding any means
 		 * its memory could not be read, not that it has none. */
@@ -28,15 +28,15 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 	}
 	/* Optional: without it the borrowed thread's errno is not preserved. */
 	int ifunc;
-	if (sym_lookup_function(t->pid, &t->maps, "__errno_location", &c->errno_location, &ifunc) ||
+	if (sym_lookup_function(t->io_pid, &t->maps, "__errno_location", &c->errno_location, &ifunc) ||
 	    ifunc)
 		c->errno_location = 0;
 	/* All three, or calls fall back to the return trap (not crash-safe). */
-	if (sym_find_code(t->pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &c->ret_restorer,
+	if (sym_find_code(t->io_pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &c->ret_restorer,
 			  NULL) ||
-	    sym_find_code(t->pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
+	    sym_find_code(t->io_pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
 			  arch_gadget_pops, &c->ret_gadget, &c->ret_gadget_pops) ||
-	    sym_lookup_function(t->pid, &t->maps, "syscall", &c->syscall_fn, &ifunc) || ifunc)
+	    sym_lookup_function(t->io_pid, &t->maps, "syscall", &c->syscall_fn, &ifunc) || ifunc)
 		c->ret_restorer = c->ret_gadget = c->syscall_fn = 0;
 	t->rc = c;
 	return 0;

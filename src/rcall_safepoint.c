@@ -76,7 +76,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 		uint64_t a = addr + done, base = a & ~(uint64_t)(PAGE - 1);
 		unsigned slot = (unsigned)((base / PAGE) % CACHE_PAGES);
 		if (!c->page_ok[slot] || c->page_addr[slot] != base) {
-			if (pt_read(c->t->pid, base, c->page[slot], PAGE))
+			if (pt_read(c->t->io_pid, base, c->page[slot], PAGE))
 				return -UNW_EINVAL;
 			c->page_addr[slot] = base;
 			c->page_ok[slot] = 1;
@@ -187,9 +187,9 @@ static struct unwind_table *table_for(struct target *t, uint64_t ip)
 	if (tabs->n == MAX_TABLES)
 		return NULL;
 	struct unwind_table *tab = &tabs->v[tabs->n];
-	if (sym_unwind_table(t->pid, &t->maps, ip, &tab->loc))
+	if (sym_unwind_table(t->io_pid, &t->maps, ip, &tab->loc))
 		return NULL;
-	tab->usable = decode_table(t->pid, tab);
+	tab->usable = decode_table(t->io_pid, tab);
 	tabs->n++;
 	return tab->usable ? tab : NULL;
 }

@@ -79,7 +79,7 @@ int rcall_scratch_open(struct target *t, struct rcall_hold *h)
 	if (map_scratch(t, h) == 0)
 		return 0;
 	uint64_t top = arch_sp(&h->regs) - ARCH_RED_ZONE;
-	int e = pt_read(t->pid, top - RCALL_SCRATCH_SIZE, h->saved_stack, RCALL_SCRATCH_SIZE);
+	int e = pt_read(t->io_pid, top - RCALL_SCRATCH_SIZE, h->saved_stack, RCALL_SCRATCH_SIZE);
 	if (e)
 		return e;
 	h->scratch_hi = h->scratch_cur = top;
@@ -92,7 +92,7 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 {
 	int e = 0;
 	if (h->stack_saved)
-		e = pt_write(t->pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
+		e = pt_write(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
 	else if (h->map_addr) {
 		long ret = 0;
 		const uint64_t args[2] = { h->map_addr, SCRATCH_MAP_LEN };
@@ -124,7 +124,7 @@ int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
 	/* Keep 256 bytes at the bottom for the call frame's return address. */
 	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
 		return -JE_ERR_SCRATCH;
-	int e = pt_write(t->pid, a, data, len);
+	int e = pt_write(t->io_pid, a, data, len);
 	if (e)
 		return e;
 	h->scratch_cur = a;

@@ -47,7 +47,7 @@ static int seccomp_mode(pid_t pid, pid_t tid)
 
 static int read_filters(struct target *t, struct rcall_hold *h)
 {
-	h->sec_mode = seccomp_mode(t->pid, h->tid);
+	h->sec_mode = seccomp_mode(t->io_pid, h->tid);
 	if (h->sec_mode != 2)
 		return 0;
 	h->filters = calloc(MAX_FILTERS, sizeof(*h->filters));

@@ -58,16 +58,22 @@ static int signal_deliverable(pid_t pid, pid_t tid)
  * EINTR is ours alone: make the thread re-issue the syscall, exactly as the
  * kernel does for -ERESTARTNOHAND. Nothing was consumed: these syscalls
  * return EINTR only when they have nothing to report. */
-static int undo_spurious_eintr(struct target *t, pid_t tid)
+static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h)
 {
 	arch_gpregs_t r;
 	int e = pt_get_gpregs(tid, &r);
 	if (e)
 		return e;
 	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
-	    signal_deliverable(t->pid, tid))
+	    signal_deliverable(t->io_pid, tid))
 		return 0;
 	arch_syscall_rewind(&r);
+	/* A timeout in a register restarts with what is left of it, not
+	 * whole (rcall_wait.c), when the wait's start is known. */
+	if (h->wait_began) {
+		h->wait_ends = rcall_wait_ends(&r, h->wait_began);
+		rcall_wait_shorten(&r, h->wait_ends);
+	}
 	return pt_set_gpregs(tid, &r);
 }
 
@@ -146,7 +152,7 @@ static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int sta
 		/* Interrupt stop (SIGTRAP) or group-stop (the stop signal): the
 		 * latter means the process is stopped (state T) and must stay so. */
 		h->group_stop = is_stop_signal(sig);
-		e = undo_spurious_eintr(t, tid);
+		e = undo_spurious_eintr(t, tid, h);
 		if (e) {
 			pt_detach(tid, 0);
 			return e == -ESRCH ? 1 : e;

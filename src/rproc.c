@@ -96,7 +96,7 @@ int rproc_prepare(struct target *t, unsigned needs)
 	if (!p)
 		return -ENOMEM;
 	if ((needs & RPROC_STATS_PRINT) &&
-	    sym_lookup_function(t->pid, &t->maps, "strcat", &p->strcat_fn, &p->strcat_ifunc))
+	    sym_lookup_function(t->io_pid, &t->maps, "strcat", &p->strcat_fn, &p->strcat_ifunc))
 		p->strcat_fn = 0;
 	t->rp = p;
 	return 0;

@@ -52,10 +52,14 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 	free(text);
 }
 
-static int read_status(pid_t pid, struct target_info *in)
+/* The status of pid's thread tid (its own for tid == pid). */
+static int read_status(pid_t pid, pid_t tid, struct target_info *in)
 {
-	char path[64], *text;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	char path[80], *text;
+	if (tid == pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	int e = core_read_file(path, CORE_READ_PROC_MAX, &text, NULL);
 	if (e)
 		return e == -ENOENT ? -ESRCH : e;
@@ -164,15 +168,41 @@ name:
 		read_comm(in->tracer, in->tracer_comm, sizeof(in->tracer_comm));
 }
 
+/* A thread of pid that has not exited, 0 if none. */
+static pid_t live_thread(pid_t pid)
+{
+	pid_t tids[256];
+	int n = target_threads(pid, tids, 256);
+	for (int i = 1; i < n; i++) {
+		char path[80], *text;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tids[i]);
+		if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+			continue;
+		const char *p = strrchr(text, ')');
+		char state = p && p[1] == ' ' ? p[2] : 'X';
+		free(text);
+		if (state != 'Z' && state != 'X')
+			return tids[i];
+	}
+	return 0;
+}
+
 int target_open(struct target *t, pid_t pid)
 {
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	if (pid <= 0)
 		return -ESRCH;
-	int e = read_status(pid, &t->info);
+	t->io_pid = pid;
+	int e = read_status(pid, pid, &t->info);
 	if (e)
 		return e;
+	/* The main thread has ended but others run: take a live one's view. */
+	if ((t->info.state == 'Z' || t->info.state == 'X') && (t->io_pid = live_thread(pid)) &&
+	    (e = read_status(pid, t->io_pid, &t->info)))
+		return e;
+	if (!t->io_pid)
+		return -JE_ERR_ZOMBIE;
 	if (is_kernel_thread(pid)) {
 		t->info.kernel_thread = 1;
 		return -JE_ERR_KERNEL_THREAD;
@@ -181,10 +211,10 @@ int target_open(struct target *t, pid_t pid)
 		return -JE_ERR_ZOMBIE;
 	if (t->info.tracer)
 		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
-	t->info.elf_class = exe_class(pid);
+	t->info.elf_class = exe_class(t->io_pid);
 	if (t->info.elf_class == ELFCLASS32)
 		return -JE_ERR_CLASS32;
-	e = sym_maps_read(pid, &t->maps);
+	e = sym_maps_read(t->io_pid, &t->maps);
 	if (e)
 		return e == -ENOENT ? -ESRCH : e;
 	return 0;
@@ -193,7 +223,7 @@ int target_open(struct target *t, pid_t pid)
 int target_alive(const struct target *t)
 {
 	char path[64], *text;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->io_pid);
 	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 		return 0;
 	const char *v = status_field(text, "State");
@@ -207,7 +237,7 @@ int target_alive(const struct target *t)
 
 int target_locate(struct target *t, const char *prefix)
 {
-	return sym_locate_jemalloc(t->pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));
+	return sym_locate_jemalloc(t->io_pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));
 }
 
 void target_close(struct target *t)

@@ -36,6 +36,11 @@ struct rproc_ctx; /* rproc_prepare .. rproc_free: libc functions the services ca
 
 struct target {
 	pid_t pid;
+	/* Whose /proc entry and memory stand for the process: pid, or a live
+	 * thread of it when the main thread has ended (pthread_exit): the
+	 * leader is then a zombie with empty maps, mem, fd, root and exe,
+	 * while /proc/TID of any thread shows the process's own. */
+	pid_t io_pid;
 	struct target_info info;
 	struct sym_maps maps;
 	struct sym_jemalloc je; /* where jemalloc and its functions are */

@@ -58,13 +58,28 @@ int arch_is_compat(const arch_gpregs_t *r)
 	return r->cs == X86_CS_COMPAT32;
 }
 
-static void set_args(arch_gpregs_t *r, const uint64_t *args, int nargs, int syscall_abi)
+static unsigned long long *arg_slot(arch_gpregs_t *r, int i, int syscall_abi)
 {
 	unsigned long long *slot[ARCH_MAX_CALL_ARGS] = {
 		&r->rdi, &r->rsi, &r->rdx, syscall_abi ? &r->r10 : &r->rcx, &r->r8, &r->r9,
 	};
+	return slot[i];
+}
+
+static void set_args(arch_gpregs_t *r, const uint64_t *args, int nargs, int syscall_abi)
+{
 	for (int i = 0; i < nargs; i++)
-		*slot[i] = args[i];
+		*arg_slot(r, i, syscall_abi) = args[i];
+}
+
+uint64_t arch_syscall_arg(const arch_gpregs_t *r, int i)
+{
+	return *arg_slot((arch_gpregs_t *)r, i, 1);
+}
+
+void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v)
+{
+	*arg_slot(r, i, 1) = v;
 }
 
 /* orig_rax = -1: the kernel's syscall-restart logic (arch_do_signal_or_restart

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Timed waits that an interrupt would stretch.
+ *
+ * PTRACE_INTERRUPT wakes a blocked thread as a signal does. Most system
+ * calls then return -ERESTART*, and the kernel restarts them by itself,
+ * with the time that was left (nanosleep, futex and poll keep it in the
+ * restart block or in the caller's own timeout). A few return a plain
+ * -EINTR instead: epoll_wait and epoll_pwait (ep_poll), rt_sigtimedwait,
+ * semtimedop, io_getevents, and socket calls with SO_RCVTIMEO/SO_SNDTIMEO
+ * (sock_intr_errno: -EINTR when the timeout is finite, -ERESTARTSYS
+ * otherwise; the socket's timeout is asked of a duplicate of it). rcall_stop.c
+ * rewinds that EINTR so the program never sees it, and the call is made
+ * again with its full relative timeout: a 3 s wait interrupted after
+ * 2.5 s returned after 5.5 s.
+ *
+ * So the start of such a wait must be known. The kernel does not say when
+ * a wait began, but a thread's voluntary context switches count each time
+ * it goes to sleep (__schedule: prev->nvcsw): watched every 200 us, a new
+ * sleep inside such a call dates its start to within that interval. Such
+ * threads are passed over while others can be borrowed; then one is taken
+ * right as its wait begins. At its first stop and again at release, a
+ * timeout held in a register (epoll_wait's milliseconds) is set to what is
+ * left of the original, rounded up: it ends when it would have, at most a
+ * millisecond later. A timeout in the thread's memory is the program's
+ * and is not written: such a wait ends later by the hold's length. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include "core_read.h"
+#include "rcall_internal.h"
+
+/* How often a watched thread is looked at, and for how long at most (a
+ * thread whose wait lasts longer is passed over). */
+#define WATCH_STEP_NS 200000
+#define WATCH_MAX_US 1500000
+
+/* ON_SOCKET: the socket's own SO_RCVTIMEO; ON_SOCKET_SEND: SO_SNDTIMEO. */
+enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET, ON_SOCKET_SEND };
+
+static const struct timed_call {
+	long nr;
+	int arg; /* the timeout's argument, or the descriptor's for ON_SOCKET */
+	enum timeout_at at;
+} timed_calls[] = {
+#ifdef SYS_epoll_wait
+	{ SYS_epoll_wait, 3, IN_REGISTER_MS },
+#endif
+	{ SYS_epoll_pwait, 3, IN_REGISTER_MS },
+#ifdef SYS_epoll_pwait2
+	{ SYS_epoll_pwait2, 3, IN_MEMORY },
+#endif
+	{ SYS_rt_sigtimedwait, 2, IN_MEMORY },
+	{ SYS_semtimedop, 3, IN_MEMORY },
+	{ SYS_io_getevents, 4, IN_MEMORY },
+	{ SYS_io_pgetevents, 4, IN_MEMORY },
+	{ SYS_recvmmsg, 0, ON_SOCKET },
+#ifdef SYS_read
+	{ SYS_read, 0, ON_SOCKET },
+	{ SYS_write, 0, ON_SOCKET_SEND },
+#endif
+	{ SYS_readv, 0, ON_SOCKET },
+	{ SYS_writev, 0, ON_SOCKET_SEND },
+	{ SYS_recvfrom, 0, ON_SOCKET },
+	{ SYS_recvmsg, 0, ON_SOCKET },
+	{ SYS_sendto, 0, ON_SOCKET_SEND },
+	{ SYS_sendmsg, 0, ON_SOCKET_SEND },
+	{ SYS_sendmmsg, 0, ON_SOCKET_SEND },
+#ifdef SYS_accept
+	{ SYS_accept, 0, ON_SOCKET },
+#endif
+	{ SYS_accept4, 0, ON_SOCKET },
+	{ SYS_connect, 0, ON_SOCKET_SEND },
+};
+
+static const struct timed_call *timed_call(long nr)
+{
+	for (size_t i = 0; i < sizeof(timed_calls) / sizeof(timed_calls[0]); i++)
+		if (timed_calls[i].nr == nr)
+			return &timed_calls[i];
+	return NULL;
+}
+
+/* Does descriptor fd of pid name a socket with a finite timeout for this
+ * direction? Asked of a duplicate (pidfd_getfd, Linux 5.6; closing it
+ * leaves the target's socket alone). Where that is not possible the
+ * answer is no: such a wait is treated as before, rewound whole. */
+static int socket_timed(pid_t pid, uint64_t fd, int send)
+{
+	char path[64], link[32];
+	if (fd > 0x7fffffff)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n < 7 || memcmp(link, "socket:", 7))
+		return 0;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return 0;
+	int dup = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	close(pidfd);
+	if (dup < 0)
+		return 0;
+	struct timeval tv = { 0, 0 };
+	socklen_t len = sizeof(tv);
+	int r = getsockopt(dup, SOL_SOCKET, send ? SO_SNDTIMEO : SO_RCVTIMEO, &tv, &len);
+	close(dup);
+	return !r && (tv.tv_sec || tv.tv_usec);
+}
+
+/* What tid is doing now: is it asleep in a call whose interrupt would
+ * stretch its timeout? Also its count of sleeps. 1 yes, 0 no, <0 error. */
+static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
+{
+	char path[80], *text;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t->io_pid, (int)tid);
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+		return -ESRCH;
+	const char *p = strstr(text, "\nvoluntary_ctxt_switches:");
+	*sleeps = p ? strtoull(p + 25, NULL, 10) : 0;
+	free(text);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)t->io_pid, (int)tid);
+	if (core_read_file(path, 4096, &text, NULL))
+		return -ESRCH;
+	/* "NR ARG1 ... ARG6 SP PC" while blocked in a call; "running" or
+	 * "-1 SP PC" otherwise (proc_pid_syscall). */
+	long nr = -1;
+	unsigned long long a[6] = { 0 };
+	int n = sscanf(text, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3],
+		       &a[4], &a[5]);
+	free(text);
+	const struct timed_call *c = n == 7 ? timed_call(nr) : NULL;
+	if (!c)
+		return 0;
+	switch (c->at) {
+	case IN_REGISTER_MS:
+		return (int)a[c->arg] > 0; /* -1 waits for ever, 0 polls */
+	case IN_MEMORY:
+		return a[c->arg] != 0;
+	default:
+		return socket_timed(t->io_pid, a[c->arg], c->at == ON_SOCKET_SEND);
+	}
+}
+
+int rcall_wait_timed(struct target *t, pid_t tid)
+{
+	unsigned long long sleeps;
+	return look(t, tid, &sleeps) > 0;
+}
+
+int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began)
+{
+	unsigned long long prev, now;
+	pt_usec_t end = pt_now_us() + WATCH_MAX_US;
+	if (t->rc->only_tid || end > deadline)
+		end = deadline;
+	int e = look(t, tid, &prev), was = e;
+	while (e >= 0 && pt_now_us() < end) {
+		struct timespec ts = { 0, WATCH_STEP_NS };
+		nanosleep(&ts, NULL);
+		pt_usec_t at = pt_now_us();
+		e = look(t, tid, &now);
+		/* Asleep in such a wait again since the last look: it began
+		 * after that look. Out of it at two looks in a row: it is
+		 * running or in another call. Out of it at one look only is
+		 * not enough: a wait whose time is up returns through the
+		 * kernel's exit path, shown as running, and an interrupt
+		 * there turns its "timed out" into -EINTR (io_getevents:
+		 * "if (!ret && signal_pending(current)) ret = -EINTR"),
+		 * which would be rewound into a whole new wait. */
+		if ((e > 0 && now != prev) || (e == 0 && was == 0)) {
+			*began = at;
+			return 0;
+		}
+		prev = now;
+		was = e;
+	}
+	return e < 0 ? e : -ETIMEDOUT;
+}
+
+void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
+{
+	const struct timed_call *c = timed_call(arch_syscall_nr(r));
+	if (!ends || !c || c->at != IN_REGISTER_MS)
+		return;
+	pt_usec_t left = ends - pt_now_us();
+	/* Rounded up: never earlier than the original timeout. */
+	arch_set_syscall_arg(r, c->arg, left > 0 ? (uint64_t)((left + 999) / 1000) : 0);
+}
+
+pt_usec_t rcall_wait_ends(const arch_gpregs_t *r, pt_usec_t began)
+{
+	const struct timed_call *c = timed_call(arch_syscall_nr(r));
+	if (!c || c->at != IN_REGISTER_MS || (int)arch_syscall_arg(r, c->arg) <= 0)
+		return 0;
+	return began + (pt_usec_t)(int)arch_syscall_arg(r, c->arg) * 1000;
+}

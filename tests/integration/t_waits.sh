@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# A timed wait interrupted to borrow its thread ends when it would have:
+# epoll_wait, rt_sigtimedwait, semtimedop, io_getevents and recv with
+# SO_RCVTIMEO (victim_timed: every thread in one, 300 ms each, looping)
+# return neither EINTR nor early nor more than 100 ms late, whether the
+# thread is named with --tid or chosen by jeattach.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+start_victim tw "$TARGETS/victim_timed"
+for role in epoll sigwait sem aio sock; do
+	tid=$(victim_tid tw "$role")
+	[ -n "$tid" ] || fail "no $role thread: $(cat "$tw_out")"
+	for i in 1 2; do
+		expect_rc 0 "$JEATTACH" -p "$tw" --tid "$tid" --dump "$WORK/tw.heap"
+		sleep 0.15 # the next interrupt lands anywhere in a 300 ms wait
+	done
+done
+pass "each kind of timed wait borrowed with --tid, twice"
+for i in 1 2 3 4; do
+	expect_rc 0 "$JEATTACH" -p "$tw" --status --dump "$WORK/tw.heap"
+	sleep 0.15
+done
+pass "threads chosen by jeattach, four times"
+finish_victim tw
