@@ -13,10 +13,12 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include "core_maps.h"
+#include "core_search.h"
 #include "jh_names.h"
 #include "jh_protobuf.h"
 #include "jh_reduce.h"
@@ -42,6 +44,13 @@ struct mapping {
 	size_t path_len;
 };
 
+/* core_count_at_or_below's layout: the key first. */
+struct map_key {
+	uint64_t start;
+	uint64_t end_max; /* the largest end among this and every entry before */
+	size_t index;     /* into maps */
+};
+
 struct pprof {
 	/* The run's entries, which --focus/--ignore match; pprof itself names
 	 * functions from each address's frames. */
@@ -63,6 +72,9 @@ struct pprof {
 	uint64_t nlocs;
 	struct mapping *maps;
 	size_t nmaps, maps_cap;
+	/* The mappings by start address, for lookups (ids follow the text's
+	 * order, which is what the Mapping messages carry). */
+	struct map_key *by_start;
 	uint64_t *ids;
 	size_t ids_cap;
 	int have_lines, have_inline;
@@ -130,12 +142,45 @@ out:
 	return id;
 }
 
+static int by_start_then_index(const void *a, const void *b)
+{
+	const struct map_key *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int index_mappings(struct pprof *pp)
+{
+	if (!pp->nmaps)
+		return 0;
+	pp->by_start = malloc(pp->nmaps * sizeof(*pp->by_start));
+	if (!pp->by_start)
+		return -1;
+	for (size_t i = 0; i < pp->nmaps; i++)
+		pp->by_start[i] = (struct map_key){ pp->maps[i].start, pp->maps[i].end, i };
+	qsort(pp->by_start, pp->nmaps, sizeof(*pp->by_start), by_start_then_index);
+	for (size_t i = 1; i < pp->nmaps; i++)
+		if (pp->by_start[i].end_max < pp->by_start[i - 1].end_max)
+			pp->by_start[i].end_max = pp->by_start[i - 1].end_max;
+	return 0;
+}
+
+/* The id of the first mapping in the text's order that holds a, 0 if none:
+ * a binary search, then back over the entries that start below a while
+ * one of them (end_max) may still reach it. Real mappings do not overlap:
+ * that is one step; a crafted profile whose mappings all overlap costs
+ * what the linear scan did. */
 static uint64_t mapping_of(const struct pprof *pp, uint64_t a)
 {
-	for (size_t i = 0; i < pp->nmaps; i++)
-		if (a >= pp->maps[i].start && a < pp->maps[i].end)
-			return i + 1;
-	return 0;
+	size_t i = core_count_at_or_below(pp->by_start, pp->nmaps, sizeof(*pp->by_start), a);
+	size_t best = SIZE_MAX;
+	while (i > 0 && pp->by_start[i - 1].end_max > a) {
+		const struct map_key *k = &pp->by_start[--i];
+		if (a < pp->maps[k->index].end && k->index < best)
+			best = k->index;
+	}
+	return best == SIZE_MAX ? 0 : best + 1;
 }
 
 /* The location id of address k of the run (written out when new); 0 on
@@ -306,7 +351,8 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 	static const int metric_index[4] = { 3, 2, 1, 0 }; /* enum jeheap_metric -> types */
 	int r = JEHEAP_ENOMEM;
 	if (str_id(&pp, "") != 0 ||
-	    core_maps_foreach(jeheap_profile_mappings(p), add_mapping, &pp))
+	    core_maps_foreach(jeheap_profile_mappings(p), add_mapping, &pp) ||
+	    index_mappings(&pp))
 		goto out;
 	for (int i = 0; i < 4; i++)
 		if (value_type(&pp, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]))
@@ -346,6 +392,7 @@ out:
 	jh_pool_free(&pp.pool);
 	free(pp.loc_of);
 	free(pp.maps);
+	free(pp.by_start);
 	free(pp.ids);
 	return r;
 }

@@ -137,3 +137,5 @@ t0=$(date +%s%N)
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$ms" -lt 10000 ] || fail "jeheap top took $ms ms on a profile naming 80,000 files"
 pass "80,000 mapped files: jeheap top in $ms ms"
+"$JEHEAP" pprof "$WORK/wide.heap" -o "$WORK/wide.pb.gz" || fail "jeheap pprof on 80,000 mappings: exit $?"
+[ -s "$WORK/wide.pb.gz" ] || fail "jeheap pprof wrote nothing"
