@@ -79,6 +79,14 @@ static const struct row {
 	  "cannot attach: {why}; give one of its threads (ls /proc/{pid}/task)" },
 	{ JE_AT_ATTACH, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
 	  "cannot attach: a thread runs in 32-bit mode" },
+	{ JE_AT_ATTACH, JE_ERR_FROZEN, ALWAYS, JE_EXIT_UNSAFE,
+	  "cannot attach: the process is frozen by its cgroup ({why}); a borrowed thread would "
+	  "not run before it is thawed; nothing was done; thaw it first (v2: echo 0 > "
+	  "cgroup.freeze; v1: echo THAWED > freezer.state)" },
+	{ JE_AT_ATTACH, JE_ERR_STOPPED_LOCK, ALWAYS, JE_EXIT_UNSAFE,
+	  "cannot attach: the process is stopped and {why}, where it may hold a lock the call "
+	  "needs; nothing was done; continue it first (kill -CONT {pid}) or retry while it "
+	  "runs" },
 	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
 
 	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: the process exited" },

@@ -25,7 +25,9 @@
 	X(NOT_PROFILE, JE_EXIT_MALLCTL, "jemalloc wrote something that is not a profile")    \
 	X(LEFT, JE_EXIT_INTERNAL, "jeattach left while a call ran; the thread finishes it")   \
 	X(SECCOMP_KILL, JE_EXIT_UNSAFE, "the target's seccomp filter would kill it")          \
-	X(SECCOMP_UNREADABLE, JE_EXIT_UNSAFE, "the target's seccomp filter cannot be read")
+	X(SECCOMP_UNREADABLE, JE_EXIT_UNSAFE, "the target's seccomp filter cannot be read")  \
+	X(FROZEN, JE_EXIT_UNSAFE, "the process is frozen by its cgroup")                     \
+	X(STOPPED_LOCK, JE_EXIT_UNSAFE, "a stopped thread may hold a lock the call needs")
 
 enum je_err {
 	JE_ERR_BASE = 4096,

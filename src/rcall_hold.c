@@ -93,6 +93,32 @@ static int hold_candidates(struct target *t, pid_t *tids)
 	return -JE_ERR_NOT_THREAD;
 }
 
+/* The process is stopped (SIGSTOP, a debugger): its other threads will not
+ * run before it is continued, so one of them stopped inside the allocator
+ * or the dynamic linker would hold its lock for as long as the call waits
+ * for it, for ever. Each is looked at where it stopped (seized and
+ * interrupted in its group stop, which it re-enters when let go). 1 all
+ * clear, 0 one is not (its reason in why), <0 error. */
+static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wlen)
+{
+	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
+	if (!tids)
+		return -ENOMEM;
+	int n = target_threads(t->io_pid, tids, MAX_THREADS), clear = 1;
+	for (int i = 0; i < n && clear == 1; i++) {
+		struct rcall_hold peer = { .tid = tids[i], .look_only = 1 };
+		arch_gpregs_t r;
+		if (tids[i] == held || (t->io_pid != t->pid && tids[i] == t->pid) ||
+		    rcall_stop_thread(t, tids[i], &peer))
+			continue; /* gone, or not stopped after all: it runs */
+		if (!pt_get_gpregs(tids[i], &r))
+			clear = rcall_thread_is_safe(t, tids[i], &r, why, wlen);
+		pt_detach(tids[i], 0);
+	}
+	free(tids);
+	return clear;
+}
+
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
  * 1 not usable now (let go; reason says why), <0 an error that ends the
  * search. take_restartblock: accept a thread that sleeps with a timeout. */
@@ -158,6 +184,15 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	static const uint64_t none[6];
 	h->no_sigreturn = rcall_seccomp(t, ARCH_NR_RT_SIGRETURN, none, &verdict) ||
 			  sec_bpf_kills(verdict);
+	if (h->group_stop && (e = stopped_peers_safe(t, h->tid, reason, rlen)) != 1) {
+		pt_detach(h->tid, 0);
+		c->hold = NULL;
+		drop_hold(h);
+		if (e < 0)
+			return e;
+		target_why(t, "%s", reason);
+		return -JE_ERR_STOPPED_LOCK;
+	}
 	e = save_thread(t, h);
 	if (!e)
 		e = save_errno(t, h);
@@ -178,6 +213,11 @@ int rcall_hold(struct target *t)
 	if (c->hold)
 		return 0;
 	rcall_sweep(t);
+	char frozen[300];
+	if (target_frozen(t, frozen, sizeof(frozen))) {
+		target_why(t, "%s", frozen);
+		return -JE_ERR_FROZEN;
+	}
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
 	if (!tids)
 		return -ENOMEM;
@@ -191,6 +231,9 @@ int rcall_hold(struct target *t)
 	 * be borrowed through the return trap, which is not crash-safe. */
 	int take_restartblock = 0, e = 0;
 	for (;;) {
+		/* A thread passed over as slow to stop (a loaded machine) may
+		 * have stopped since: let it go, so that it can be tried again. */
+		rcall_sweep(t);
 		int n = hold_candidates(t, tids);
 		if (n < 0) {
 			e = n;

@@ -29,6 +29,7 @@ struct rcall_hold {
 	uint64_t errno_addr;    /* the thread's errno, 0 if unknown */
 	int errno_val;          /* as found */
 	int group_stop;         /* the process was (or became) stopped by a signal */
+	int look_only;          /* stopped to be looked at only: its state is not touched */
 	/* Scratch (rcall_scratch.c): pushes go in [scratch_lo, scratch_hi),
 	 * the next one below scratch_cur; calls run their stack below that. */
 	uint64_t scratch_lo, scratch_hi, scratch_cur;
@@ -81,6 +82,9 @@ void rcall_unwind_free(struct rcall_ctx *c);
  * held, 1 not usable (gone, about to take a signal, or slow to stop;
  * already let go, or to be let go by rcall_sweep), <0 error. */
 int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h);
+/* Sweep until no straggler is left but those in an uninterruptible wait,
+ * for at most budget_us. */
+void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
 /* tid was interrupted and has not stopped yet: let go at its first stop
  * (rcall_sweep). */
 int rcall_add_straggler(struct target *t, pid_t tid);
@@ -97,9 +101,13 @@ int rcall_wait_timed(struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
 int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began);
-/* For registers rewound into such a call begun at began: when its
- * register timeout ends (0: none), and the timeout set to what is left. */
-pt_usec_t rcall_wait_ends(const arch_gpregs_t *r, pt_usec_t began);
+/* Registers r of a call that returned the interrupt's EINTR, begun no
+ * earlier than began (0: unknown): rewind it to be made again, its
+ * register timeout cut to what is left (*ends: when that is, 0 if none),
+ * or, if its time was already up, have it return its timed-out result
+ * (1). */
+int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_usec_t *ends);
+/* A register timeout rewound by rcall_wait_resume: what is left now. */
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
 /* Free what rcall_seccomp.c read for a hold. */
 void rcall_seccomp_free(struct rcall_hold *h);

@@ -66,10 +66,12 @@ void rcall_free(struct target *t)
 {
 	if (!t->rc)
 		return;
-	/* Release sweeps the threads slow to stop; one still in its
-	 * uninterruptible wait stays seized until jeattach exits, when the
-	 * kernel lets go of it (__ptrace_unlink clears the pending interrupt). */
+	/* Release sweeps the threads slow to stop, and those merely slow are
+	 * waited for (up to 2 s); one still in its uninterruptible wait stays
+	 * seized until jeattach exits, when the kernel lets go of it
+	 * (__ptrace_unlink clears the pending interrupt). */
 	rcall_release(t);
+	rcall_sweep_wait(t, 2000000);
 	free(t->rc->stragglers);
 	rcall_unwind_free(t->rc);
 	free(t->rc);

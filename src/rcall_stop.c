@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include "core_grow.h"
 #include "core_read.h"
 #include "rcall_internal.h"
@@ -67,13 +68,9 @@ static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h
 	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
 	    signal_deliverable(t->io_pid, tid))
 		return 0;
-	arch_syscall_rewind(&r);
-	/* A timeout in a register restarts with what is left of it, not
-	 * whole (rcall_wait.c), when the wait's start is known. */
-	if (h->wait_began) {
-		h->wait_ends = rcall_wait_ends(&r, h->wait_began);
-		rcall_wait_shorten(&r, h->wait_ends);
-	}
+	/* A timed wait restarts with what is left of its timeout, or returns
+	 * as timed out (rcall_wait.c), when its start is known. */
+	rcall_wait_resume(t, &r, h->wait_began, &h->wait_ends);
 	return pt_set_gpregs(tid, &r);
 }
 
@@ -114,6 +111,39 @@ int rcall_sweep(struct target *t)
 	return (int)kept;
 }
 
+/* A thread's scheduler state letter (R, S, D, T...), '?' if unknown. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char path[80], *text;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (core_read_file(path, 4096, &text, NULL))
+		return '?';
+	const char *p = strrchr(text, ')');
+	char st = p && p[1] == ' ' ? p[2] : '?';
+	free(text);
+	return st;
+}
+
+void rcall_sweep_wait(struct target *t, pt_usec_t budget_us)
+{
+	/* A straggler merely slow to stop (a loaded machine: runnable, or
+	 * woken from its wait by our interrupt) will stop soon, and its EINTR
+	 * must be undone at that stop: left to the kernel's detach at
+	 * jeattach's exit, the EINTR would reach the program. One in an
+	 * uninterruptible wait (vfork, D) was not woken: it may stay. */
+	pt_usec_t end = pt_now_us() + budget_us;
+	while (rcall_sweep(t) > 0 && pt_now_us() < end) {
+		struct rcall_ctx *c = t->rc;
+		int slow = 0;
+		for (size_t i = 0; i < c->nstragglers && !slow; i++)
+			slow = thread_state(t->io_pid, c->stragglers[i]) != 'D';
+		if (!slow)
+			break;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 {
 	int e = pt_seize(tid);
@@ -152,7 +182,9 @@ static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int sta
 		/* Interrupt stop (SIGTRAP) or group-stop (the stop signal): the
 		 * latter means the process is stopped (state T) and must stay so. */
 		h->group_stop = is_stop_signal(sig);
-		e = undo_spurious_eintr(t, tid, h);
+		/* A thread only looked at in its group stop was not woken by
+		 * us: an EINTR it has is the stop's, the program's to see. */
+		e = h->look_only && h->group_stop ? 0 : undo_spurious_eintr(t, tid, h);
 		if (e) {
 			pt_detach(tid, 0);
 			return e == -ESRCH ? 1 : e;

@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,11 @@
  * thread whose wait lasts longer is passed over). */
 #define WATCH_STEP_NS 200000
 #define WATCH_MAX_US 1500000
+/* Two looks further apart than this (jeattach itself descheduled on a
+ * loaded machine) date a new wait too loosely to be taken, for the first
+ * half of the watch; after that the closest dating seen is good enough (a
+ * wait then ends late by at most the gap, not by its whole timeout). */
+#define WATCH_GAP_MAX_US 2000
 
 /* ON_SOCKET: the socket's own SO_RCVTIMEO; ON_SOCKET_SEND: SO_SNDTIMEO. */
 enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET, ON_SOCKET_SEND };
@@ -49,35 +55,37 @@ static const struct timed_call {
 	long nr;
 	int arg; /* the timeout's argument, or the descriptor's for ON_SOCKET */
 	enum timeout_at at;
+	long timed_out; /* what the call returns when its time is up */
 } timed_calls[] = {
 #ifdef SYS_epoll_wait
-	{ SYS_epoll_wait, 3, IN_REGISTER_MS },
+	{ SYS_epoll_wait, 3, IN_REGISTER_MS, 0 },
 #endif
-	{ SYS_epoll_pwait, 3, IN_REGISTER_MS },
+	{ SYS_epoll_pwait, 3, IN_REGISTER_MS, 0 },
 #ifdef SYS_epoll_pwait2
-	{ SYS_epoll_pwait2, 3, IN_MEMORY },
+	{ SYS_epoll_pwait2, 3, IN_MEMORY, 0 },
 #endif
-	{ SYS_rt_sigtimedwait, 2, IN_MEMORY },
-	{ SYS_semtimedop, 3, IN_MEMORY },
-	{ SYS_io_getevents, 4, IN_MEMORY },
-	{ SYS_io_pgetevents, 4, IN_MEMORY },
-	{ SYS_recvmmsg, 0, ON_SOCKET },
+	{ SYS_rt_sigtimedwait, 2, IN_MEMORY, -EAGAIN },
+	{ SYS_semtimedop, 3, IN_MEMORY, -EAGAIN },
+	{ SYS_io_getevents, 4, IN_MEMORY, 0 },
+	{ SYS_io_pgetevents, 4, IN_MEMORY, 0 },
+	{ SYS_recvmmsg, 0, ON_SOCKET, -EAGAIN },
 #ifdef SYS_read
-	{ SYS_read, 0, ON_SOCKET },
-	{ SYS_write, 0, ON_SOCKET_SEND },
+	{ SYS_read, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_write, 0, ON_SOCKET_SEND, -EAGAIN },
 #endif
-	{ SYS_readv, 0, ON_SOCKET },
-	{ SYS_writev, 0, ON_SOCKET_SEND },
-	{ SYS_recvfrom, 0, ON_SOCKET },
-	{ SYS_recvmsg, 0, ON_SOCKET },
-	{ SYS_sendto, 0, ON_SOCKET_SEND },
-	{ SYS_sendmsg, 0, ON_SOCKET_SEND },
-	{ SYS_sendmmsg, 0, ON_SOCKET_SEND },
+	{ SYS_readv, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_writev, 0, ON_SOCKET_SEND, -EAGAIN },
+	{ SYS_recvfrom, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_recvmsg, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_sendto, 0, ON_SOCKET_SEND, -EAGAIN },
+	{ SYS_sendmsg, 0, ON_SOCKET_SEND, -EAGAIN },
+	{ SYS_sendmmsg, 0, ON_SOCKET_SEND, -EAGAIN },
 #ifdef SYS_accept
-	{ SYS_accept, 0, ON_SOCKET },
+	{ SYS_accept, 0, ON_SOCKET, -EAGAIN },
 #endif
-	{ SYS_accept4, 0, ON_SOCKET },
-	{ SYS_connect, 0, ON_SOCKET_SEND },
+	{ SYS_accept4, 0, ON_SOCKET, -EAGAIN },
+	/* __inet_stream_connect: a connect whose SO_SNDTIMEO ran out. */
+	{ SYS_connect, 0, ON_SOCKET_SEND, -EINPROGRESS },
 };
 
 static const struct timed_call *timed_call(long nr)
@@ -88,11 +96,11 @@ static const struct timed_call *timed_call(long nr)
 	return NULL;
 }
 
-/* Does descriptor fd of pid name a socket with a finite timeout for this
- * direction? Asked of a duplicate (pidfd_getfd, Linux 5.6; closing it
- * leaves the target's socket alone). Where that is not possible the
- * answer is no: such a wait is treated as before, rewound whole. */
-static int socket_timed(pid_t pid, uint64_t fd, int send)
+/* The timeout of socket fd of pid for this direction, in microseconds (0:
+ * none, or not a socket). Asked of a duplicate (pidfd_getfd, Linux 5.6;
+ * closing it leaves the target's socket alone). Where that is not possible
+ * the answer is none: such a wait is treated as before, rewound whole. */
+static int64_t socket_timeout_us(pid_t pid, uint64_t fd, int send)
 {
 	char path[64], link[32];
 	if (fd > 0x7fffffff)
@@ -112,7 +120,28 @@ static int socket_timed(pid_t pid, uint64_t fd, int send)
 	socklen_t len = sizeof(tv);
 	int r = getsockopt(dup, SOL_SOCKET, send ? SO_SNDTIMEO : SO_RCVTIMEO, &tv, &len);
 	close(dup);
-	return !r && (tv.tv_sec || tv.tv_usec);
+	return r || tv.tv_sec < 0 ? 0 : (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* The relative timeout, in microseconds, of call c made with args by a
+ * thread of t: 0 if none (or it cannot be known). */
+static int64_t timeout_us(struct target *t, const struct timed_call *c, const uint64_t *args)
+{
+	switch (c->at) {
+	case IN_REGISTER_MS:
+		/* An int: -1 waits for ever, 0 polls. */
+		return (int)args[c->arg] > 0 ? (int64_t)(int)args[c->arg] * 1000 : 0;
+	case IN_MEMORY: {
+		/* A struct timespec in the thread's memory, read, never written. */
+		int64_t ts[2];
+		if (!args[c->arg] || pt_read(t->io_pid, args[c->arg], ts, sizeof(ts)) || ts[0] < 0 ||
+		    ts[1] < 0 || ts[1] >= 1000000000 || ts[0] > INT64_MAX / 2000000)
+			return 0;
+		return ts[0] * 1000000 + (ts[1] + 999) / 1000;
+	}
+	default:
+		return socket_timeout_us(t->io_pid, args[c->arg], c->at == ON_SOCKET_SEND);
+	}
 }
 
 /* What tid is doing now: is it asleep in a call whose interrupt would
@@ -137,16 +166,8 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 		       &a[4], &a[5]);
 	free(text);
 	const struct timed_call *c = n == 7 ? timed_call(nr) : NULL;
-	if (!c)
-		return 0;
-	switch (c->at) {
-	case IN_REGISTER_MS:
-		return (int)a[c->arg] > 0; /* -1 waits for ever, 0 polls */
-	case IN_MEMORY:
-		return a[c->arg] != 0;
-	default:
-		return socket_timed(t->io_pid, a[c->arg], c->at == ON_SOCKET_SEND);
-	}
+	uint64_t args[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
+	return c && timeout_us(t, c, args) > 0;
 }
 
 int rcall_wait_timed(struct target *t, pid_t tid)
@@ -161,28 +182,60 @@ int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t 
 	pt_usec_t end = pt_now_us() + WATCH_MAX_US;
 	if (t->rc->only_tid || end > deadline)
 		end = deadline;
-	int e = look(t, tid, &prev), was = e;
+	pt_usec_t last = pt_now_us(), strict_until = last + (end - last) / 2;
+	int e = look(t, tid, &prev);
 	while (e >= 0 && pt_now_us() < end) {
 		struct timespec ts = { 0, WATCH_STEP_NS };
 		nanosleep(&ts, NULL);
-		pt_usec_t at = pt_now_us();
 		e = look(t, tid, &now);
+		pt_usec_t at = pt_now_us(), gap = at - last;
+		last = at;
 		/* Asleep in such a wait again since the last look: it began
-		 * after that look. Out of it at two looks in a row: it is
-		 * running or in another call. Out of it at one look only is
-		 * not enough: a wait whose time is up returns through the
-		 * kernel's exit path, shown as running, and an interrupt
-		 * there turns its "timed out" into -EINTR (io_getevents:
-		 * "if (!ret && signal_pending(current)) ret = -EINTR"),
+		 * after that look. Seen out of it is not enough: /proc shows a
+		 * thread woken by its wait's timer but not yet back from the
+		 * call as "running" (task_current_syscall: state TASK_RUNNING),
+		 * and an interrupt there turns its timeout into -EINTR
+		 * (io_getevents: "if (!ret && signal_pending(current))"),
 		 * which would be rewound into a whole new wait. */
-		if ((e > 0 && now != prev) || (e == 0 && was == 0)) {
+		if (e > 0 && now != prev && (gap <= WATCH_GAP_MAX_US || at > strict_until)) {
 			*began = at;
 			return 0;
 		}
 		prev = now;
-		was = e;
 	}
 	return e < 0 ? e : -ETIMEDOUT;
+}
+
+static void syscall_args(const arch_gpregs_t *r, uint64_t *args)
+{
+	for (int i = 0; i < 6; i++)
+		args[i] = arch_syscall_arg(r, i);
+}
+
+int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_usec_t *ends)
+{
+	const struct timed_call *c = timed_call(arch_syscall_nr(r));
+	uint64_t args[6];
+	syscall_args(r, args);
+	int64_t timeout = c && began ? timeout_us(t, c, args) : 0;
+	*ends = 0;
+	if (!timeout) {
+		arch_syscall_rewind(r);
+		return 0;
+	}
+	if (pt_now_us() >= began + timeout) {
+		/* Its time was up when the interrupt came (the thread may have
+		 * been woken by its timer already): it returns as it would
+		 * have, not into a whole new wait. */
+		arch_set_syscall_result(r, c->timed_out);
+		return 1;
+	}
+	arch_syscall_rewind(r);
+	if (c->at == IN_REGISTER_MS) {
+		*ends = began + timeout;
+		rcall_wait_shorten(r, *ends);
+	}
+	return 0;
 }
 
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
@@ -193,12 +246,4 @@ void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
 	pt_usec_t left = ends - pt_now_us();
 	/* Rounded up: never earlier than the original timeout. */
 	arch_set_syscall_arg(r, c->arg, left > 0 ? (uint64_t)((left + 999) / 1000) : 0);
-}
-
-pt_usec_t rcall_wait_ends(const arch_gpregs_t *r, pt_usec_t began)
-{
-	const struct timed_call *c = timed_call(arch_syscall_nr(r));
-	if (!c || c->at != IN_REGISTER_MS || (int)arch_syscall_arg(r, c->arg) <= 0)
-		return 0;
-	return began + (pt_usec_t)(int)arch_syscall_arg(r, c->arg) * 1000;
 }

@@ -61,6 +61,9 @@ void target_close(struct target *t);
 /* Record why something failed, for the message the CLI prints. */
 void target_why(struct target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Is the process frozen by a cgroup freezer (target_frozen.c)? 1 with the
+ * file that says so in why, 0 no or unknown. */
+int target_frozen(const struct target *t, char *why, size_t wlen);
 /* Is the process still there, and not a zombie? */
 int target_alive(const struct target *t);
 /* Fill info.tracer / tracer_comm from any thread's TracerPid. */

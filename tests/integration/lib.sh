@@ -127,6 +127,16 @@ require_ptrace() {
 	finish_victim probe
 }
 
+# scratch_maps PID: the anonymous mappings of the size of jeattach's scratch
+# memory (rcall_scratch.c: 1 MiB + 64 KiB), as "start-end" lines.
+scratch_maps() {
+	while read -r range perm off dev inode path; do
+		[ -z "$path" ] || continue
+		s=${range%-*} e=${range#*-}
+		[ $((0x$e - 0x$s)) = 1114112 ] && echo "$range"
+	done <"/proc/$1/maps" | sort
+}
+
 # json_get JSON PYTHON-EXPR: evaluate an expression over the parsed object j.
 json_get() {
 	printf '%s' "$1" | python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($2)"

@@ -7,16 +7,6 @@
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
-# The anonymous mappings of the scratch stack's size (jeattach's
-# RCALL_SCRATCH_MAP: 1 MiB + 64 KiB), as "start-end" lines.
-scratch_maps() {
-	while read -r range perm off dev inode path; do
-		[ -z "$path" ] || continue
-		s=${range%-*} e=${range#*-}
-		[ $((0x$e - 0x$s)) = 1114112 ] && echo "$range"
-	done <"/proc/$1/maps" | sort
-}
-
 start_victim co "$TARGETS/victim_coro"
 tid=$(victim_tid co coro)
 [ -n "$tid" ] || fail "no coroutine thread: $(cat "$co_out")"

@@ -49,12 +49,15 @@ python3 "$WORK/killer.py" "$JEATTACH" "$v" "$TRIALS" "$wall_us" "$WORK/k.heap" |
 # (at most one per kill): counted, documented in doc/robustness.md.
 expect_rc 0 "$JEATTACH" -p "$v" --status --dump "$WORK/after.heap"
 leaked=$(ls -l /proc/"$v"/fd | grep -c 'memfd:jeattach')
+# So does one killed while it held a thread: that hold's scratch mapping.
+maps_left=$(scratch_maps "$v" | wc -l)
+[ "$maps_left" -le "$TRIALS" ] || fail "$maps_left scratch mappings for $TRIALS kills"
 fds_after=$(ls /proc/"$v"/fd | wc -l)
 [ $((fds_after - fds_before)) -le "$leaked" ] || fail "descriptors grew by $((fds_after - fds_before)), $leaked of them memfds"
 # errno of the borrowed thread is restored by jeattach at release: a killed
 # jeattach cannot, so that one counter may be off.
 finish_victim v errno_errors
-pass "$TRIALS kills (dump takes ${dump_us} us): victim unharmed, $leaked memfd(s) left"
+pass "$TRIALS kills (dump takes ${dump_us} us): victim unharmed, $leaked memfd(s) and $maps_left scratch mapping(s) left"
 
 # The same storm against a victim whose threads come and go all the time
 # (-c): a kill may land while the thread jeattach chose is being created or

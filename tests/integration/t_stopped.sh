@@ -15,8 +15,10 @@ stopped_threads() {
 	echo $n
 }
 
-start_victim ctl "$TARGETS/victim_dyn" -b 1
-start_victim v "$TARGETS/victim_dyn" -b 1
+# Idle threads only: a busy one stopped inside malloc makes jeattach refuse
+# (below), which is right but not what this part checks.
+start_victim ctl "$TARGETS/victim_dyn" -b 0
+start_victim v "$TARGETS/victim_dyn" -b 0
 kill -STOP "$ctl" "$v"
 sleep 0.2
 nthreads=$(ls /proc/"$v"/task | wc -l)
@@ -35,3 +37,24 @@ rc_v=$(eintr v)
 [ "$rc_v" = "$rc_ctl" ] || fail "jeattach added EINTRs: $rc_v (control: $rc_ctl)"
 grep -q 'early=0 heap_errors=0 fp_errors=0' "$v_out" || fail "$(cat "$v_out")"
 pass "stopped process stays stopped; EINTR $rc_v = control $rc_ctl"
+
+# Stopped while a thread is inside jemalloc holding its dump lock (victim's
+# -f: a thread blocked in prof.dump, opening a FIFO nobody reads): the call
+# would wait for that lock until the process is continued. Refused, nothing
+# done, still stopped; continued, the victim finishes its own dump.
+mkfifo "$WORK/fifo"
+start_victim lk "$TARGETS/victim_dyn" -b 0 -f "$WORK/fifo"
+infifo=$(victim_tid lk infifo)
+kill -STOP "$lk"
+sleep 0.2
+expect_rc 10 timeout 30 "$JEATTACH" -p "$lk" --dump "$WORK/lk.heap"
+echo "$ERR" | grep -q "stopped and thread $infifo has allocator or linker code" || fail "$ERR"
+[ ! -e "$WORK/lk.heap" ] || fail "a dump was written"
+grep -q '^State:.*T' /proc/"$lk"/status || fail "the process is no longer stopped"
+kill -CONT "$lk"
+cat "$WORK/fifo" >"$WORK/fifo.out" &
+sleep 0.5
+grep -q '^heap_v2/' "$WORK/fifo.out" || fail "the victim's own dump did not complete"
+expect_rc 0 "$JEATTACH" -p "$lk" --status
+finish_victim lk eintr # stop and continue alone end epoll_wait with EINTR (signal(7))
+pass "a stopped process with a thread inside jemalloc: refused (exit 10), left stopped"

@@ -3,7 +3,7 @@
 # A timed wait interrupted to borrow its thread ends when it would have:
 # epoll_wait, rt_sigtimedwait, semtimedop, io_getevents and recv with
 # SO_RCVTIMEO (victim_timed: every thread in one, 300 ms each, looping)
-# return neither EINTR nor early nor more than 100 ms late, whether the
+# return neither EINTR nor early nor more than 150 ms late, whether the
 # thread is named with --tid or chosen by jeattach.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace

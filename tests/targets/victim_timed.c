@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define TIMEOUT_MS 300
-#define SLACK_MS 100
+#define SLACK_MS 150
 
 static atomic_int eintr_count, early_count, late_count;
 static atomic_long max_late_us;
