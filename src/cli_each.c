@@ -26,7 +26,7 @@
 
 struct each_tally {
 	int done, named, missed;
-	char missed_list[3000]; /* "TID (why); ..." as far as it fits */
+	char missed_list[4000]; /* "TID (why); ..." as far as it fits */
 	int64_t *us;            /* each borrowed thread's hold, for the median */
 	int nus;
 };
@@ -35,21 +35,29 @@ static void missed(struct each_tally *y, pid_t tid, const char *why)
 {
 	size_t n = strlen(y->missed_list);
 	y->missed++;
-	if (n + 80 < sizeof(y->missed_list))
-		snprintf(y->missed_list + n, sizeof(y->missed_list) - n, "%s%d (%.60s)",
+	if (n + 140 < sizeof(y->missed_list))
+		snprintf(y->missed_list + n, sizeof(y->missed_list) - n, "%s%d (%.110s)",
 			 n ? "; " : "", (int)tid, why);
 	else if (!strstr(y->missed_list, "; ..."))
 		snprintf(y->missed_list + n, sizeof(y->missed_list) - n, "; ...");
 }
 
-/* Why tid could not be held, in a few words. */
+/* Why tid could not be held, in a few words. rcall_hold's timeout says
+ * "no thread was at a safe point before the timeout (REASON)": for one
+ * thread, REASON is the news. */
 static const char *hold_failure(struct target *t, int e)
 {
 	if (e == -JE_ERR_NOT_THREAD || e == -ESRCH)
 		return "exited";
-	if (e == -ETIMEDOUT)
-		return t->why[0] ? t->why : "not at a safe point in time";
-	return je_err_text(-e);
+	if (e != -ETIMEDOUT)
+		return je_err_text(-e);
+	char *open = strchr(t->why, '('), *close = strrchr(t->why, ')');
+	if (!open || !close || close < open)
+		return "not at a safe point within its budget";
+	*close = 0;
+	if (!strcmp(open + 1, "none could be stopped"))
+		return "did not stop within its budget: an uninterruptible wait (D state, vfork)";
+	return open + 1;
 }
 
 /* One thread: hold it, let it make its calls, give it back. */
@@ -126,6 +134,13 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	if (!y.us)
 		missed(&y, run->pid, n < 0 ? je_err_text(-n) : "out of memory");
 	report(r, s, &y, pt_now_us() - t0);
+	/* Every thread missed because the process is gone: that is the story. */
+	if (!target_alive(&run->t)) {
+		snprintf(run->msg, sizeof(run->msg),
+			 "the process exited while jeattach borrowed its threads one by one");
+		run->code = JE_EXIT_GONE;
+		run->done = 1;
+	}
 	free(y.us);
 	free(tids);
 	s->pass_rearm = s->pass_name = 0;
