@@ -51,7 +51,8 @@ static const struct options_row rows[] = {
 	{ .name = "status", .id = O_STATUS, .section = ACTIONS, .take = take_action,
 	  .help = "jemalloc version, location, profiling settings" },
 	{ .name = "activate", .id = O_ACTIVATE, .section = ACTIONS, .take = take_action,
-	  .help = "start sampling (prof.active=true)" },
+	  .help = "start sampling (prof.active=true; on jemalloc 5.2\n"
+		  "also re-arms each thread, see jeattach(1))" },
 	{ .name = "no-rearm", .id = O_NO_REARM, .section = ACTIONS, .take = take_rearm,
 	  .help = "with --activate, --for on jemalloc 5.2: set prof.active\n"
 		  "only; threads that already allocated do not sample" },
