@@ -7,9 +7,10 @@
 #   5.2.1  Debian 11 (bullseye) libjemalloc2 5.2.1-3: the default
 #
 # apt-get download goes through a temporary sources list and state
-# directories (-o Dir::Etc::SourceList=... and friends): the system's apt
-# configuration, lists and cache are never read or written, and nothing is
-# installed (dpkg-deb -x unpacks into the cache). The cache is
+# directories (-o Dir::Etc::SourceList=... and friends): the system's
+# sources lists, package lists, cache and dpkg status are neither read nor
+# written (apt still reads its apt.conf.d options), nothing is changed
+# there, and nothing is installed (dpkg-deb -x unpacks into the cache). The cache is
 # $JEATTACH_ARCHIVE_CACHE, else $XDG_CACHE_HOME/jeattach/jemalloc-archive,
 # else tests/.jemalloc-archive under the build tree (not committed).
 #
@@ -46,7 +47,10 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jemalloc-archive.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/get"
-echo "deb [signed-by=$keyring] http://deb.debian.org/debian $suite main" >"$tmp/sources.list"
+# JEATTACH_DEBIAN_MIRROR: another mirror (tests point it nowhere to check
+# the skip).
+mirror=${JEATTACH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+echo "deb [signed-by=$keyring] $mirror $suite main" >"$tmp/sources.list"
 set -- -q -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null \
 	-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" \
 	-o Dir::State::status=/dev/null -o Debug::NoLocking=1 -o APT::Architecture=amd64 \
@@ -54,7 +58,7 @@ set -- -q -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/
 # Bounded: a network that drops packets would otherwise hold a test up.
 if ! timeout 120 apt-get "$@" update >"$tmp/update.log" 2>&1 ||
 	grep -qE '^(W|E): Failed to fetch|^Err:' "$tmp/update.log"; then
-	skip "Debian's archive (deb.debian.org, $suite) cannot be reached: $(grep -E '^(E|W|Err)' "$tmp/update.log" | head -1)"
+	skip "Debian's archive ($mirror, $suite) cannot be reached: $(grep -A1 -E '^(E|W|Err)' "$tmp/update.log" | head -2 | tr -s ' \n' '  ')"
 fi
 if ! (cd "$tmp/get" && timeout 120 apt-get "$@" download "libjemalloc2=$pkgver") >"$tmp/get.log" 2>&1; then
 	skip "apt-get download libjemalloc2=$pkgver from $suite failed: $(tail -1 "$tmp/get.log")"

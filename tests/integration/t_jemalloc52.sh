@@ -10,6 +10,17 @@
 # borrowed are reported, a 200-thread victim, --for, and a kill storm.
 . "$top_srcdir/tests/integration/lib.sh"
 
+# Where the archive cannot be reached the fetch says so and exits 77
+# (checked first, against a port nothing listens on).
+out=$(JEATTACH_ARCHIVE_CACHE="$WORK/nocache" JEATTACH_DEBIAN_MIRROR=http://127.0.0.1:9/debian \
+	"$top_srcdir/tests/jemalloc-archive.sh" 5.2.1 2>/dev/null)
+rc=$?
+if command -v apt-get >/dev/null; then
+	[ $rc = 77 ] && echo "$out" | grep -q "^SKIP: Debian's archive (http://127.0.0.1:9/debian, bullseye) cannot be reached" ||
+		fail "unreachable archive: exit $rc, $out"
+	pass "an unreachable archive: exit 77, reason given"
+fi
+
 LIB=$("$top_srcdir/tests/jemalloc-archive.sh" 5.2.1 2>/dev/null)
 rc=$?
 [ $rc = 77 ] && skip "Debian 11's libjemalloc2 5.2.1 is not available: $(echo "$LIB" | sed 's/^SKIP: //')"
