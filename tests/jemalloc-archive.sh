@@ -10,8 +10,8 @@
 # directories (-o Dir::Etc::SourceList=... and friends): the system's
 # sources lists, package lists, cache and dpkg status are neither read nor
 # written (apt still reads its apt.conf.d options), nothing is changed
-# there, and nothing is installed (dpkg-deb -x unpacks into the cache). The cache is
-# $JEATTACH_ARCHIVE_CACHE, else $XDG_CACHE_HOME/jeattach/jemalloc-archive,
+# there, and nothing is installed (dpkg-deb -x unpacks into the cache).
+# The cache is $JEATTACH_ARCHIVE_CACHE, else $XDG_CACHE_HOME/jeattach/jemalloc-archive,
 # else tests/.jemalloc-archive under the build tree (not committed).
 #
 # Exit 0 with the path; 77 with the reason on stderr (and stdout) when the
