@@ -41,10 +41,10 @@ def spread(xs):
     return f"{med(xs):.0f} (min {min(xs):.0f}, max {max(xs):.0f}, n={len(xs)})" if xs else "-"
 
 class Victim:
-    def __init__(self, build, args, env_extra=None):
-        env = dict(os.environ, MALLOC_CONF="prof:true,prof_active:false")
+    def __init__(self, build, args, env_extra=None, binary="victim_dyn"):
+        env = dict(os.environ, MALLOC_CONF="prof:true,prof_active:false", **(env_extra or {}))
         self.out = tempfile.NamedTemporaryFile("w+", delete=False, prefix="bench-victim-")
-        self.p = subprocess.Popen([f"{build}/tests/targets/victim_dyn"] + args, stdout=self.out,
+        self.p = subprocess.Popen([f"{build}/tests/targets/{binary}"] + args, stdout=self.out,
                                   stderr=subprocess.STDOUT, env=env)
         for _ in range(400):
             if "ready" in open(self.out.name).read():
@@ -111,6 +111,50 @@ def bench_attach(build, kind, args, runs, gdb_runs, results):
                 walls.append(wall)
             rep = v.finish()
             results.append((kind, op, "gdb", None, walls, gaps, rep, gdb_runs))
+
+def bench_pass(build, runs):
+    """The per-thread pass on a 200-thread victim (2 busy, 197 idle, the
+    ticker): jemalloc 5.2.1's --activate re-arm (Debian 11's build, fetched
+    by tests/jemalloc-archive.sh, LD_PRELOAD into victim_plain) and
+    --name-threads on the system's jemalloc. Per run: the median and the
+    longest single-thread hold of the pass, the whole pass, the ticker gap
+    (the pause the process felt), jeattach's wall time."""
+    je = f"{build}/src/jeattach"
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lib = subprocess.run([f"{src}/tests/jemalloc-archive.sh", "5.2.1"], capture_output=True,
+                         text=True, env=dict(os.environ, top_builddir=build))
+    cases = [("5.3 (system), --name-threads", {}, "victim_dyn", ["--name-threads"])]
+    if lib.returncode == 0:
+        cases.insert(0, ("5.2.1 (Debian 11), --activate re-arm",
+                         {"LD_PRELOAD": lib.stdout.strip()}, "victim_plain",
+                         ["--activate", "--discard-samples"]))
+    else:
+        print(f"# 5.2.1 not measured: {lib.stdout.strip() or lib.stderr.strip()}")
+    print("\n| victim | operation | threads | hold per thread, median of runs, us | longest hold, us | whole pass, us | ticker gap, us | wall, us | missed | victim checks |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, env, binary, args in cases:
+        v = Victim(build, ["-b", "2", "-i", "197", "-t"], env, binary)
+        nthreads = len(os.listdir(f"/proc/{v.pid}/task"))
+        v.gap()
+        meds, maxs, passes, gaps, walls, missed = [], [], [], [], [], 0
+        for i in range(runs):
+            v.gap()
+            r, wall = timed([je, "-p", str(v.pid)] + args + ["--json", "--timeout", "10"])
+            if r.returncode != 0:
+                raise SystemExit(f"jeattach failed: {r.stderr}")
+            gaps.append(v.gap())
+            a = json.loads(r.stdout)["actions"][0]
+            meds.append(a["pass_hold_us_median"])
+            maxs.append(a["pass_hold_us_max"])
+            passes.append(a["pass_us"])
+            missed += a["threads_missed"]
+            walls.append(wall)
+            if "--activate" in args:
+                timed([je, "-p", str(v.pid), "--deactivate"])
+        rep = v.finish()
+        ok = "clean" if rep and rep == (0, 0, 0, 0) else f"{rep}"
+        print(f"| {name.split(',')[0]} | {name.split(', ')[1]} | {nthreads} | {spread(meds)} | "
+              f"{spread(maxs)} | {spread(passes)} | {spread(gaps)} | {spread(walls)} | {missed} | {ok} |")
 
 def run_measured(cmd, stdout=subprocess.DEVNULL):
     t0 = time.perf_counter()
@@ -248,9 +292,14 @@ def main():
     ap.add_argument("--skip-attach", action="store_true")
     ap.add_argument("--skip-heap", action="store_true")
     ap.add_argument("--compare", metavar="OLDBUILD")
+    ap.add_argument("--pass-only", action="store_true",
+                    help="only the per-thread pass on 200 threads (doc/benchmarks.md)")
     a = ap.parse_args()
     print(f"# bench/run.py {' '.join(sys.argv[1:])}")
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M')}")
+    if a.pass_only:
+        bench_pass(os.path.abspath(a.build), a.runs)
+        return
     if a.compare:
         bench_compare(a.build, a.compare, a.runs, a.big, not a.skip_attach, not a.skip_heap)
         return

@@ -49,7 +49,9 @@ static void usage(FILE *f)
 	      "  --base FILE           subtract this earlier profile (what grew since)\n"
 	      "  --focus RE            only stacks through a function matching RE\n"
 	      "  --ignore RE           drop stacks through a function matching RE\n"
-	      "  --thread N            only what jemalloc's thread N holds (its tN: lines)\n"
+	      "  --thread N|NAME       only what jemalloc's thread N holds (its tN: lines),\n"
+	      "                        or the thread named NAME (jeattach --name-threads:\n"
+	      "                        comm/TID)\n"
 	      "  --functions           a row per function (default; inlined ones marked)\n"
 	      "  --lines               a row per source line (needs DWARF debug info)\n"
 	      "  --addresses           a row per instruction address\n"
@@ -153,7 +155,7 @@ static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, l
 		if ((e = jeheap_top_query(p, s, q, &t)))
 			break;
 		if (cmd == CMD_JSON)
-			print_json(out, t, q, limit);
+			print_json(out, p, t, q, limit);
 		else
 			print_top(out, t, q->metric, limit);
 		jeheap_top_free(t);
@@ -185,6 +187,7 @@ struct args {
 	size_t nprofiles;
 	long limit;          /* -n, or -1 */
 	const char *root, *outpath, *basepath;
+	const char *thread_name; /* --thread NAME, resolved in the first profile */
 	struct jeheap_query q;
 };
 
@@ -197,19 +200,36 @@ static long parse_limit(const char *text)
 	return errno || *end || v < 0 ? -1 : v;
 }
 
-/* jemalloc's thread number for --thread, or -1 with a message. */
-static int parse_thread(const char *text, struct jeheap_query *q)
+/* --thread: jemalloc's thread number, or a thread's name (looked up in
+ * the first profile once it is read); -1 with a message. */
+static int parse_thread(const char *text, struct args *a)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || *end || !*text || *text == '-') {
-		fprintf(stderr, "jeheap: --thread '%s': expected jemalloc's thread number\n", text);
+	if (!*text) {
+		fprintf(stderr, "jeheap: --thread '': expected jemalloc's thread number or a "
+				"thread's name\n");
 		return -1;
 	}
-	q->per_thread = 1;
-	q->thread = v;
+	a->q.per_thread = 1;
+	if (errno || *end || *text == '-')
+		a->thread_name = text;
+	else
+		a->q.thread = v;
 	return 0;
+}
+
+/* --thread NAME: the number of the thread with that name in p. */
+static int resolve_thread(struct args *a, const jeheap_profile *p, const char *path)
+{
+	if (!a->thread_name || !jeheap_profile_thread_by_name(p, a->thread_name, &a->q.thread))
+		return 0;
+	fprintf(stderr,
+		"jeheap: --thread '%s': no thread of %s has that name; name threads with "
+		"jeattach --name-threads before dumping, or give jemalloc's thread number\n",
+		a->thread_name, path);
+	return -1;
 }
 
 /* Options, up to the command. Returns -1 to go on, else an exit code
@@ -270,7 +290,7 @@ static int parse_options(int argc, char **argv, struct args *a)
 			a->q.ignore = optarg;
 			break;
 		case O_THREAD:
-			if (parse_thread(optarg, &a->q))
+			if (parse_thread(optarg, a))
 				return EXIT_USAGE;
 			break;
 		case 'h':
@@ -348,6 +368,10 @@ static int execute(struct args *a)
 	int rc = 0;
 	if (load_inputs(&in, a->profiles, a->nprofiles, a->basepath, a->root)) {
 		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (resolve_thread(a, in.p[0], a->profiles[0])) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	a->q.base = in.base;

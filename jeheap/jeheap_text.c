@@ -43,7 +43,29 @@ void print_top(FILE *out, const jeheap_top *t, int metric, long limit)
 	}
 }
 
-void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, long limit)
+struct thread_out {
+	FILE *f;
+	int metric, n;
+};
+
+/* One of the header's threads: its number, name and the metric's value. */
+static int print_thread(uint64_t thread, const char *name, const struct jeheap_counts *c,
+			void *arg)
+{
+	struct thread_out *to = arg;
+	const double v[4] = { c->inuse_bytes, c->inuse_objects, c->alloc_bytes, c->alloc_objects };
+	fprintf(to->f, "%s{\"thread\":%llu,\"name\":", to->n++ ? "," : "",
+		(unsigned long long)thread);
+	if (name)
+		core_json_put_string(to->f, name);
+	else
+		fputs("null", to->f);
+	fprintf(to->f, ",\"value\":%.17g}", v[to->metric]);
+	return 0;
+}
+
+void print_json(FILE *out, const jeheap_profile *p, const jeheap_top *t,
+		const struct jeheap_query *q, long limit)
 {
 	static const char *const metrics[] = { "inuse_space", "inuse_objects", "alloc_space",
 					       "alloc_objects" };
@@ -59,7 +81,22 @@ void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, lo
 		core_json_put_string(out, en->name);
 		fprintf(out, ",\"flat\":%.17g,\"cum\":%.17g}", en->flat, en->cum);
 	}
-	fputs("]}\n", out);
+	/* The threads of the (first) profile's header, with their names. */
+	struct thread_out to = { out, q->metric, 0 };
+	fputs("],\"threads\":[", out);
+	jeheap_profile_foreach_thread(p, JEHEAP_UNSAMPLED, print_thread, &to);
+	fputs("]", out);
+	if (q->per_thread) {
+		const char *name = jeheap_profile_thread_name(p, q->thread);
+		fprintf(out, ",\"thread\":{\"thread\":%llu,\"name\":",
+			(unsigned long long)q->thread);
+		if (name)
+			core_json_put_string(out, name);
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	fputs("}\n", out);
 }
 
 int print_folded(const char *stack, double value, double base, void *arg)

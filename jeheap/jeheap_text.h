@@ -7,7 +7,8 @@
 #include "jeheap.h"
 
 void print_top(FILE *out, const jeheap_top *t, int metric, long limit);
-void print_json(FILE *out, const jeheap_top *t, const struct jeheap_query *q, long limit);
+void print_json(FILE *out, const jeheap_profile *p, const jeheap_top *t,
+		const struct jeheap_query *q, long limit);
 
 #define FOLD_DONE 1000 /* -n lines printed: stop (not an error) */
 

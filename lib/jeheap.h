@@ -82,6 +82,20 @@ typedef int (*jeheap_stack_cb)(const uint64_t *pcs, size_t npcs, const struct je
 int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, jeheap_stack_cb cb,
 				 void *arg);
 
+/* jemalloc's threads, as the header's tN: lines list them: the thread's
+ * number (jemalloc's own thread uid, not the OS thread id), its name (what
+ * thread.prof.name or opt.prof_sys_thread_name set; jeattach
+ * --name-threads writes "comm/TID"), or NULL, and what it holds. A
+ * non-zero return from the callback stops the walk and is returned. */
+typedef int (*jeheap_thread_cb)(uint64_t thread, const char *name,
+				const struct jeheap_counts *c, void *arg);
+int jeheap_profile_foreach_thread(const jeheap_profile *p, int scale, jeheap_thread_cb cb,
+				  void *arg);
+/* Thread `thread`'s name, or NULL (no name, or no such thread). */
+const char *jeheap_profile_thread_name(const jeheap_profile *p, uint64_t thread);
+/* The number of the (first) thread named name: 0, or JEHEAP_ENOENT. */
+int jeheap_profile_thread_by_name(const jeheap_profile *p, const char *name, uint64_t *thread);
+
 /* ---- symbols ---- */
 typedef struct jeheap_symbolizer jeheap_symbolizer;
 

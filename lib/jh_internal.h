@@ -20,6 +20,7 @@ struct jh_thread_line {
 	size_t stack; /* index into stacks; SIZE_MAX for the header totals */
 	uint64_t tid;
 	uint64_t raw[4];
+	char *name; /* header lines only: what thread.prof.name set, or NULL */
 };
 
 struct jeheap_profile {
@@ -64,5 +65,11 @@ double jh_metric(const struct jeheap_counts *c, int metric);
  * tN: line of one thread (stacks that thread has none of are skipped). */
 int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
 		     void *arg);
+/* Every tN: line under a stack, one call each, *thread set to its N
+ * before the call: the stacks broken down by thread. */
+int jh_foreach_thread_line(const jeheap_profile *p, uint64_t *thread, jeheap_stack_cb cb,
+			   void *arg);
+/* Does any thread of p carry a name? */
+int jh_has_thread_names(const jeheap_profile *p);
 
 #endif

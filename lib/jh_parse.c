@@ -174,7 +174,10 @@ static int parse_thread_line(struct parser *ps, const char *s)
 	int r = expect(ps, &s, ':');
 	if (r || (r = parse_counts(ps, &s, raw)))
 		return r;
-	/* Anything after ']' is a thread name (jemalloc 5.3 prof_sys_thread_name). */
+	/* Anything after "] " on a header's thread line is the thread's name
+	 * (prof_tdata_dump_iter, jemalloc 4.0 to dev: thread.prof.name, or
+	 * 5.3's prof_sys_thread_name). jemalloc writes none on a stack's
+	 * thread lines (prof_tctx_dump_iter); ignored there. */
 	if (tid == UINT64_MAX) {
 		if (ps->in_stack) {
 			if (ps->have_total)
@@ -190,7 +193,12 @@ static int parse_thread_line(struct parser *ps, const char *s)
 	struct jh_thread_line *tl = &p->threads[p->nthreads++];
 	tl->stack = ps->in_stack ? p->nstacks - 1 : SIZE_MAX;
 	tl->tid = tid;
+	tl->name = NULL;
 	memcpy(tl->raw, raw, sizeof(raw));
+	if (*s == ' ')
+		s++;
+	if (!ps->in_stack && *s && !(tl->name = strdup(s)))
+		return JEHEAP_ENOMEM;
 	return 0;
 }
 

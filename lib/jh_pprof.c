@@ -9,11 +9,18 @@
  * heap parser adjusts them) whose lines are its frames, inlined ones first,
  * as the format wants. Functions come with names, so pprof does not try to
  * symbolize (Mapping.has_functions). A base is written as negative samples,
- * which is what pprof's own -diff_base does. */
+ * which is what pprof's own -diff_base does.
+ *
+ * A profile whose threads carry names (thread.prof.name; jeattach
+ * --name-threads writes "comm/TID") is written one sample per stack and
+ * thread, from the stack's tN: lines, each un-sampled on its own, with a
+ * `thread` label: the name, or "tN" for a thread without one. pprof's
+ * -tagfocus=thread=... and Pyroscope's label filters then pick a thread. */
 #include "config.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -29,7 +36,7 @@ enum {
 	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12, PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
-	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3, LABEL_KEY = 1, LABEL_STR = 2,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
 	MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
@@ -224,6 +231,24 @@ static uint64_t location_id(struct pprof *pp, const struct jh_reduced *rs, uint3
 	return pp->body.err || pp->tmp2.err ? 0 : id;
 }
 
+/* Label{key: "thread", str: its name or "tN"} on the sample in pp->tmp. */
+static int add_thread_label(struct pprof *pp, const struct jh_reduced *rs)
+{
+	char uid[32];
+	snprintf(uid, sizeof(uid), "t%llu", (unsigned long long)rs->thread);
+	const char *name = rs->thread_name ? rs->thread_name : uid;
+	int64_t key = str_id(pp, "thread"), val = str_id(pp, name);
+	if (key < 0 || val < 0)
+		return -1;
+	struct jh_pb label = { 0 };
+	jh_pb_varint(&label, LABEL_KEY, (uint64_t)key);
+	jh_pb_varint(&label, LABEL_STR, (uint64_t)val);
+	jh_pb_bytes(&pp->tmp, SAMPLE_LABEL, label.d, label.n);
+	int e = label.err;
+	jh_pb_free(&label);
+	return e ? -1 : 0;
+}
+
 static int add_stack(void *arg, const struct jh_reduced *rs)
 {
 	struct pprof *pp = arg;
@@ -241,6 +266,8 @@ static int add_stack(void *arg, const struct jh_reduced *rs)
 	pp->tmp.n = 0;
 	jh_pb_packed(&pp->tmp, SAMPLE_LOCATION_ID, pp->ids, rs->naddrs);
 	jh_pb_packed(&pp->tmp, SAMPLE_VALUE, v, 4);
+	if (rs->thread != UINT64_MAX && add_thread_label(pp, rs))
+		return JEHEAP_ENOMEM;
 	jh_pb_bytes(&pp->body, PROFILE_SAMPLE, pp->tmp.d, pp->tmp.n);
 	return pp->body.err || pp->tmp.err ? JEHEAP_ENOMEM : 0;
 }
@@ -359,7 +386,8 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 			goto out;
 	/* Each location's lines are its address's frames: asked of the reducer,
 	 * which symbolizes every address once. */
-	static const struct jh_sink sink = { .stack = add_stack, .want_frames = 1 };
+	const struct jh_sink sink = { .stack = add_stack, .want_frames = 1,
+				      .by_thread = jh_has_thread_names(p) };
 	if ((r = jh_reduce_run(p, s, q, &sink, &pp, &pp.names)))
 		goto out;
 	r = JEHEAP_ENOMEM;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "jh_internal.h"
 
 JH_EXPORT void jeheap_profile_free(jeheap_profile *p)
@@ -12,6 +13,8 @@ JH_EXPORT void jeheap_profile_free(jeheap_profile *p)
 		return;
 	free(p->stacks);
 	free(p->pcs);
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].name);
 	free(p->threads);
 	free(p->maps);
 	for (size_t i = 0; i < p->nsyms; i++)
@@ -130,6 +133,73 @@ int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jehe
 		struct jeheap_counts c;
 		jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
 		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int jh_foreach_thread_line(const jeheap_profile *p, uint64_t *thread, jeheap_stack_cb cb,
+			   void *arg)
+{
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct jh_thread_line *tl = &p->threads[i];
+		if (tl->stack == SIZE_MAX)
+			continue;
+		const struct jh_stack *st = &p->stacks[tl->stack];
+		struct jeheap_counts c;
+		jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
+		*thread = tl->tid;
+		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int jh_has_thread_names(const jeheap_profile *p)
+{
+	for (size_t i = 0; p && i < p->nthreads; i++)
+		if (p->threads[i].name)
+			return 1;
+	return 0;
+}
+
+JH_EXPORT const char *jeheap_profile_thread_name(const jeheap_profile *p, uint64_t thread)
+{
+	for (size_t i = 0; p && i < p->nthreads; i++)
+		if (p->threads[i].stack == SIZE_MAX && p->threads[i].tid == thread)
+			return p->threads[i].name;
+	return NULL;
+}
+
+JH_EXPORT int jeheap_profile_thread_by_name(const jeheap_profile *p, const char *name,
+					    uint64_t *thread)
+{
+	if (!p || !name || !thread)
+		return JEHEAP_EINVAL;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct jh_thread_line *tl = &p->threads[i];
+		if (tl->stack == SIZE_MAX && tl->name && !strcmp(tl->name, name)) {
+			*thread = tl->tid;
+			return 0;
+		}
+	}
+	return JEHEAP_ENOENT;
+}
+
+JH_EXPORT int jeheap_profile_foreach_thread(const jeheap_profile *p, int scale,
+					    jeheap_thread_cb cb, void *arg)
+{
+	if (!p || !cb)
+		return JEHEAP_EINVAL;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct jh_thread_line *tl = &p->threads[i];
+		if (tl->stack != SIZE_MAX)
+			continue;
+		struct jeheap_counts c;
+		jh_counts(p, tl->raw, scale, &c);
+		int r = cb(tl->tid, tl->name, &c, arg);
 		if (r)
 			return r;
 	}

@@ -85,6 +85,8 @@ struct jh_reducer {
 	void *arg;
 	int metric;
 	long which; /* the current input: 0 the first, i + 1 more[i], -1 the base */
+	uint64_t thread; /* the thread of the current stack, UINT64_MAX: all */
+	const jeheap_profile *p; /* the current input */
 };
 
 /* focus, ignore and granularity from q. */
@@ -303,7 +305,9 @@ static int reduce_stack(const uint64_t *pcs, size_t npcs, const struct jeheap_co
 	if (e || !n)
 		return e;
 	struct jh_reduced rs = { path, n, r->apath, r->napath, c, jh_metric(c, r->metric),
-				 r->which, r };
+				 r->which, r->thread, NULL, r };
+	if (r->thread != UINT64_MAX)
+		rs.thread_name = jeheap_profile_thread_name(r->p, r->thread);
 	return r->sink->stack(r->arg, &rs);
 }
 
@@ -314,7 +318,11 @@ static int run_input(struct jh_reducer *r, const jeheap_profile *p, jeheap_symbo
 {
 	r->which = which;
 	r->sym = sym;
+	r->p = p;
 	jh_u64map_clear(&r->pcs);
+	r->thread = q->per_thread ? q->thread : UINT64_MAX;
+	if (r->sink->by_thread && !q->per_thread && jeheap_profile_format(p) == JEHEAP_FORMAT_THREADED)
+		return jh_foreach_thread_line(p, &r->thread, reduce_stack, r);
 	return jh_foreach_query(p, q, reduce_stack, r);
 }
 

@@ -46,6 +46,10 @@ struct jh_reduced {
 	const struct jeheap_counts *counts;
 	double value; /* counts' value of the query's metric */
 	long which;   /* whose stack: 0 the first profile, i + 1 q->more[i], -1 the base */
+	/* By thread (jh_sink.by_thread, or the query's one thread): jemalloc's
+	 * thread number and its name (NULL: none); UINT64_MAX: all threads. */
+	uint64_t thread;
+	const char *thread_name;
 	const struct jh_reducer *r; /* for jh_reduced_addr */
 };
 
@@ -56,6 +60,9 @@ struct jh_sink {
 	/* Non-zero: keep each address's frames for jh_reduced_addr (pprof's
 	 * lines), from the reducer's one symbolization of it. */
 	int want_frames;
+	/* Non-zero: each stack once per thread that holds some of it (its tN:
+	 * lines, each un-sampled on its own), where the profile has them. */
+	int by_thread;
 };
 
 /* Reduce every stack of p (symbols from s), then of each q->more[i], then

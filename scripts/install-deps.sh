@@ -7,7 +7,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
       libjemalloc-dev libjemalloc2 golang-go graphviz
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
-      groff-base python3 valgrind clang libclang-rt-14-dev"
+      groff-base python3 valgrind clang libclang-rt-14-dev
+      apt dpkg debian-archive-keyring"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then

@@ -13,7 +13,7 @@ const char *act_name(enum act_kind kind)
 	static const char *const names[] = {
 		"status", "activate", "deactivate", "dump", "get",   "set",
 		"stats",  "stats_full", "reset", "gdump", "thread_active_init", "purge",
-		"decay",  "for_begin", "for_end", "wait",
+		"decay",  "for_begin", "for_end", "wait", "name_threads",
 	};
 	return names[kind];
 }
@@ -64,7 +64,7 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 	case ACT_DECAY:
 		return act_arena_op(t, "decay", r);
 	case ACT_FOR_BEGIN:
-		return act_for_begin(t, s, a->baseline, r);
+		return act_for_begin(t, s, a, r);
 	case ACT_FOR_END:
 		return act_for_end(t, s, r);
 	case ACT_WAIT:
@@ -72,15 +72,17 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 	case ACT_STATUS:
 		return act_status(t, r);
 	case ACT_ACTIVATE:
-		return act_set_active(t, r, 1);
+		return act_set_active(t, s, a, r, 1);
 	case ACT_DEACTIVATE:
-		return act_set_active(t, r, 0);
+		return act_set_active(t, s, a, r, 0);
 	case ACT_DUMP:
 		return act_dump(t, r);
 	case ACT_GET:
 		return act_get(t, a->arg, r);
 	case ACT_SET:
 		return act_set(t, a->arg, r);
+	case ACT_NAME_THREADS:
+		return act_name_threads(t, s, r);
 	}
 	return act_fail(r, JE_EXIT_INTERNAL, "unknown action");
 }

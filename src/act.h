@@ -17,6 +17,15 @@ enum act_kind {
 	ACT_FOR_BEGIN, /* --for: remember prof.active, activate, maybe a baseline dump */
 	ACT_FOR_END,   /* --for: put prof.active back */
 	ACT_WAIT,      /* no thread held, no tracer attached: run by the CLI */
+	ACT_NAME_THREADS, /* --name-threads: each thread's profile data named comm/TID */
+};
+
+/* What --activate and --for do on a jemalloc whose activation does not
+ * reach threads that already allocated (5.2.x, act_rearm.c). */
+enum act_rearm {
+	ACT_REARM_AUTO,    /* re-arm every thread, unless samples would be lost */
+	ACT_REARM_OFF,     /* --no-rearm: prof.active only (new threads sample) */
+	ACT_REARM_DISCARD, /* --discard-samples: re-arm even if samples are lost */
 };
 
 /* One step of the plan (plan.h), or an action as given on the command line. */
@@ -32,12 +41,18 @@ struct act {
 	unsigned seq;   /* %n of a dump pattern */
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
 	uint64_t max_bytes; /* a dump: refused past this size (--max-dump) */
+	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
 };
 
 /* What actions of one target share across holds (--for's two halves). */
 struct act_session {
 	int prev_active; /* prof.active before --for: 0, 1, or -1 unknown */
 	int interrupted; /* the user ended a wait early */
+	/* The per-thread pass the CLI runs after this hold (cli_each.c):
+	 * pass_rearm, prof.reset was done and every thread must make one
+	 * profiling mallctl itself; pass_name, name each thread's data. */
+	int pass_rearm, pass_name;
+	int pass_step; /* the step whose report gets the pass's fields; -1 none */
 };
 
 struct act_field {
@@ -108,7 +123,21 @@ enum je_exit act_read_flag(struct target *t, struct act_result *r, const char *d
 void act_conf_var(const struct target *t, char *buf, size_t len);
 
 enum je_exit act_status(struct target *t, struct act_result *r);
-enum je_exit act_set_active(struct target *t, struct act_result *r, int on);
+enum je_exit act_set_active(struct target *t, struct act_session *s, const struct act *a,
+			    struct act_result *r, int on);
+/* prof.active=true, and on jemalloc 5.2 prof.reset and a per-thread pass
+ * asked of the CLI (act_rearm.c). *previous gets prof.active's old value. */
+enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
+			  struct act_result *r, const char *doing, int *previous);
+/* --name-threads: check that names can be set, and ask for the pass. */
+enum je_exit act_name_threads(struct target *t, struct act_session *s, struct act_result *r);
+/* Does prof.active=true alone reach threads that already allocated on
+ * jemalloc `version`? 1 yes, 0 no (5.2.x), -1 unknown (act_version.c). */
+int act_activation_reaches_all(const char *version);
+/* Under a hold of thread tid: the per-thread work of the pass (re-arm
+ * and/or name). 0, or a one-line reason in why. */
+int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, int *named,
+		    char *why, size_t whylen);
 /* Write prof.active; *previous (if given) gets the value it had. */
 enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
 			      int *previous);
@@ -124,7 +153,7 @@ enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_resul
 enum je_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
 			  struct act_result *r);
 enum je_exit act_arena_op(struct target *t, const char *op, struct act_result *r);
-enum je_exit act_for_begin(struct target *t, struct act_session *s, int baseline,
+enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r);
 enum je_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r);
 enum je_exit act_get(struct target *t, const char *name, struct act_result *r);

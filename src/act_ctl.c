@@ -22,13 +22,15 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 	return JE_EXIT_OK;
 }
 
-enum je_exit act_set_active(struct target *t, struct act_result *r, int on)
+enum je_exit act_set_active(struct target *t, struct act_session *s, const struct act *a,
+			    struct act_result *r, int on)
 {
 	const char *doing = on ? "cannot activate profiling" : "cannot deactivate profiling";
 	int previous;
 	enum je_exit c = act_need_prof(t, r, doing);
 	if (!c)
-		c = act_write_active(t, r, doing, on, &previous);
+		c = on ? act_activate(t, s, a->rearm, r, doing, &previous)
+		       : act_write_active(t, r, doing, on, &previous);
 	if (c)
 		return c;
 	act_field_bool(r, "previous", previous);

@@ -7,7 +7,7 @@
 
 #include "act.h"
 
-enum je_exit act_for_begin(struct target *t, struct act_session *s, int baseline,
+enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r)
 {
 	const char *doing = "cannot start a timed profile";
@@ -17,10 +17,10 @@ enum je_exit act_for_begin(struct target *t, struct act_session *s, int baseline
 	/* jemalloc's recommended workflow (jemalloc(3), opt.prof): dump,
 	 * profile a while, dump again, compare. The baseline is dumped before
 	 * sampling starts, so the difference is what happened meanwhile. */
-	if (baseline && (c = act_dump(t, r)))
+	if (a->baseline && (c = act_dump(t, r)))
 		return c;
 	int previous;
-	if ((c = act_write_active(t, r, doing, 1, &previous)))
+	if ((c = act_activate(t, s, a->rearm, r, doing, &previous)))
 		return c;
 	s->prev_active = previous;
 	act_field_bool(r, "previous", previous);

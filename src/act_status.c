@@ -4,7 +4,10 @@
  * version, or built without --enable-prof) is reported as null. */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include "act.h"
+#include "core_read.h"
 
 static const struct {
 	const char *key, *ctl;
@@ -21,11 +24,57 @@ static const struct {
 	{ "opt_prof_prefix", "opt.prof_prefix" },
 };
 
+/* Whether prof.active=true alone reaches threads that already allocated,
+ * by version (act_version.c): the answer --activate acts on. */
+static int activation_fields(struct target *t, struct act_result *r)
+{
+	struct rctl_value ver;
+	int merr = 0;
+	int e = rctl_read(t, "version", &ver, &merr);
+	if (e)
+		return e;
+	int reach = act_activation_reaches_all(merr ? NULL : ver.s);
+	if (reach < 0)
+		act_field_str(r, "activation_reaches_existing_threads", NULL);
+	else
+		act_field_bool(r, "activation_reaches_existing_threads", reach);
+	act_field_str(r, "activation",
+		      reach > 0    ? "prof.active alone reaches every thread"
+		      : reach == 0 ? "activation alone would not reach existing threads (jemalloc "
+				     "5.2); --activate re-arms each thread"
+				   : "unknown jemalloc version: activation alone may not reach "
+				     "existing threads");
+	return 0;
+}
+
+/* How jemalloc got into the process: linked into the program, preloaded
+ * (its object named in LD_PRELOAD, read from /proc/PID/environ, which the
+ * process may have changed since it started), or a shared library. */
+static const char *loaded_as(const struct target *t)
+{
+	if (t->je.is_main_executable)
+		return "linked into the program";
+	char path[64], *env = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)t->pid);
+	if (core_read_file(path, 1 << 20, &env, &len))
+		return "shared library";
+	const char *base = strrchr(t->je.object, '/');
+	base = base ? base + 1 : t->je.object;
+	int pre = 0;
+	for (size_t o = 0; o < len; o += strlen(env + o) + 1)
+		if (!strncmp(env + o, "LD_PRELOAD=", 11) && *base && strstr(env + o + 11, base))
+			pre = 1;
+	free(env);
+	return pre ? "LD_PRELOAD" : "shared library";
+}
+
 enum je_exit act_status(struct target *t, struct act_result *r)
 {
 	act_field_str(r, "object", t->je.object);
 	act_field_str(r, "symbol_prefix", t->je.prefix);
 	act_field_bool(r, "static", t->je.is_main_executable);
+	act_field_str(r, "loaded_as", loaded_as(t));
 	/* Found only in .symtab: a stripped copy of this binary would hide it. */
 	act_field_str(r, "symbol_table", t->je.from_symtab_only ? "symtab" : "dynsym");
 	for (size_t i = 0; i < sizeof(status_ctls) / sizeof(status_ctls[0]); i++) {
@@ -33,5 +82,8 @@ enum je_exit act_status(struct target *t, struct act_result *r)
 		if (e)
 			return act_transport_error(t, r, "cannot read the status", e);
 	}
+	int e = activation_fields(t, r);
+	if (e)
+		return act_transport_error(t, r, "cannot read the status", e);
 	return JE_EXIT_OK;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli_diag.h"
+#include "cli_each.h"
 #include "cli_run.h"
 #include "core_text.h"
 #include "errors.h"
@@ -123,6 +124,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	struct target *t = &run->t;
 	run->start = pt_now_us();
 	run->sess.prev_active = -1;
+	run->sess.pass_step = -1;
 	run->plan = p;
 	run->res = calloc((size_t)p->nsteps, sizeof(*run->res));
 	if (!run->res)
@@ -183,6 +185,9 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
 		run->progress_s = 0;
 		if (act_run(t, &run->sess, &run->plan->steps[i], r) != JE_EXIT_OK)
 			return fail(run, r->code, "%s", r->msg);
+		/* The step that asked for the per-thread pass reports it. */
+		if ((run->sess.pass_rearm || run->sess.pass_name) && run->sess.pass_step < 0)
+			run->sess.pass_step = i;
 	}
 	return JE_EXIT_OK;
 }
@@ -228,6 +233,9 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran &&
 		    run->sess.prev_active == 0 && target_alive(t))
 			restore_after_for(run, o, i);
+	/* A pass asked for by this hold's steps, one thread at a time. */
+	if (run->code == JE_EXIT_OK)
+		cli_each_pass(run, o);
 	for (int i = seg->first; i < seg->last && run->code == JE_EXIT_OK; i++)
 		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);

@@ -19,6 +19,7 @@ enum {
 	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
 	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
+	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
 };
 
 /* What the handlers need besides the options they fill. */
@@ -39,6 +40,7 @@ static int take_timing(struct options *o, int id, const char *arg, struct option
 static int take_attach(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_output(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_info(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_rearm(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 
 #define ACTIONS OPTIONS_SEC_ACTIONS
 #define OVER_TIME OPTIONS_SEC_OVER_TIME
@@ -49,7 +51,18 @@ static const struct options_row rows[] = {
 	{ .name = "status", .id = O_STATUS, .section = ACTIONS, .take = take_action,
 	  .help = "jemalloc version, location, profiling settings" },
 	{ .name = "activate", .id = O_ACTIVATE, .section = ACTIONS, .take = take_action,
-	  .help = "start sampling (prof.active=true)" },
+	  .help = "start sampling (prof.active=true; on jemalloc 5.2\n"
+		  "also re-arms each thread, see jeattach(1))" },
+	{ .name = "no-rearm", .id = O_NO_REARM, .section = ACTIONS, .take = take_rearm,
+	  .help = "with --activate, --for on jemalloc 5.2: set prof.active\n"
+		  "only; threads that already allocated do not sample" },
+	{ .name = "discard-samples", .id = O_DISCARD_SAMPLES, .section = ACTIONS,
+	  .take = take_rearm,
+	  .help = "with --activate, --for on jemalloc 5.2: re-arm the\n"
+		  "threads even though prof.reset drops the samples held" },
+	{ .name = "name-threads", .id = O_NAME_THREADS, .section = ACTIONS, .take = take_action,
+	  .help = "name each thread's profile data comm/TID\n"
+		  "(thread.prof.name; borrows each thread once)" },
 	{ .name = "deactivate", .id = O_DEACTIVATE, .section = ACTIONS, .take = take_action,
 	  .help = "stop sampling (prof.active=false)" },
 	{ .name = "dump", .id = O_DUMP, .section = ACTIONS, .take = take_dump,
@@ -480,6 +493,8 @@ static int take_action(struct options *o, int id, const char *arg, struct option
 		return add_action(o, ACT_PURGE, NULL, err, len);
 	case O_DECAY:
 		return add_action(o, ACT_DECAY, NULL, err, len);
+	case O_NAME_THREADS:
+		return add_action(o, ACT_NAME_THREADS, NULL, err, len);
 	}
 	return say(ps, "option %d has no action", id); /* a row with the wrong handler */
 }
@@ -578,6 +593,19 @@ static int take_attach(struct options *o, int id, const char *arg, struct option
 	return say(ps, "option %d is not about attaching", id);
 }
 
+/* --no-rearm, --discard-samples: what activation does on jemalloc 5.2
+ * (act_rearm.c). */
+static int take_rearm(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	(void)arg;
+	enum act_rearm want = id == O_NO_REARM ? ACT_REARM_OFF : ACT_REARM_DISCARD;
+	if (o->rearm != ACT_REARM_AUTO && o->rearm != want)
+		return say(ps, "--no-rearm and --discard-samples do not go together: the first "
+			       "skips the re-arm, the second lets it drop samples");
+	o->rearm = want;
+	return 0;
+}
+
 /* What the output looks like: the report's form and a dump's. */
 static int take_output(struct options *o, int id, const char *arg, struct options_parse_state *ps)
 {
@@ -650,6 +678,12 @@ static int check_whole(struct options *o, struct options_parse_state *ps)
 		return say(ps, "give -p PID or --all NAME, not both");
 	if (!o->nactions && !o->for_us)
 		return say(ps, "nothing to do: give an action (--status, --activate, --dump...)");
+	int activates = o->for_us != 0;
+	for (int i = 0; i < o->nactions; i++)
+		activates |= o->actions[i].kind == ACT_ACTIVATE;
+	if (o->rearm != ACT_REARM_AUTO && !activates)
+		return say(ps, "--%s goes with --activate or --for",
+			   o->rearm == ACT_REARM_OFF ? "no-rearm" : "discard-samples");
 	for (int i = 0; i < o->nactions; i++) {
 		const char *f = o->actions[i].arg;
 		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&

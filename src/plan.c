@@ -120,6 +120,8 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 		/* --stats=full in JSON form when the output is JSON. */
 		if (a->kind == ACT_STATS_FULL && o->json)
 			a->arg = "json";
+		if (a->kind == ACT_ACTIVATE || a->kind == ACT_FOR_BEGIN)
+			a->rearm = o->rearm;
 		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
 			a->symbolize = o->symbolize;
 			a->max_bytes = o->max_dump;

@@ -51,6 +51,11 @@ void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg);
 /* Hold one thread at a safe point (rcall_hold.c, rcall_safepoint.c). */
 int rcall_hold(struct target *t);
 
+/* Hold thread tid (and no other) at a safe point, trying until deadline
+ * (rcall_each.c): the per-thread pass. Errors as rcall_hold's, and
+ * -JE_ERR_NOT_THREAD when tid is no longer a thread of the target. */
+int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline);
+
 /* Call fn(args...) in the held thread; *ret gets its return value. An
  * injected call that faults returns -JE_ERR_FAULT, or -JE_ERR_SECCOMP for
  * SIGSYS (nothing is delivered to the target; t->why names the signal and

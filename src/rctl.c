@@ -137,7 +137,7 @@ int rctl_read(struct target *t, const char *name, struct rctl_value *out, int *m
 {
 	enum rctl_type type;
 	enum rctl_access access;
-	if (rctl_lookup(name, &type, &access))
+	if (rctl_lookup(name, &type, &access) && rctl_lookup_thread(name, &type))
 		return -ENOENT;
 	return call_mallctl(t, name, type, out, NULL, merr);
 }

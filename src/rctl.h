@@ -38,6 +38,10 @@ struct rctl_value {
 
 /* Look a control up in the table. "arena.4096.purge" matches "arena.<i>.purge". */
 int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access);
+/* The calling thread's own controls (thread.prof.active, thread.prof.name),
+ * kept out of rctl_lookup's table: --get and --set would act on whichever
+ * thread was borrowed. Only the per-thread pass uses them. */
+int rctl_lookup_thread(const char *name, enum rctl_type *type);
 const char *rctl_type_name(enum rctl_type type);
 /* Parse text as a value of type (--set). -EINVAL when it does not fit. */
 int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v);

@@ -2,7 +2,8 @@
 /* The one table of jemalloc controls jeattach knows, with their C types and
  * access, from jemalloc's ctl.c and jemalloc(3) (5.x; 4.x lacks a few, which
  * then answer ENOENT). thread.* controls are left out on purpose: they would
- * act on the borrowed thread, which is not something a user can ask for. */
+ * act on the borrowed thread, which is not something a user can ask for
+ * (the per-thread pass has its own two, rctl_lookup_thread). */
 #include "config.h"
 
 #include <errno.h>
@@ -134,6 +135,21 @@ int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access
 		if (matches(table[i].pattern, name)) {
 			*type = table[i].type;
 			*access = table[i].access;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int rctl_lookup_thread(const char *name, enum rctl_type *type)
+{
+	static const struct rctl_entry thread_table[] = {
+		{ "thread.prof.active", RCTL_BOOL, RCTL_RW },
+		{ "thread.prof.name", RCTL_STRING, RCTL_RW },
+	};
+	for (size_t i = 0; i < sizeof(thread_table) / sizeof(thread_table[0]); i++) {
+		if (!strcmp(thread_table[i].pattern, name)) {
+			*type = thread_table[i].type;
 			return 0;
 		}
 	}

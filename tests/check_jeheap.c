@@ -57,6 +57,36 @@ START_TEST(threaded_format)
 END_TEST
 
 /* The formula of FACTS.md, each line on its own before summing. */
+static int count_named(uint64_t thread, const char *name, const struct jeheap_counts *c,
+		       void *arg)
+{
+	int *seen = arg;
+	ck_assert_uint_eq(thread, (uint64_t)*seen);
+	ck_assert(thread == 1 ? name && !strcmp(name, "worker thread") : name == NULL);
+	ck_assert(c->inuse_bytes == (thread ? 1024 : 2048));
+	++*seen;
+	return 0;
+}
+
+/* Names after a header thread's counts (thread.prof.name, which may hold
+ * blanks): kept whole, found both ways; none on a stack's thread lines. */
+START_TEST(thread_names)
+{
+	ck_assert_int_eq(read_text(threaded), 0);
+	ck_assert_str_eq(jeheap_profile_thread_name(p, 1), "worker thread");
+	ck_assert_ptr_null(jeheap_profile_thread_name(p, 0));
+	ck_assert_ptr_null(jeheap_profile_thread_name(p, 7));
+	uint64_t tid = 99;
+	ck_assert_int_eq(jeheap_profile_thread_by_name(p, "worker thread", &tid), 0);
+	ck_assert_uint_eq(tid, 1);
+	ck_assert_int_eq(jeheap_profile_thread_by_name(p, "worker", &tid), JEHEAP_ENOENT);
+	ck_assert_int_eq(jeheap_profile_thread_by_name(NULL, "x", &tid), JEHEAP_EINVAL);
+	int seen = 0;
+	ck_assert_int_eq(jeheap_profile_foreach_thread(p, JEHEAP_RAW, count_named, &seen), 0);
+	ck_assert_int_eq(seen, 2);
+}
+END_TEST
+
 START_TEST(unsampling)
 {
 	ck_assert_int_eq(read_text(threaded), JEHEAP_OK);
@@ -347,6 +377,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, threaded_format);
 	tcase_add_test(tc, unsampling);
+	tcase_add_test(tc, thread_names);
 	tcase_add_test(tc, oneline_formats);
 	tcase_add_test(tc, errors_have_positions);
 	tcase_add_test(tc, display_names);

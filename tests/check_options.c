@@ -124,6 +124,24 @@ END_TEST
 /* Regression (tests/fuzz/fuzz_text.c, under ASan): a parse that stops
  * inside a cluster of short options must not leave getopt pointing into
  * that argv for the next parse. */
+/* The 5.2 re-arm's two switches: exclusive, and only with an activation;
+ * --name-threads is an action of its own. */
+START_TEST(rearm_and_names)
+{
+	ck_assert_int_eq(PARSE("-p", "1", "--activate", "--discard-samples"), 0);
+	ck_assert_int_eq(o.rearm, ACT_REARM_DISCARD);
+	ck_assert_int_eq(PARSE("-p", "1", "--for", "1s", "--no-rearm"), 0);
+	ck_assert_int_eq(o.rearm, ACT_REARM_OFF);
+	ck_assert_int_eq(PARSE("-p", "1", "--activate", "--no-rearm", "--discard-samples"), -1);
+	ck_assert(strstr(err, "do not go together"));
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "--discard-samples"), -1);
+	ck_assert(strstr(err, "goes with --activate or --for"));
+	ck_assert_int_eq(PARSE("-p", "1", "--name-threads"), 0);
+	ck_assert_int_eq(o.actions[0].kind, ACT_NAME_THREADS);
+	ck_assert_int_eq(o.rearm, ACT_REARM_AUTO);
+}
+END_TEST
+
 START_TEST(sizes)
 {
 	ck_assert_uint_eq(options_size("4096"), 4096);
@@ -248,6 +266,7 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, flags);
 	tcase_add_test(tc, sizes);
+	tcase_add_test(tc, rearm_and_names);
 	tcase_add_test(tc, reparse_after_cluster);
 	tcase_add_test(tc, table_drives_help_list_and_getopt);
 	tcase_add_test(tc, list_options_and_info);

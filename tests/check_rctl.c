@@ -8,7 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core_json.h"
+#include "act.h"
 #include "rctl.h"
+
+/* thread.* controls are the pass's own: not for --get/--set. */
+START_TEST(thread_controls)
+{
+	enum rctl_type t;
+	enum rctl_access a;
+	ck_assert_int_eq(rctl_lookup("thread.prof.name", &t, &a), -ENOENT);
+	ck_assert_int_eq(rctl_lookup_thread("thread.prof.name", &t), 0);
+	ck_assert_int_eq(t, RCTL_STRING);
+	ck_assert_int_eq(rctl_lookup_thread("thread.prof.active", &t), 0);
+	ck_assert_int_eq(t, RCTL_BOOL);
+	ck_assert_int_eq(rctl_lookup_thread("thread.arena", &t), -ENOENT);
+}
+END_TEST
+
+/* Which jemalloc needs the re-arm (act_version.c): 5.2.x only. */
+START_TEST(activation_by_version)
+{
+	ck_assert_int_eq(act_activation_reaches_all("5.2.1-0-gea6b3e973b477b8061e0076bb257dbd7f3faa756"), 0);
+	ck_assert_int_eq(act_activation_reaches_all("5.2.0-0-gb0b3e49a54ec29e32636f4577d9d5a896d67fd20"), 0);
+	ck_assert_int_eq(act_activation_reaches_all("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"), 1);
+	ck_assert_int_eq(act_activation_reaches_all("5.1.0-0-g0"), 1);
+	ck_assert_int_eq(act_activation_reaches_all("4.5.0-0-g0"), 1);
+	ck_assert_int_eq(act_activation_reaches_all("5.3.1-12-gdeadbeef"), 1);
+	ck_assert_int_eq(act_activation_reaches_all("0.0.0-0-g0"), -1); /* untagged build */
+	ck_assert_int_eq(act_activation_reaches_all("dev"), -1);
+	ck_assert_int_eq(act_activation_reaches_all(NULL), -1);
+}
+END_TEST
 
 START_TEST(lookup)
 {
@@ -115,6 +145,8 @@ int main(void)
 	Suite *s = suite_create("rctl");
 	TCase *tc = tcase_create("types");
 	tcase_add_test(tc, lookup);
+	tcase_add_test(tc, thread_controls);
+	tcase_add_test(tc, activation_by_version);
 	tcase_add_test(tc, parse_values);
 	tcase_add_test(tc, format_values);
 	tcase_add_test(tc, json_escaping);

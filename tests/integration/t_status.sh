@@ -7,7 +7,7 @@
 require_ptrace
 
 check_target() {
-	name=$1; pid=$2; want_static=$3; want_table=$4
+	name=$1; pid=$2; want_static=$3; want_table=$4; want_loaded=$5
 	expect_rc 0 "$JEATTACH" -p "$pid" --status --json
 	[ "$(printf '%s\n' "$OUT" | wc -l)" = 1 ] || fail "$name: JSON is not one line"
 	[ "$(json_get "$OUT" "j['ok'] and j['pid'] == $pid and j['exit_code'] == 0")" = True ] ||
@@ -15,6 +15,9 @@ check_target() {
 	[ "$(json_get "$OUT" "j['jemalloc']['static']")" = "$want_static" ] || fail "$name: static? $OUT"
 	[ "$(json_get "$OUT" "j['actions'][0]['symbol_table']")" = "$want_table" ] || fail "$name: table? $OUT"
 	json_get "$OUT" "j['actions'][0]['version']" | grep -q '^5\.' || fail "$name: version $OUT"
+	# Where jemalloc lives, named (item 4 of issue 13).
+	[ "$(json_get "$OUT" "j['actions'][0]['loaded_as']")" = "$want_loaded" ] || fail "$name: loaded_as $OUT"
+	[ "$(json_get "$OUT" "j['actions'][0]['activation_reaches_existing_threads']")" != "" ] || fail "$OUT"
 	[ "$(json_get "$OUT" "(j['actions'][0]['opt_prof'], j['actions'][0]['prof_active'])")" = \
 		"(True, False)" ] || fail "$name: $OUT"
 	[ "$(json_get "$OUT" "j['holds'] == 1 and 0 < j['hold_us_max'] <= j['hold_us_total']")" = True ] ||
@@ -34,16 +37,16 @@ check_target() {
 }
 
 start_victim dyn "$TARGETS/victim_dyn" -b 2
-check_target dyn "$dyn" False dynsym
+check_target dyn "$dyn" False dynsym "shared library"
 finish_victim dyn
 
 start_victim stat "$TARGETS/victim_static" -b 2
-check_target static "$stat" True symtab
+check_target static "$stat" True symtab "linked into the program"
 finish_victim stat
 
 if [ -n "${JEMALLOC_SO:-}" ] && [ -f "$JEMALLOC_SO" ]; then
 	start_victim_env pre "LD_PRELOAD=$JEMALLOC_SO" "$TARGETS/victim_plain" -b 2
-	check_target preload "$pre" False dynsym
+	check_target preload "$pre" False dynsym LD_PRELOAD
 	finish_victim pre
 else
 	echo "note: no libjemalloc.so.2 found by configure; LD_PRELOAD case not tested"

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Activation that reaches every thread, also on jemalloc 5.2, where
+ * prof.active=true alone is not seen by threads that already allocated
+ * (act_version.c says why). What works there, read in 5.2.1's src/prof.c:
+ *
+ *   prof.reset (prof_reset) marks every thread's tdata expired
+ *   (prof_tdata_expire); the next prof_tdata_get(tsd, true) a thread makes
+ *   for itself, such as reading thread.prof.active (prof_thread_active_get),
+ *   runs prof_tdata_reinit -> prof_tdata_init_impl ->
+ *   prof_sample_threshold_update, which draws a fresh tsd
+ *   bytes_until_sample for the calling thread (tsd_fetch()).
+ *
+ * So: prof.active=true, prof.reset, then the CLI borrows each thread in
+ * turn and has it read thread.prof.active once (act_thread.c, cli_each.c).
+ *
+ * prof.reset discards every sample the process holds (expired tdatas are
+ * left out of later dumps: prof_tdata_merge_iter skips them). jeattach
+ * never discards them silently: it looks first (a dump into the memfd,
+ * whose header carries the totals) and refuses while samples are held,
+ * unless --discard-samples says to go ahead; --no-rearm activates the old
+ * way (only threads created afterwards sample). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "act.h"
+
+/* The header's totals: "heap_v2/N\n  t*: C: B [AC: AB]". Any of them not
+ * zero means samples that prof.reset would discard. */
+static int header_holds_samples(const char *text)
+{
+	const char *p = strstr(text, "t*:");
+	unsigned long long v[4];
+	if (!p || sscanf(p, "t*: %llu: %llu [%llu: %llu]", &v[0], &v[1], &v[2], &v[3]) != 4)
+		return -1;
+	return (v[0] | v[1] | v[2] | v[3]) != 0;
+}
+
+/* *held: does the process hold samples? Found by dumping into a memfd in
+ * the target (act_dump: nothing touches its filesystem), reading only the
+ * header. */
+static enum je_exit samples_held(struct target *t, struct act_result *r, const char *doing,
+				 int *held)
+{
+	struct act_result d;
+	act_result_init(&d, ACT_DUMP);
+	enum je_exit c = act_dump(t, &d);
+	char head[512];
+	ssize_t n = c ? -1 : pread(d.dump.fd, head, sizeof(head) - 1, 0);
+	head[n > 0 ? n : 0] = 0;
+	*held = header_holds_samples(head);
+	if (c)
+		act_fail(r, c,
+			 "%s: cannot tell whether the process holds heap samples, which the "
+			 "re-arm that jemalloc 5.2 needs (prof.reset) would discard: %s; run "
+			 "with --discard-samples to re-arm anyway, or --no-rearm to activate "
+			 "for new threads only",
+			 doing, d.msg);
+	else if (*held < 0)
+		c = act_fail(r, JE_EXIT_INTERNAL,
+			     "%s: the profile jemalloc wrote to check for samples has no t*: "
+			     "totals line",
+			     doing);
+	act_result_free(&d);
+	return c;
+}
+
+/* prof.reset at the current sampling rate (prof.reset takes the rate to
+ * continue with, prof_reset_ctl in src/ctl.c). */
+static enum je_exit reset_keep_rate(struct target *t, struct act_result *r, const char *doing)
+{
+	struct rctl_value rate;
+	int merr = 0;
+	int e = rctl_read(t, "prof.lg_sample", &rate, &merr);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, "prof.lg_sample", merr);
+	if ((e = rctl_write(t, "prof.reset", &rate, NULL, &merr)))
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, "prof.reset", merr);
+	return JE_EXIT_OK;
+}
+
+/* Can thread.prof.name be set here? Not while opt.prof_sys_thread_name
+ * (5.3.0+) is on: prof_thread_name_set returns ENOENT, jemalloc names the
+ * threads itself. 4.x to 5.2 lack that option (ENOENT on reading it). */
+static enum je_exit names_settable(struct target *t, struct act_result *r, const char *doing,
+				   int *ok)
+{
+	int sys;
+	enum je_exit c = act_read_flag(t, r, doing, "opt.prof_sys_thread_name", &sys);
+	*ok = !c && !sys;
+	return c;
+}
+
+/* The 5.2 path once prof.active was found off: check, activate, reset. */
+static enum je_exit activate_rearm(struct target *t, struct act_session *s, enum act_rearm mode,
+				   struct act_result *r, const char *doing, int *previous)
+{
+	int held = 0, names;
+	enum je_exit c;
+	if (mode != ACT_REARM_DISCARD && (c = samples_held(t, r, doing, &held)))
+		return c;
+	if (held)
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: on jemalloc 5.2 activation reaches threads that already "
+				"allocated only after prof.reset, which would discard the heap "
+				"samples this process holds; save them first (jeattach -p %d "
+				"--dump FILE), then run again with --discard-samples, or use "
+				"--no-rearm to activate for new threads only",
+				doing, (int)t->pid);
+	if ((c = names_settable(t, r, doing, &names)))
+		return c;
+	if ((c = act_write_active(t, r, doing, 1, previous)))
+		return c;
+	if ((c = reset_keep_rate(t, r, doing))) {
+		/* Leave the target as found: profiling off again. */
+		struct act_result undo;
+		act_result_init(&undo, ACT_DEACTIVATE);
+		act_write_active(t, &undo, doing, 0, NULL);
+		act_result_free(&undo);
+		return c;
+	}
+	s->pass_rearm = 1;
+	s->pass_name = names;
+	act_field_str(r, "rearm", "done");
+	act_field_bool(r, "samples_discarded", mode == ACT_REARM_DISCARD);
+	return JE_EXIT_OK;
+}
+
+enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
+			  struct act_result *r, const char *doing, int *previous)
+{
+	struct rctl_value ver;
+	int merr = 0, active = 0;
+	int e = rctl_read(t, "version", &ver, &merr);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	int reach = act_activation_reaches_all(merr ? NULL : ver.s);
+	enum je_exit c = reach ? JE_EXIT_OK : act_read_flag(t, r, doing, "prof.active", &active);
+	if (c)
+		return c;
+	if (reach == 0 && !active && mode != ACT_REARM_OFF)
+		return activate_rearm(t, s, mode, r, doing, previous);
+	/* Activation alone: enough, or asked for, or nothing to change. */
+	if ((c = act_write_active(t, r, doing, 1, previous)))
+		return c;
+	act_field_str(r, "rearm", reach == 1    ? "not_needed"
+				  : reach < 0   ? "unknown_version"
+				  : active      ? "already_active"
+						: "off");
+	return JE_EXIT_OK;
+}
+
+enum je_exit act_name_threads(struct target *t, struct act_session *s, struct act_result *r)
+{
+	const char *doing = "cannot name the threads";
+	int ok;
+	enum je_exit c = act_need_prof(t, r, doing);
+	if (!c)
+		c = names_settable(t, r, doing, &ok);
+	if (c)
+		return c;
+	if (!ok)
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"%s: jemalloc names them itself here (opt.prof_sys_thread_name is "
+				"on: thread.prof.name answers ENOENT); its profiles carry the "
+				"threads' own names already",
+				doing);
+	s->pass_name = 1;
+	return JE_EXIT_OK;
+}

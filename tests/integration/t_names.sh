@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Real thread names (this machine's jemalloc, Debian 12's 5.3.0):
+# --name-threads borrows each thread once and sets thread.prof.name to
+# comm/TID, so a profile's jemalloc thread numbers map to OS threads;
+# jeheap shows them (--thread NAME, json, pprof's thread label). A name the
+# program set itself is kept. On 5.3 activation needs no re-arm (one hold).
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+start_victim_env v "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10,prof_accum:true" \
+	"$TARGETS/victim_dyn" -b 3
+expect_rc 0 "$JEATTACH" -p "$v" --status --json
+ver=$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")
+case $ver in
+5.3.*|5.4.*) ;;
+*) skip "this test expects the system's jemalloc 5.3 (found $ver); t_jemalloc52.sh covers 5.2" ;;
+esac
+[ "$(json_get "$OUT" "j['actions'][0]['activation_reaches_existing_threads']")" = True ] || fail "$OUT"
+expect_rc 0 "$JEATTACH" -p "$v" --deactivate --activate --json
+[ "$(json_get "$OUT" "j['actions'][1]['rearm']")" = not_needed ] || fail "$OUT"
+[ "$(json_get "$OUT" "j['holds']")" = 1 ] || fail "5.3 activation borrowed more than one thread: $OUT"
+pass "jemalloc $ver: activation alone reaches every thread, no per-thread pass"
+
+nthreads=$(ls /proc/"$v"/task | wc -l)
+expect_rc 0 "$JEATTACH" -p "$v" --name-threads --json
+[ "$(json_get "$OUT" "j['actions'][0]['threads_named']")" = "$nthreads" ] || fail "$OUT"
+[ "$(json_get "$OUT" "j['actions'][0]['threads_missed']")" = 0 ] || fail "$OUT"
+expect_rc 0 "$JEATTACH" -p "$v" --name-threads --json
+[ "$(json_get "$OUT" "j['actions'][0]['threads_named']")" = 0 ] || fail "names were set twice: $OUT"
+sleep 0.5
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/n.heap"
+# Every named header line is comm/TID of a thread of the victim.
+sed -n '2,/^@/p' "$WORK/n.heap" | sed -n 's/^  t[0-9]*: .*\] //p' >"$WORK/names"
+[ -s "$WORK/names" ] || fail "no thread name in the profile: $(head -6 "$WORK/n.heap")"
+while read -r name; do
+	tid=${name#victim_dyn/}
+	[ "$tid" != "$name" ] && [ -d /proc/"$v"/task/"$tid" ] || fail "name '$name' is not comm/TID of the victim"
+done <"$WORK/names"
+pass "--name-threads: $(wc -l <"$WORK/names") threads named comm/TID"
+
+# jeheap: the busiest named thread, by name.
+busiest=$(sed -n '2,/^@/p' "$WORK/n.heap" | grep -E '^  t[0-9]+: ' | tr -d '[]' |
+	sort -t' ' -k6,6nr | head -1 | sed 's/.* //')
+expect_rc 0 "$JEHEAP" json --alloc_space --thread "$busiest" "$WORK/n.heap"
+[ "$(json_get "$OUT" "j['thread']['name']")" = "$busiest" ] || fail "$OUT"
+[ "$(json_get "$OUT" "j['total'] > 0")" = True ] || fail "thread $busiest holds nothing: $OUT"
+[ "$(json_get "$OUT" "sum(1 for t in j['threads'] if t['name'])")" = "$(wc -l <"$WORK/names")" ] ||
+	fail "json threads: $OUT"
+expect_rc 0 "$JEHEAP" top --alloc_space --thread "$busiest" "$WORK/n.heap"
+echo "$OUT" | grep -q ' busy$' || fail "top --thread NAME: $OUT"
+expect_rc 2 "$JEHEAP" top --thread no/such "$WORK/n.heap"
+echo "$ERR" | grep -q "no thread of .* has that name" || fail "$ERR"
+pass "jeheap --thread NAME, json threads"
+expect_rc 0 "$JEHEAP" pprof --alloc_space -o "$WORK/n.pb.gz" "$WORK/n.heap"
+if command -v go >/dev/null; then
+	export HOME="$WORK" GOCACHE="$WORK/gocache" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+	go tool pprof -tags "$WORK/n.pb.gz" >"$WORK/tags" 2>"$WORK/tags.err" || fail "$(cat "$WORK/tags.err")"
+	grep -q "^ *thread: Total" "$WORK/tags" || fail "no thread label: $(cat "$WORK/tags")"
+	grep -qF ": $busiest" "$WORK/tags" || fail "no label $busiest: $(cat "$WORK/tags")"
+	pass "pprof: a thread label per sample"
+else
+	echo "note: no go (Debian's golang-go) to read pprof's labels back"
+fi
+finish_victim v
+
+# jemalloc naming threads itself (5.3's prof_sys_thread_name): not ours.
+start_victim_env s "MALLOC_CONF=prof:true,prof_sys_thread_name:true" "$TARGETS/victim_dyn" -b 1
+expect_rc 7 "$JEATTACH" -p "$s" --name-threads
+echo "$ERR" | grep -q "opt.prof_sys_thread_name is on" || fail "$ERR"
+finish_victim s
+pass "prof_sys_thread_name: --name-threads explains, exit 7"
