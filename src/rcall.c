@@ -404,14 +404,20 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	return 0;
 }
 
+int rcall_syscall_crash_safe(const struct target *t, int nargs)
+{
+	const struct rcall_hold *h = held(t);
+	return h && rcall_crash_safe(t) && h->errno_addr && t->rc->syscall_fn &&
+	       nargs + 1 <= ARCH_MAX_CALL_ARGS + t->rc->ret_gadget_pops;
+}
+
 int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
 {
 	struct rcall_hold *h = held(t);
 	const struct rcall_ctx *c = t->rc;
 	if (!h || !c->syscall_insn)
 		return -EINVAL;
-	if (rcall_crash_safe(t) && h->errno_addr &&
-	    nargs + 1 <= ARCH_MAX_CALL_ARGS + c->ret_gadget_pops) {
+	if (rcall_syscall_crash_safe(t, nargs)) {
 		/* Crash-safe: libc's syscall(nr, args...), errno for the error. */
 		uint64_t a[ARCH_MAX_CALL_ARGS + 1] = { (uint64_t)nr }, r;
 		for (int i = 0; i < nargs && i < ARCH_MAX_CALL_ARGS; i++)
@@ -428,24 +434,14 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 		}
 		return 0;
 	}
-	return rcall_syscall_step(t, nr, args, nargs, ret);
-}
-
-int rcall_syscall_step(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
-{
-	struct rcall_hold *h = held(t);
-	if (!h || !t->rc->syscall_insn)
-		return -EINVAL;
-	if (h->left)
-		return -JE_ERR_LEFT;
 	arch_gpregs_t r = h->regs, out;
-	int e = arch_syscall_setup(&r, t->rc->syscall_insn, nr, args, nargs);
+	int e = arch_syscall_setup(&r, c->syscall_insn, nr, args, nargs);
 	if (e)
 		return e;
 	h->seccomp_nr = 0;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */
-	struct trap_goal g = { SIGTRAP, t->rc->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
+	struct trap_goal g = { SIGTRAP, c->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
 	e = run_until(t, &r, RUN_STEP, at_trap, &g);
 	if (e)
 		return e;

@@ -39,7 +39,7 @@ static int save_thread(struct target *t, struct rcall_hold *h)
 	if (e)
 		return e;
 	h->mask_saved = 1;
-	return rcall_scratch_open(t, h);
+	return rcall_scratch_begin(t, h);
 }
 
 /* mallctl may set errno (jemalloc's failure paths, its own syscalls); the
@@ -197,6 +197,8 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	if (!e)
 		e = save_errno(t, h);
 	if (!e)
+		e = rcall_scratch_map(t, h);
+	if (!e)
 		return 0;
 	/* Its stack is unreadable or its state could not be saved: put back
 	 * what was changed and try another. */
@@ -299,10 +301,11 @@ int rcall_release(struct target *t)
 		end_hold(c, h, 1);
 		return 0;
 	}
+	/* The mapping goes first: its munmap is a call, which may set errno. */
+	if ((e = rcall_scratch_close(t, h)) && !first)
+		first = e;
 	if (h->errno_addr && (e = pt_write(t->io_pid, h->errno_addr, &h->errno_val,
 					   sizeof(h->errno_val))) && !first)
-		first = e;
-	if ((e = rcall_scratch_close(t, h)) && !first)
 		first = e;
 	/* After crash-safe calls the kernel has already restored registers, FP
 	 * state and mask from their signal frames (and the registers carry an

@@ -88,13 +88,16 @@ void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
 /* tid was interrupted and has not stopped yet: let go at its first stop
  * (rcall_sweep). */
 int rcall_add_straggler(struct target *t, pid_t tid);
-/* Scratch memory for h's calls (rcall_scratch.c): open once the thread's
- * registers and mask are saved; close before they are put back. */
-int rcall_scratch_open(struct target *t, struct rcall_hold *h);
+/* Scratch memory for h's calls (rcall_scratch.c): begin once the
+ * thread's registers and mask are saved (below its red zone, or saved
+ * stack bytes where calls cannot be crash-safe); map once errno is known
+ * (the mapping, where it can be made); close before the thread is put
+ * back. */
+int rcall_scratch_begin(struct target *t, struct rcall_hold *h);
+int rcall_scratch_map(struct target *t, struct rcall_hold *h);
 int rcall_scratch_close(struct target *t, struct rcall_hold *h);
-/* One system call by single-stepping the target's `syscall` instruction
- * (rcall.c): no memory written, not crash-safe. */
-int rcall_syscall_step(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
+/* Would rcall_syscall with nargs arguments be crash-safe now (rcall.c)? */
+int rcall_syscall_crash_safe(const struct target *t, int nargs);
 /* Timed waits (rcall_wait.c). Is tid asleep in a call whose interrupt
  * would stretch its timeout (plain EINTR, timeout relative)? */
 int rcall_wait_timed(struct target *t, pid_t tid);

@@ -2,19 +2,24 @@
 /* Scratch memory for a held thread's calls: where mallctl names, out
  * parameters, the crash-safe signal frame and the callee's own stack live.
  *
- * Normally a private anonymous mapping made in the target for the hold
- * (mmap through one single-stepped `syscall` instruction, which writes no
- * memory of the thread's) and unmapped at release: no byte of the thread's
- * stack is read or written. A coroutine's stack may be a few KiB carved
- * from a heap block next to data other threads update; saving the bytes
- * below its stack pointer and writing them back later rewinds that data
- * (victim_coro: 5 regressions in 5 dumps), and a deep call could overflow
- * such a stack into its neighbours.
+ * Normally a private anonymous mapping made in the target for the hold and
+ * unmapped at release, so that no byte of the thread's stack is written
+ * back: a coroutine's stack may be a few KiB carved from a heap block next
+ * to data other threads update, and saving the bytes below its stack
+ * pointer to write them back later rewinds that data (victim_coro: 5
+ * regressions in 5 dumps); a deep call could also overflow such a stack.
  *
- * Only where the mapping cannot be made (no `syscall` instruction found, a
- * seccomp filter that would refuse or kill mmap or cannot be read, the
- * target out of address space) are the 24 KiB below the thread's red zone
- * used, saved first and written back whole at release, as before. */
+ * The mmap and munmap are crash-safe calls of libc's syscall() like every
+ * other (a single step would not do: a tracer that dies at the step's
+ * SIGTRAP stop leaves that SIGTRAP to be delivered, and the target dies of
+ * it, as the kill storm showed). Their frame, and that of the errno lookup
+ * before the mapping exists, goes below the thread's red zone, where the
+ * kernel puts a signal handler's frame: memory the thread no longer uses,
+ * written as a signal delivery would write it and not written back.
+ *
+ * Where calls cannot be crash-safe (return trap) or the mapping cannot be
+ * made (a seccomp filter, no address space), the 24 KiB below the red zone
+ * are used, saved first and written back at release, as before. */
 #include "config.h"
 
 #include <errno.h>
@@ -32,71 +37,75 @@
  * (1 MiB + 64 KiB) lets tests tell it from jemalloc's own mappings. */
 #define SCRATCH_MAP_LEN (1024 * 1024 + 64 * 1024)
 
-/* One syscall, single-stepped at the target's `syscall` instruction, then
- * the thread's registers and mask put back at once: if jeattach dies right
- * after, the thread resumes exactly where it was, not at the instruction
- * after that `syscall` with our arguments in its registers. */
-static int step_syscall(struct target *t, struct rcall_hold *h, long nr, const uint64_t *args,
-			int nargs, long *ret)
+/* The region below the red zone, as a signal frame would use it. */
+static void use_dead_stack(struct rcall_hold *h)
+{
+	h->scratch_hi = h->scratch_cur = arch_sp(&h->regs) - ARCH_RED_ZONE;
+	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
+}
+
+/* A syscall the filters let through, made crash-safe; -errno. */
+static int safe_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
 {
 	uint32_t verdict;
 	uint64_t a6[6] = { 0 };
 	memcpy(a6, args, sizeof(*args) * (size_t)nargs);
-	/* An answer other than ALLOW (or filters that cannot be read) means
-	 * no mapping: the stack fallback makes no system call. */
 	if (rcall_seccomp(t, nr, a6, &verdict) || verdict != SECCOMP_RET_ALLOW)
 		return -JE_ERR_SECCOMP;
-	int was_dirty = h->dirty;
-	int e = rcall_syscall_step(t, nr, args, nargs, ret);
-	int e2 = pt_set_gpregs(h->tid, &h->regs);
-	if (!e2)
-		e2 = pt_set_sigmask(h->tid, h->sigmask);
-	if (!e2)
-		h->dirty = was_dirty;
-	return e ? e : e2;
+	return rcall_syscall(t, nr, args, nargs, ret);
 }
 
-static int map_scratch(struct target *t, struct rcall_hold *h)
+int rcall_scratch_begin(struct target *t, struct rcall_hold *h)
 {
-	if (!t->rc->syscall_insn)
-		return -ENOSYS;
+	use_dead_stack(h);
+	if (rcall_crash_safe(t))
+		return 0; /* the errno lookup's frame, as a signal's; then the mapping */
+	int e = pt_read(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
+	if (!e)
+		h->stack_saved = 1;
+	return e;
+}
+
+int rcall_scratch_map(struct target *t, struct rcall_hold *h)
+{
+	if (h->stack_saved)
+		return 0;
+	if (!rcall_syscall_crash_safe(t, 6))
+		goto saved; /* errno unknown, or a gadget too short for 7 arguments */
 	const uint64_t args[6] = { 0, SCRATCH_MAP_LEN, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, (uint64_t)-1, 0 };
-	long addr;
-	int e = step_syscall(t, h, SYS_mmap, args, 6, &addr);
-	if (e)
+	long addr = 0;
+	int e;
+	e = safe_syscall(t, SYS_mmap, args, 6, &addr);
+	if (e == -JE_ERR_LEFT || e == -ESRCH)
 		return e;
-	if (addr < 0 && addr > -4096)
-		return (int)addr;
+	if (e || (addr < 0 && addr > -4096))
+		goto saved;
 	h->map_addr = (uint64_t)addr;
 	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
 	return 0;
-}
-
-int rcall_scratch_open(struct target *t, struct rcall_hold *h)
-{
-	if (map_scratch(t, h) == 0)
-		return 0;
-	uint64_t top = arch_sp(&h->regs) - ARCH_RED_ZONE;
-	int e = pt_read(t->io_pid, top - RCALL_SCRATCH_SIZE, h->saved_stack, RCALL_SCRATCH_SIZE);
-	if (e)
-		return e;
-	h->scratch_hi = h->scratch_cur = top;
-	h->scratch_lo = top - RCALL_SCRATCH_SIZE;
-	h->stack_saved = 1;
-	return 0;
+saved:
+	/* No mapping: the saved and written-back stack. */
+	use_dead_stack(h);
+	e = pt_read(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
+	if (!e)
+		h->stack_saved = 1;
+	return e;
 }
 
 int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 {
 	int e = 0;
-	if (h->stack_saved)
+	if (h->stack_saved) {
 		e = pt_write(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
-	else if (h->map_addr) {
+	} else if (h->map_addr) {
+		/* Not from the mapping itself: rt_sigreturn reads its frame
+		 * after munmap has run. */
 		long ret = 0;
 		const uint64_t args[2] = { h->map_addr, SCRATCH_MAP_LEN };
-		e = step_syscall(t, h, SYS_munmap, args, 2, &ret);
+		use_dead_stack(h);
+		e = safe_syscall(t, SYS_munmap, args, 2, &ret);
 		if (!e && ret)
 			e = (int)ret;
 	}

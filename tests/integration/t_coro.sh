@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# No byte of a borrowed thread's stack is written: a coroutine whose stack
-# is carved from a heap block next to a counter another thread updates
-# (victim_coro) must not see that counter rewound; and the scratch memory
-# jeattach maps in the target for its calls is gone when it has finished.
+# Nothing of a borrowed thread's stack is saved and written back: a
+# coroutine whose stack is carved from a heap block next to a counter
+# another thread updates (victim_coro) must not see that counter rewound;
+# and the scratch memory jeattach maps in the target for its calls is gone
+# when it has finished.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
