@@ -111,19 +111,6 @@ int rcall_sweep(struct target *t)
 	return (int)kept;
 }
 
-/* A thread's scheduler state letter (R, S, D, T...), '?' if unknown. */
-static char thread_state(pid_t pid, pid_t tid)
-{
-	char path[80], *text;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (core_read_file(path, 4096, &text, NULL))
-		return '?';
-	const char *p = strrchr(text, ')');
-	char st = p && p[1] == ' ' ? p[2] : '?';
-	free(text);
-	return st;
-}
-
 void rcall_sweep_wait(struct target *t, pt_usec_t budget_us)
 {
 	/* A straggler merely slow to stop (a loaded machine: runnable, or
@@ -136,7 +123,7 @@ void rcall_sweep_wait(struct target *t, pt_usec_t budget_us)
 		struct rcall_ctx *c = t->rc;
 		int slow = 0;
 		for (size_t i = 0; i < c->nstragglers && !slow; i++)
-			slow = thread_state(t->io_pid, c->stragglers[i]) != 'D';
+			slow = target_thread_state(t->io_pid, c->stragglers[i]) != 'D';
 		if (!slow)
 			break;
 		struct timespec ts = { 0, 1000000 };

@@ -168,20 +168,27 @@ name:
 		read_comm(in->tracer, in->tracer_comm, sizeof(in->tracer_comm));
 }
 
+char target_thread_state(pid_t pid, pid_t tid)
+{
+	char path[80], *text;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (core_read_file(path, 4096, &text, NULL))
+		return '?';
+	/* "TID (COMM) STATE ...": comm may hold any byte but NUL, ')' too. */
+	const char *p = strrchr(text, ')');
+	char st = p && p[1] == ' ' ? p[2] : '?';
+	free(text);
+	return st;
+}
+
 /* A thread of pid that has not exited, 0 if none. */
 static pid_t live_thread(pid_t pid)
 {
 	pid_t tids[256];
 	int n = target_threads(pid, tids, 256);
 	for (int i = 1; i < n; i++) {
-		char path[80], *text;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tids[i]);
-		if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
-			continue;
-		const char *p = strrchr(text, ')');
-		char state = p && p[1] == ' ' ? p[2] : 'X';
-		free(text);
-		if (state != 'Z' && state != 'X')
+		char st = target_thread_state(pid, tids[i]);
+		if (st != 'Z' && st != 'X' && st != '?')
 			return tids[i];
 	}
 	return 0;

@@ -68,6 +68,9 @@ int target_frozen(const struct target *t, char *why, size_t wlen);
 int target_alive(const struct target *t);
 /* Fill info.tracer / tracer_comm from any thread's TracerPid. */
 void target_find_tracer(struct target *t);
+/* Thread tid of pid's scheduler state letter (R, S, D, T, Z...), '?' if
+ * it cannot be read. */
+char target_thread_state(pid_t pid, pid_t tid);
 /* The ids of pid's threads, leader first; count or -errno. */
 int target_threads(pid_t pid, pid_t *tids, int max);
 

@@ -26,7 +26,7 @@ op() {
 # Warm up: jemalloc creates its per-thread profiling and ctl state once.
 i=0
 while [ $i -lt 10 ]; do op $i || fail "warm-up op $i"; i=$((i + 1)); done
-rss0=$(rss) alloc0=$(allocated) fds0=$(ls /proc/"$v"/fd | wc -l)
+rss0=$(rss) alloc0=$(allocated) fds0=$(ls /proc/"$v"/fd | wc -l) maps0=$(scratch_maps "$v")
 t0=$(date +%s)
 i=0
 while [ $i -lt "$OPS" ]; do
@@ -34,7 +34,8 @@ while [ $i -lt "$OPS" ]; do
 	i=$((i + 1))
 done
 t1=$(date +%s)
-rss1=$(rss) alloc1=$(allocated) fds1=$(ls /proc/"$v"/fd | wc -l)
+rss1=$(rss) alloc1=$(allocated) fds1=$(ls /proc/"$v"/fd | wc -l) maps1=$(scratch_maps "$v")
+[ "$maps1" = "$maps0" ] || fail "scratch mappings left: [$maps1]"
 [ "$fds1" = "$fds0" ] || fail "descriptors $fds0 -> $fds1"
 [ $((alloc1 - alloc0)) -le 65536 ] || fail "stats.allocated grew $alloc0 -> $alloc1"
 [ $((rss1 - rss0)) -le 1024 ] || fail "resident memory grew ${rss0} kB -> ${rss1} kB"
