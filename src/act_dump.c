@@ -75,7 +75,8 @@ static enum je_exit open_own_handle(struct target *t, struct act_result *r, cons
 {
 	char path[64], link[64];
 	struct stat st;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)t->io_pid, fd);
+	/* By the process and the thread: the kernel checks the thread is in it. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/fd/%ld", (int)t->pid, (int)t->io_pid, fd);
 	/* Looked at before it is opened: opening a device or a FUSE file the
 	 * target put there could act or wait. O_NONBLOCK all the same. */
 	if (is_our_memfd(path, link, sizeof(link)))

@@ -117,7 +117,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	struct act_result *r = &run->res[s->pass_step];
 	struct each_tally y = { 0 };
 	pid_t *tids = malloc(sizeof(*tids) * CLI_EACH_MAX_THREADS);
-	int n = tids ? target_threads(run->t.io_pid, tids, CLI_EACH_MAX_THREADS) : -ENOMEM;
+	int n = tids ? target_threads(run->pid, tids, CLI_EACH_MAX_THREADS) : -ENOMEM;
 	y.us = n > 0 ? calloc((size_t)n, sizeof(*y.us)) : NULL;
 	pt_usec_t t0 = pt_now_us();
 	for (int i = 0; y.us && i < n; i++) {

@@ -90,6 +90,9 @@ static const struct row {
 	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
 
 	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: the process exited" },
+	{ JE_AT_CALL, JE_ERR_FROZEN, ALWAYS, JE_EXIT_UNSAFE,
+	  "{doing}: {why}; the call goes on in the target when it is thawed, and its thread "
+	  "then restores itself; jeattach did not wait" },
 	{ JE_AT_CALL, JE_ERR_LEFT, ALWAYS, JE_EXIT_INTERNAL,
 	  "{doing}: interrupted while the call ran; it goes on in the target, whose thread "
 	  "finishes it and restores itself{:why}" },

@@ -49,9 +49,18 @@ pid_t rcall_held_tid(const struct target *t)
 	return h ? h->tid : 0;
 }
 
+/* Whose id memory is read and written through: the held thread's while
+ * one is held (a tracee is not reaped behind its tracer's back, so its id
+ * cannot pass to another process meanwhile), else io_pid. */
+pid_t rcall_mem_pid(const struct target *t)
+{
+	const struct rcall_hold *h = held(t);
+	return h ? h->tid : rcall_mem_pid(t);
+}
+
 int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
 {
-	return pt_read(t->io_pid, addr, buf, len);
+	return pt_read(rcall_mem_pid(t), addr, buf, len);
 }
 
 /* Once a call was left running, the thread's stack below its frame is the
@@ -67,12 +76,12 @@ int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len)
 {
 	if (left(t))
 		return -JE_ERR_LEFT;
-	return pt_write(t->io_pid, addr, buf, len);
+	return pt_write(rcall_mem_pid(t), addr, buf, len);
 }
 
 int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap)
 {
-	return pt_read_string(t->io_pid, addr, buf, cap);
+	return pt_read_string(rcall_mem_pid(t), addr, buf, cap);
 }
 
 static int is_fault_signal(int sig)
@@ -143,6 +152,8 @@ static int leave_call(struct target *t, pid_t tid, int stopped)
 		break;
 	}
 out:
+	if (h->frozen)
+		return -JE_ERR_FROZEN; /* why says so: set by tick */
 	target_why(t, "its thread %d finishes the call and restores itself", (int)tid);
 	return -JE_ERR_LEFT;
 }
@@ -194,6 +205,15 @@ static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t
 	int can_leave = mode == RUN_SYSCALL;
 	*next = pt_now_us() + RCALL_TICK_US;
 	rcall_sweep(t); /* a thread passed over may have stopped meanwhile */
+	/* Frozen by its cgroup since the hold began: the thread will not run
+	 * the call before the thaw. A crash-safe call is left to finish then
+	 * by itself; another can only be waited for. */
+	char frozen[300];
+	if (can_leave && target_frozen(t, frozen, sizeof(frozen))) {
+		target_why(t, "the process was frozen while the call ran (%s)", frozen);
+		t->rc->hold->frozen = 1;
+		return 1;
+	}
 	return c->progress && c->progress(c->progress_arg, pt_now_us() - start, can_leave) &&
 	       can_leave;
 }
@@ -316,7 +336,7 @@ static int at_sigreturn(struct target *t, int sig, void *arg)
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == ARCH_NR_RT_SIGRETURN &&
 	    info.instruction_pointer == t->rc->ret_restorer + ARCH_RESTORER_LEN) {
 		g->entered = 1; /* the gadget has stored the result: read it now */
-		return pt_read(t->io_pid, g->slot, g->result, sizeof(*g->result)) ?: 0;
+		return pt_read(rcall_mem_pid(t), g->slot, g->result, sizeof(*g->result)) ?: 0;
 	}
 	return info.op == PTRACE_SYSCALL_INFO_EXIT && g->entered;
 }
@@ -364,7 +384,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
 				h->sigmask, c->ret_restorer);
 	if (!e)
-		e = pt_write(t->io_pid, sp, buf, len);
+		e = pt_write(rcall_mem_pid(t), sp, buf, len);
 	free(buf);
 	if (!e)
 		e = arch_call_setup_ret(&r, fn, args, nargs < ARCH_MAX_CALL_ARGS ? nargs
@@ -393,7 +413,7 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	int e = arch_call_setup(&r, fn, args, nargs, h->scratch_cur - 16, ARCH_RETURN_TRAP, &w);
 	if (e)
 		return e;
-	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(t->io_pid, w.addr, &w.value, 8))))
+	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(rcall_mem_pid(t), w.addr, &w.value, 8))))
 		return e ? e : -JE_ERR_SCRATCH;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
@@ -428,7 +448,7 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 		*ret = (long)r;
 		if (*ret == -1) {
 			int err = 0;
-			if ((e = pt_read(t->io_pid, h->errno_addr, &err, sizeof(err))))
+			if ((e = pt_read(rcall_mem_pid(t), h->errno_addr, &err, sizeof(err))))
 				return e;
 			*ret = -err;
 		}

@@ -74,6 +74,9 @@ int rcall_push_string(struct target *t, const char *s, uint64_t *addr);
 /* Forget all pushes (between calls); bytes are restored at release anyway. */
 void rcall_scratch_reset(struct target *t);
 /* The target's memory, for what calls leave there. */
+/* The id the target's memory is reached through (the held thread while
+ * one is held). */
+pid_t rcall_mem_pid(const struct target *t);
 int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len);
 int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len);
 int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap);

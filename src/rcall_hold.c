@@ -53,7 +53,7 @@ static int save_errno(struct target *t, struct rcall_hold *h)
 	int e = rcall(t, t->rc->errno_location, NULL, 0, &addr);
 	if (e)
 		return e;
-	if (pt_read(t->io_pid, addr, &h->errno_val, sizeof(h->errno_val)))
+	if (pt_read(h->tid, addr, &h->errno_val, sizeof(h->errno_val)))
 		return 0; /* not readable: leave errno alone rather than guess */
 	h->errno_addr = addr;
 	return 0;
@@ -69,7 +69,7 @@ static void drop_hold(struct rcall_hold *h)
 /* The threads to try, leader first; with --tid only that one. */
 static int hold_candidates(struct target *t, pid_t *tids)
 {
-	int n = target_threads(t->io_pid, tids, MAX_THREADS);
+	int n = target_threads(t->pid, tids, MAX_THREADS);
 	if (n <= 0)
 		return n < 0 ? n : -ESRCH;
 	/* A main thread that has ended (a zombie until the process exits)
@@ -93,6 +93,14 @@ static int hold_candidates(struct target *t, pid_t *tids)
 	return -JE_ERR_NOT_THREAD;
 }
 
+static int is_straggler(const struct rcall_ctx *c, pid_t tid)
+{
+	for (size_t i = 0; i < c->nstragglers; i++)
+		if (c->stragglers[i] == tid)
+			return 1;
+	return 0;
+}
+
 /* The process is stopped (SIGSTOP, a debugger): its other threads will not
  * run before it is continued, so one of them stopped inside the allocator
  * or the dynamic linker would hold its lock for as long as the call waits
@@ -104,13 +112,28 @@ static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wl
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
 	if (!tids)
 		return -ENOMEM;
-	int n = target_threads(t->io_pid, tids, MAX_THREADS), clear = 1;
+	int n = target_threads(t->pid, tids, MAX_THREADS), clear = 1;
 	for (int i = 0; i < n && clear == 1; i++) {
 		struct rcall_hold peer = { .tid = tids[i], .look_only = 1 };
 		arch_gpregs_t r;
-		if (tids[i] == held || (t->io_pid != t->pid && tids[i] == t->pid) ||
-		    rcall_stop_thread(t, tids[i], &peer))
-			continue; /* gone, or not stopped after all: it runs */
+		if (tids[i] == held || (t->io_pid != t->pid && tids[i] == t->pid))
+			continue;
+		if (pt_now_us() >= t->rc->deadline) {
+			snprintf(why, wlen, "its %d threads could not all be looked at before the timeout",
+				 n);
+			clear = 0;
+			break;
+		}
+		int e = rcall_stop_thread(t, tids[i], &peer);
+		if (e == 1 && is_straggler(t->rc, tids[i])) {
+			/* In an uninterruptible wait (a page fault inside
+			 * jemalloc, say): not known to be clear. */
+			snprintf(why, wlen, "thread %d did not stop to be looked at", (int)tids[i]);
+			clear = 0;
+			break;
+		}
+		if (e)
+			continue; /* gone, or taking a signal: it runs */
 		if (!pt_get_gpregs(tids[i], &r))
 			clear = rcall_thread_is_safe(t, tids[i], &r, why, wlen);
 		pt_detach(tids[i], 0);
@@ -126,25 +149,27 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		      size_t rlen)
 {
 	struct rcall_ctx *c = t->rc;
-	for (size_t i = 0; i < c->nstragglers; i++)
-		if (c->stragglers[i] == tid)
-			return 1; /* seized already, still slow to stop */
+	if (is_straggler(c, tid))
+		return 1; /* seized already, still slow to stop */
 	/* A thread asleep in a timed wait that an interrupt would stretch
 	 * (rcall_wait.c) is taken only when nothing else is, right as its
-	 * wait begins. */
-	pt_usec_t began = pt_now_us();
-	if (rcall_wait_timed(t, tid)) {
-		if (!take_restartblock && !c->only_tid) {
-			snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
-			return 1;
-		}
-		if (rcall_wait_watch(t, tid, c->deadline, &began)) {
-			snprintf(reason, rlen,
-				 "thread %d stayed in a timed wait; interrupting it would make the "
-				 "wait end late",
-				 (int)tid);
-			return 1;
-		}
+	 * wait begins; one waiting on a socket, whose timeout is unknown, is
+	 * taken then as it is. Any other: a wait it enters before the
+	 * interrupt began no later than the interrupt. */
+	pt_usec_t began = -1;
+	int kind = rcall_wait_timed(t, tid);
+	if (kind && !take_restartblock && !c->only_tid) {
+		snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
+		return 1;
+	}
+	if (kind == RCALL_WAIT_SOCKET)
+		began = 0;
+	if (kind == RCALL_WAIT_TIMED && rcall_wait_watch(t, tid, c->deadline, &began)) {
+		snprintf(reason, rlen,
+			 "thread %d stayed in a timed wait; interrupting it would make the wait end "
+			 "late",
+			 (int)tid);
+		return 1;
 	}
 	struct rcall_hold *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -304,7 +329,7 @@ int rcall_release(struct target *t)
 	/* The mapping goes first: its munmap is a call, which may set errno. */
 	if ((e = rcall_scratch_close(t, h)) && !first)
 		first = e;
-	if (h->errno_addr && (e = pt_write(t->io_pid, h->errno_addr, &h->errno_val,
+	if (h->errno_addr && (e = pt_write(h->tid, h->errno_addr, &h->errno_val,
 					   sizeof(h->errno_val))) && !first)
 		first = e;
 	/* After crash-safe calls the kernel has already restored registers, FP

@@ -38,10 +38,13 @@ struct rcall_hold {
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int restart_block;      /* its syscall restarts through the restart block */
-	pt_usec_t wait_began;   /* its wait began no earlier than this (rcall_wait.c) */
+	/* Its wait began no later than this (rcall_wait.c): 0 unknown, <0 the
+	 * instant of the interrupt (taken by rcall_stop_thread). */
+	pt_usec_t wait_began;
 	pt_usec_t wait_ends;    /* its rewound register timeout ends then, or 0 */
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 	int left;               /* let go while a crash-safe call ran: it is the thread's now */
+	int frozen;             /* left because the process was frozen meanwhile */
 	int no_sigreturn;       /* its seccomp filter would kill rt_sigreturn, or may */
 	/* Its seccomp filters, read once (rcall_seccomp.c): 0 not yet, 1 read
 	 * (nfilters may be 0), <0 why they cannot be read. */
@@ -99,7 +102,11 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h);
 /* Would rcall_syscall with nargs arguments be crash-safe now (rcall.c)? */
 int rcall_syscall_crash_safe(const struct target *t, int nargs);
 /* Timed waits (rcall_wait.c). Is tid asleep in a call whose interrupt
- * would stretch its timeout (plain EINTR, timeout relative)? */
+ * would stretch its timeout (plain EINTR, timeout relative)?
+ * RCALL_WAIT_TIMED: yes, its timeout known; RCALL_WAIT_SOCKET: on a socket,
+ * whose timeout (if any) is not known; 0: no. */
+#define RCALL_WAIT_TIMED 1
+#define RCALL_WAIT_SOCKET 2
 int rcall_wait_timed(struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */

@@ -40,6 +40,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 struct unwind_ctx {
 	struct target *t;
+	pid_t tid; /* the thread walked, stopped: memory is read through it */
 	const arch_gpregs_t *regs;
 	unsigned long reads;
 	int exhausted; /* the budget ran out: the stack cannot be walked */
@@ -76,7 +77,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 		uint64_t a = addr + done, base = a & ~(uint64_t)(PAGE - 1);
 		unsigned slot = (unsigned)((base / PAGE) % CACHE_PAGES);
 		if (!c->page_ok[slot] || c->page_addr[slot] != base) {
-			if (pt_read(c->t->io_pid, base, c->page[slot], PAGE))
+			if (pt_read(c->tid, base, c->page[slot], PAGE))
 				return -UNW_EINVAL;
 			c->page_addr[slot] = base;
 			c->page_ok[slot] = 1;
@@ -245,6 +246,7 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 	if (!c)
 		return -ENOMEM;
 	c->t = t;
+	c->tid = tid; /* stopped by us: its id stays the target's */
 	c->regs = r;
 	unw_cursor_t cur;
 	int safe = 1;

@@ -60,7 +60,7 @@ int rcall_scratch_begin(struct target *t, struct rcall_hold *h)
 	use_dead_stack(h);
 	if (rcall_crash_safe(t))
 		return 0; /* the errno lookup's frame, as a signal's; then the mapping */
-	int e = pt_read(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
+	int e = pt_read(h->tid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
 	if (!e)
 		h->stack_saved = 1;
 	return e;
@@ -88,7 +88,7 @@ int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 saved:
 	/* No mapping: the saved and written-back stack. */
 	use_dead_stack(h);
-	e = pt_read(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
+	e = pt_read(h->tid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
 	if (!e)
 		h->stack_saved = 1;
 	return e;
@@ -98,7 +98,7 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 {
 	int e = 0;
 	if (h->stack_saved) {
-		e = pt_write(t->io_pid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
+		e = pt_write(h->tid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
 	} else if (h->map_addr) {
 		/* Not from the mapping itself: rt_sigreturn reads its frame
 		 * after munmap has run. */
@@ -133,7 +133,7 @@ int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
 	/* Keep 256 bytes at the bottom for the call frame's return address. */
 	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
 		return -JE_ERR_SCRATCH;
-	int e = pt_write(t->io_pid, a, data, len);
+	int e = pt_write(h->tid, a, data, len);
 	if (e)
 		return e;
 	h->scratch_cur = a;

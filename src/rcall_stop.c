@@ -139,6 +139,8 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 	if (e)
 		return e;
 	h->since = pt_now_us();
+	if (h->wait_began < 0)
+		h->wait_began = h->since; /* no later than the interrupt */
 	e = pt_interrupt(tid);
 	if (e == -ESRCH)
 		return 1;

@@ -8,7 +8,9 @@
  * -EINTR instead: epoll_wait and epoll_pwait (ep_poll), rt_sigtimedwait,
  * semtimedop, io_getevents, and socket calls with SO_RCVTIMEO/SO_SNDTIMEO
  * (sock_intr_errno: -EINTR when the timeout is finite, -ERESTARTSYS
- * otherwise; the socket's timeout is asked of a duplicate of it). rcall_stop.c
+ * otherwise). A socket's timeout cannot be read from outside without
+ * changing the socket (is_socket): a thread waiting on a socket is only
+ * passed over while others can be borrowed, and rewound whole otherwise. rcall_stop.c
  * rewinds that EINTR so the program never sees it, and the call is made
  * again with its full relative timeout: a 3 s wait interrupted after
  * 2.5 s returned after 5.5 s.
@@ -30,9 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include "core_read.h"
@@ -96,31 +96,20 @@ static const struct timed_call *timed_call(long nr)
 	return NULL;
 }
 
-/* The timeout of socket fd of pid for this direction, in microseconds (0:
- * none, or not a socket). Asked of a duplicate (pidfd_getfd, Linux 5.6;
- * closing it leaves the target's socket alone). Where that is not possible
- * the answer is none: such a wait is treated as before, rewound whole. */
-static int64_t socket_timeout_us(pid_t pid, uint64_t fd, int send)
+/* Does descriptor fd of pid name a socket? (Its SO_RCVTIMEO/SO_SNDTIMEO
+ * stays unknown: reading it from outside needs a duplicate of the socket
+ * (pidfd_getfd), and receiving one re-tags the target's socket with
+ * jeattach's net_cls class and net_prio index (__receive_sock), a change
+ * a v1 net_cls rule would see; closing the duplicate of a descriptor the
+ * target swapped meanwhile could block in a FUSE flush.) */
+static int is_socket(pid_t pid, uint64_t fd)
 {
 	char path[64], link[32];
 	if (fd > 0x7fffffff)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
 	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	if (n < 7 || memcmp(link, "socket:", 7))
-		return 0;
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return 0;
-	int dup = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
-	close(pidfd);
-	if (dup < 0)
-		return 0;
-	struct timeval tv = { 0, 0 };
-	socklen_t len = sizeof(tv);
-	int r = getsockopt(dup, SOL_SOCKET, send ? SO_SNDTIMEO : SO_RCVTIMEO, &tv, &len);
-	close(dup);
-	return r || tv.tv_sec < 0 ? 0 : (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+	return n >= 7 && !memcmp(link, "socket:", 7);
 }
 
 /* The relative timeout, in microseconds, of call c made with args by a
@@ -140,7 +129,7 @@ static int64_t timeout_us(struct target *t, const struct timed_call *c, const ui
 		return ts[0] * 1000000 + (ts[1] + 999) / 1000;
 	}
 	default:
-		return socket_timeout_us(t->io_pid, args[c->arg], c->at == ON_SOCKET_SEND);
+		return 0; /* a socket's: unknown (is_socket) */
 	}
 }
 
@@ -167,13 +156,18 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 	free(text);
 	const struct timed_call *c = n == 7 ? timed_call(nr) : NULL;
 	uint64_t args[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
-	return c && timeout_us(t, c, args) > 0;
+	if (!c)
+		return 0;
+	if (c->at == ON_SOCKET || c->at == ON_SOCKET_SEND)
+		return is_socket(t->io_pid, args[c->arg]) ? RCALL_WAIT_SOCKET : 0;
+	return timeout_us(t, c, args) > 0 ? RCALL_WAIT_TIMED : 0;
 }
 
 int rcall_wait_timed(struct target *t, pid_t tid)
 {
 	unsigned long long sleeps;
-	return look(t, tid, &sleeps) > 0;
+	int e = look(t, tid, &sleeps);
+	return e > 0 ? e : 0;
 }
 
 int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began)
@@ -197,7 +191,8 @@ int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t 
 		 * and an interrupt there turns its timeout into -EINTR
 		 * (io_getevents: "if (!ret && signal_pending(current))"),
 		 * which would be rewound into a whole new wait. */
-		if (e > 0 && now != prev && (gap <= WATCH_GAP_MAX_US || at > strict_until)) {
+		if (e == RCALL_WAIT_TIMED && now != prev &&
+		    (gap <= WATCH_GAP_MAX_US || at > strict_until)) {
 			*began = at;
 			return 0;
 		}
@@ -217,9 +212,9 @@ int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_us
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
 	uint64_t args[6];
 	syscall_args(r, args);
-	int64_t timeout = c && began ? timeout_us(t, c, args) : 0;
+	int64_t timeout = c && began > 0 ? timeout_us(t, c, args) : 0;
 	*ends = 0;
-	if (!timeout) {
+	if (timeout <= 0) {
 		arch_syscall_rewind(r);
 		return 0;
 	}

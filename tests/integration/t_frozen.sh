@@ -35,10 +35,52 @@ freeze_case() {
 	pass "$kind freezer: refused while frozen, works once thawed; victim as the control: $r_fz"
 }
 
+# Frozen while a long dump runs (v2): jeattach leaves the crash-safe call
+# to finish at the thaw instead of waiting for it (exit 10, saying so).
+frozen_during_call() {
+	dir=$1
+	mkdir -p "$dir" 2>/dev/null || return 1
+	START_SECONDS=60 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
+		"$TARGETS/victim_bigprof" -n 262144
+	echo "$big" >"$dir/cgroup.procs" || { kill "$big"; rmdir "$dir"; return 1; }
+	"$JEATTACH" -p "$big" --dump "$WORK/big.heap" -v >"$WORK/big.out" 2>"$WORK/big.err" &
+	jp=$!
+	i=0
+	until grep -q 'dump running for' "$WORK/big.err"; do
+		i=$((i + 1)); [ $i -gt 600 ] && fail "no progress line: $(cat "$WORK/big.err")"
+		kill -0 "$jp" 2>/dev/null || fail "the dump ended before the freeze: $(cat "$WORK/big.err")"
+		sleep 0.05
+	done
+	echo 1 >"$dir/cgroup.freeze"
+	i=0
+	while kill -0 "$jp" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 100 ] && { echo 0 >"$dir/cgroup.freeze"; fail "jeattach still waits 5 s after the freeze"; }
+		sleep 0.05
+	done
+	wait "$jp"; rc=$?
+	echo 0 >"$dir/cgroup.freeze"
+	[ "$rc" = 10 ] || fail "exit $rc after a freeze during the dump: $(cat "$WORK/big.err")"
+	grep -q 'frozen while the call ran' "$WORK/big.err" || fail "$(cat "$WORK/big.err")"
+	[ -e "$WORK/big.heap" ] && fail "a partial profile was published"
+	sleep 1
+	expect_rc 0 "$JEATTACH" -p "$big" --status --timeout 10
+	kill -USR1 "$big"
+	i=0
+	while kill -0 "$big" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 1200 ] && fail "the target did not exit after the thaw"
+		sleep 0.05
+	done
+	wait "$big"; rc=$?
+	[ "$rc" = 0 ] || fail "the target exited $rc after the thaw: $(cat "$big_out")"
+	rmdir "$dir" 2>/dev/null
+	pass "frozen during a dump: left to finish at the thaw (exit 10), the target went on and exited 0"
+}
+
 tested=0
 if grep -q ' - cgroup2 ' /proc/self/mountinfo; then
 	mp=$(awk '$0 ~ / - cgroup2 / && $4 == "/" { print $5; exit }' /proc/self/mountinfo)
 	freeze_case v2 "$mp/jeattach-test-$$" cgroup.freeze 1 0 cgroup.procs && tested=$((tested + 1))
+	frozen_during_call "$mp/jeattach-test-big-$$" && tested=$((tested + 1))
 fi
 mp=$(awk '$0 ~ / - cgroup / && $4 == "/" && $NF ~ /(^|,)freezer(,|$)/ { print $5; exit }' /proc/self/mountinfo)
 if [ -n "$mp" ]; then
