@@ -120,18 +120,20 @@ JH_EXPORT int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, j
 	return 0;
 }
 
-int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
-		     void *arg)
+/* Each per-thread line's stack and counts (only thread tid's if only),
+ * its thread id in *thread when thread is not NULL. */
+static int thread_lines(const jeheap_profile *p, int only, uint64_t tid, uint64_t *thread,
+			jeheap_stack_cb cb, void *arg)
 {
-	if (!q->per_thread)
-		return jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, cb, arg);
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct jh_thread_line *tl = &p->threads[i];
-		if (tl->stack == SIZE_MAX || tl->tid != q->thread)
+		if (tl->stack == SIZE_MAX || (only && tl->tid != tid))
 			continue;
 		const struct jh_stack *st = &p->stacks[tl->stack];
 		struct jeheap_counts c;
 		jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
+		if (thread)
+			*thread = tl->tid;
 		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
 		if (r)
 			return r;
@@ -139,22 +141,18 @@ int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jehe
 	return 0;
 }
 
+int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
+		     void *arg)
+{
+	if (!q->per_thread)
+		return jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, cb, arg);
+	return thread_lines(p, 1, q->thread, NULL, cb, arg);
+}
+
 int jh_foreach_thread_line(const jeheap_profile *p, uint64_t *thread, jeheap_stack_cb cb,
 			   void *arg)
 {
-	for (size_t i = 0; i < p->nthreads; i++) {
-		const struct jh_thread_line *tl = &p->threads[i];
-		if (tl->stack == SIZE_MAX)
-			continue;
-		const struct jh_stack *st = &p->stacks[tl->stack];
-		struct jeheap_counts c;
-		jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
-		*thread = tl->tid;
-		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
-		if (r)
-			return r;
-	}
-	return 0;
+	return thread_lines(p, 0, 0, thread, cb, arg);
 }
 
 int jh_has_thread_names(const jeheap_profile *p)
