@@ -7,21 +7,6 @@
 #include <string.h>
 #include "act.h"
 
-enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
-			      int *previous)
-{
-	struct rctl_value newv = { .type = RCTL_BOOL, .u = (uint64_t)on }, oldv;
-	int merr = 0;
-	int e = rctl_write(t, "prof.active", &newv, previous ? &oldv : NULL, &merr);
-	if (e)
-		return act_transport_error(t, r, doing, e);
-	if (merr)
-		return act_mallctl_error(t, r, doing, "prof.active", merr);
-	if (previous)
-		*previous = (int)oldv.u;
-	return JE_EXIT_OK;
-}
-
 enum je_exit act_set_active(struct target *t, struct act_session *s, const struct act *a,
 			    struct act_result *r, int on)
 {

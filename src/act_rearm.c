@@ -27,6 +27,22 @@
 #include <unistd.h>
 #include "act.h"
 
+/* Write prof.active (the old value in *previous when asked). */
+enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
+			      int *previous)
+{
+	struct rctl_value newv = { .type = RCTL_BOOL, .u = (uint64_t)on }, oldv;
+	int merr = 0;
+	int e = rctl_write(t, "prof.active", &newv, previous ? &oldv : NULL, &merr);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, "prof.active", merr);
+	if (previous)
+		*previous = (int)oldv.u;
+	return JE_EXIT_OK;
+}
+
 /* The header's totals: "heap_v2/N\n  t*: C: B [AC: AB]". Any of them not
  * zero means samples that prof.reset would discard. */
 static int header_holds_samples(const char *text)

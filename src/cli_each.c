@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_each.h"
+#include "cli_signal.h"
 #include "errors.h"
 #include "rcall.h"
 

@@ -14,6 +14,7 @@
 #include "cli_diag.h"
 #include "cli_each.h"
 #include "cli_run.h"
+#include "cli_signal.h"
 #include "core_text.h"
 #include "errors.h"
 #include "rcall.h"
@@ -77,17 +78,6 @@ static int target_settled_alive(const struct target *t)
 		nanosleep(&ts, NULL);
 	}
 	return target_alive(t);
-}
-
-int cli_pending_signal(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	sigset_t p;
-	sigpending(&p);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigismember(&p, sigs[i]))
-			return sigs[i];
-	return 0;
 }
 
 /* rcall's progress hook: a call has run for elapsed_us. Once a second, on

@@ -27,10 +27,6 @@ struct cli_run {
 	int said_cannot_leave;
 };
 
-/* SIGINT, SIGTERM or SIGHUP, when one is pending (they are blocked for the
- * whole run: main.c), else 0. */
-int cli_pending_signal(void);
-
 /* Open the target and find jemalloc, for plan p (kept until cli_run_close). */
 enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p);
 /* Run a PLAN_HOLD segment's steps in one hold. */

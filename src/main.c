@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli_report.h"
+#include "cli_signal.h"
 #include "options.h"
 #include "plan.h"
 #include "pt.h"

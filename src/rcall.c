@@ -84,6 +84,37 @@ int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap)
 	return pt_read_string(rcall_mem_pid(t), addr, buf, cap);
 }
 
+void rcall_scratch_reset(struct target *t)
+{
+	struct rcall_hold *h = held(t);
+	if (h)
+		h->scratch_cur = h->scratch_hi;
+}
+
+int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
+{
+	struct rcall_hold *h = held(t);
+	if (!h)
+		return -EINVAL;
+	if (h->left)
+		return -JE_ERR_LEFT;
+	uint64_t a = (h->scratch_cur - len) & ~15ULL;
+	/* Keep 256 bytes at the bottom for the call frame's return address. */
+	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
+		return -JE_ERR_SCRATCH;
+	int e = pt_write(h->tid, a, data, len);
+	if (e)
+		return e;
+	h->scratch_cur = a;
+	*addr = a;
+	return 0;
+}
+
+int rcall_push_string(struct target *t, const char *s, uint64_t *addr)
+{
+	return rcall_push(t, s, strlen(s) + 1, addr);
+}
+
 static int is_fault_signal(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||

@@ -114,34 +114,3 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 	h->scratch_lo = h->scratch_hi = h->scratch_cur = 0;
 	return e;
 }
-
-void rcall_scratch_reset(struct target *t)
-{
-	struct rcall_hold *h = t->rc ? t->rc->hold : NULL;
-	if (h)
-		h->scratch_cur = h->scratch_hi;
-}
-
-int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
-{
-	struct rcall_hold *h = t->rc ? t->rc->hold : NULL;
-	if (!h)
-		return -EINVAL;
-	if (h->left)
-		return -JE_ERR_LEFT;
-	uint64_t a = (h->scratch_cur - len) & ~15ULL;
-	/* Keep 256 bytes at the bottom for the call frame's return address. */
-	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
-		return -JE_ERR_SCRATCH;
-	int e = pt_write(h->tid, a, data, len);
-	if (e)
-		return e;
-	h->scratch_cur = a;
-	*addr = a;
-	return 0;
-}
-
-int rcall_push_string(struct target *t, const char *s, uint64_t *addr)
-{
-	return rcall_push(t, s, strlen(s) + 1, addr);
-}
