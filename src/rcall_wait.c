@@ -48,8 +48,9 @@
  * wait then ends late by at most the gap, not by its whole timeout). */
 #define WATCH_GAP_MAX_US 2000
 
-/* ON_SOCKET: the socket's own SO_RCVTIMEO; ON_SOCKET_SEND: SO_SNDTIMEO. */
-enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET, ON_SOCKET_SEND };
+/* ON_SOCKET: the socket's own SO_RCVTIMEO or SO_SNDTIMEO, not known here
+ * (is_socket); its timed-out result is kept for the day it is. */
+enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET };
 
 static const struct timed_call {
 	long nr;
@@ -71,21 +72,21 @@ static const struct timed_call {
 	{ SYS_recvmmsg, 0, ON_SOCKET, -EAGAIN },
 #ifdef SYS_read
 	{ SYS_read, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_write, 0, ON_SOCKET_SEND, -EAGAIN },
+	{ SYS_write, 0, ON_SOCKET, -EAGAIN },
 #endif
 	{ SYS_readv, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_writev, 0, ON_SOCKET_SEND, -EAGAIN },
+	{ SYS_writev, 0, ON_SOCKET, -EAGAIN },
 	{ SYS_recvfrom, 0, ON_SOCKET, -EAGAIN },
 	{ SYS_recvmsg, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_sendto, 0, ON_SOCKET_SEND, -EAGAIN },
-	{ SYS_sendmsg, 0, ON_SOCKET_SEND, -EAGAIN },
-	{ SYS_sendmmsg, 0, ON_SOCKET_SEND, -EAGAIN },
+	{ SYS_sendto, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_sendmsg, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_sendmmsg, 0, ON_SOCKET, -EAGAIN },
 #ifdef SYS_accept
 	{ SYS_accept, 0, ON_SOCKET, -EAGAIN },
 #endif
 	{ SYS_accept4, 0, ON_SOCKET, -EAGAIN },
 	/* __inet_stream_connect: a connect whose SO_SNDTIMEO ran out. */
-	{ SYS_connect, 0, ON_SOCKET_SEND, -EINPROGRESS },
+	{ SYS_connect, 0, ON_SOCKET, -EINPROGRESS },
 };
 
 static const struct timed_call *timed_call(long nr)
@@ -158,7 +159,7 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 	uint64_t args[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
 	if (!c)
 		return 0;
-	if (c->at == ON_SOCKET || c->at == ON_SOCKET_SEND)
+	if (c->at == ON_SOCKET)
 		return is_socket(t->io_pid, args[c->arg]) ? RCALL_WAIT_SOCKET : 0;
 	return timeout_us(t, c, args) > 0 ? RCALL_WAIT_TIMED : 0;
 }
