@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include "core_read.h"
 #include "errors.h"
 #include "rcall_internal.h"
 #include "sec_bpf.h"
@@ -35,12 +34,11 @@ void rcall_seccomp_free(struct rcall_hold *h)
 /* Seccomp: of /proc/PID/task/TID/status: 0, 1 (strict) or 2 (filter). */
 static int seccomp_mode(pid_t pid, pid_t tid)
 {
-	char path[80], *text;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+	char *text = target_thread_status(pid, tid);
+	if (!text)
 		return 2; /* unknown: assume the worst */
-	const char *p = strstr(text, "\nSeccomp:");
-	int mode = p ? atoi(p + 9) : 0;
+	const char *v = target_status_field(text, "Seccomp");
+	int mode = v ? atoi(v) : 0;
 	free(text);
 	return mode;
 }

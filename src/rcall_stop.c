@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "core_grow.h"
-#include "core_read.h"
 #include "rcall_internal.h"
 
 /* How long a thread may take to stop after PTRACE_INTERRUPT before it is
@@ -33,20 +32,17 @@ static int is_stop_signal(int sig)
  * is the signal's doing, not ours)? Unknown counts as yes. */
 static int signal_deliverable(pid_t pid, pid_t tid)
 {
-	char path[80], *text;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+	char *text = target_thread_status(pid, tid);
+	if (!text)
 		return 1;
-	unsigned long long pnd = 0, shd = 0, blk = 0;
-	const char *p;
-	if ((p = strstr(text, "\nSigPnd:")))
-		pnd = strtoull(p + 8, NULL, 16);
-	if ((p = strstr(text, "\nShdPnd:")))
-		shd = strtoull(p + 8, NULL, 16);
-	if ((p = strstr(text, "\nSigBlk:")))
-		blk = strtoull(p + 8, NULL, 16);
+	unsigned long long mask[3] = { 0, 0, 0 }; /* SigPnd, ShdPnd, SigBlk */
+	static const char *const keys[3] = { "SigPnd", "ShdPnd", "SigBlk" };
+	for (int i = 0; i < 3; i++) {
+		const char *v = target_status_field(text, keys[i]);
+		mask[i] = v ? strtoull(v, NULL, 16) : 0;
+	}
 	free(text);
-	return ((pnd | shd) & ~blk) != 0;
+	return ((mask[0] | mask[1]) & ~mask[2]) != 0;
 }
 
 /* PTRACE_INTERRUPT wakes a thread blocked in a syscall the way a signal

@@ -138,12 +138,11 @@ static int64_t timeout_us(struct target *t, const struct timed_call *c, const ui
  * stretch its timeout? Also its count of sleeps. 1 yes, 0 no, <0 error. */
 static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 {
-	char path[80], *text;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t->io_pid, (int)tid);
-	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+	char path[80], *text = target_thread_status(t->io_pid, tid);
+	if (!text)
 		return -ESRCH;
-	const char *p = strstr(text, "\nvoluntary_ctxt_switches:");
-	*sleeps = p ? strtoull(p + 25, NULL, 10) : 0;
+	const char *v = target_status_field(text, "voluntary_ctxt_switches");
+	*sleeps = v ? strtoull(v, NULL, 10) : 0;
 	free(text);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)t->io_pid, (int)tid);
 	if (core_read_file(path, 4096, &text, NULL))

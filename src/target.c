@@ -25,8 +25,7 @@ void target_why(struct target *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Value of "Key:" in a status file, or NULL. */
-static const char *status_field(const char *text, const char *key)
+const char *target_status_field(const char *text, const char *key)
 {
 	size_t kl = strlen(key);
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -38,6 +37,13 @@ static const char *status_field(const char *text, const char *key)
 		}
 	}
 	return NULL;
+}
+
+char *target_thread_status(pid_t pid, pid_t tid)
+{
+	char path[80], *text;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	return core_read_file(path, CORE_READ_PROC_MAX, &text, NULL) ? NULL : text;
 }
 
 static void read_comm(pid_t pid, char *buf, size_t len)
@@ -64,18 +70,18 @@ static int read_status(pid_t pid, pid_t tid, struct target_info *in)
 	if (e)
 		return e == -ENOENT ? -ESRCH : e;
 	const char *v;
-	if ((v = status_field(text, "Name")))
+	if ((v = target_status_field(text, "Name")))
 		snprintf(in->comm, sizeof(in->comm), "%.*s", (int)strcspn(v, "\n"), v);
-	if ((v = status_field(text, "State")))
+	if ((v = target_status_field(text, "State")))
 		in->state = *v;
-	if ((v = status_field(text, "TracerPid")))
+	if ((v = target_status_field(text, "TracerPid")))
 		in->tracer = (pid_t)atoi(v);
-	if ((v = status_field(text, "Uid")))
+	if ((v = target_status_field(text, "Uid")))
 		in->uid = (uid_t)strtoul(v, NULL, 10);
-	if ((v = status_field(text, "Seccomp")))
+	if ((v = target_status_field(text, "Seccomp")))
 		in->seccomp = atoi(v);
 	/* The last number of NSpid is the pid in the innermost namespace. */
-	if ((v = status_field(text, "NSpid"))) {
+	if ((v = target_status_field(text, "NSpid"))) {
 		const char *end = v + strcspn(v, "\n");
 		const char *last = v;
 		for (const char *p = v; p < end; p++)
@@ -84,9 +90,9 @@ static int read_status(pid_t pid, pid_t tid, struct target_info *in)
 		in->ns_pid = (pid_t)atoi(last);
 	}
 	/* Linux 6.6+ with CONFIG_X86_USER_SHADOW_STACK: "x86_Thread_features: shstk". */
-	if ((v = status_field(text, "x86_Thread_features")))
+	if ((v = target_status_field(text, "x86_Thread_features")))
 		in->shadow_stack = !strncmp(v, "shstk", 5) || strstr(v, " shstk") != NULL;
-	int tgid = (v = status_field(text, "Tgid")) ? atoi(v) : pid;
+	int tgid = (v = target_status_field(text, "Tgid")) ? atoi(v) : pid;
 	free(text);
 	return tgid == pid ? 0 : -JE_ERR_THREAD_ID;
 }
@@ -155,11 +161,10 @@ void target_find_tracer(struct target *t)
 	pid_t tids[1024];
 	int n = target_threads(pid, tids, 1024);
 	for (int i = 0; i < n && !in->tracer; i++) {
-		char path[64], *text;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tids[i]);
-		if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+		char *text = target_thread_status(pid, tids[i]);
+		if (!text)
 			continue;
-		const char *v = status_field(text, "TracerPid");
+		const char *v = target_status_field(text, "TracerPid");
 		in->tracer = v ? (pid_t)atoi(v) : 0;
 		free(text);
 	}
@@ -233,11 +238,11 @@ int target_alive(const struct target *t)
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->io_pid);
 	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
 		return 0;
-	const char *v = status_field(text, "State");
+	const char *v = target_status_field(text, "State");
 	/* An exiting process drops its memory (exit_mm) before it becomes a
 	 * zombie; meanwhile /proc shows it running but without Vm* lines, and
 	 * its maps are empty: that is gone too. */
-	int alive = v && *v != 'Z' && *v != 'X' && status_field(text, "VmSize");
+	int alive = v && *v != 'Z' && *v != 'X' && target_status_field(text, "VmSize");
 	free(text);
 	return alive;
 }

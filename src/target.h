@@ -68,6 +68,10 @@ int target_frozen(const struct target *t, char *why, size_t wlen);
 int target_alive(const struct target *t);
 /* Fill info.tracer / tracer_comm from any thread's TracerPid. */
 void target_find_tracer(struct target *t);
+/* Thread tid of pid's /proc status text (the caller frees it), or NULL. */
+char *target_thread_status(pid_t pid, pid_t tid);
+/* The value after "Key:" (blanks skipped) in a /proc status text, or NULL. */
+const char *target_status_field(const char *text, const char *key);
 /* Thread tid of pid's scheduler state letter (R, S, D, T, Z...), '?' if
  * it cannot be read. */
 char target_thread_state(pid_t pid, pid_t tid);
