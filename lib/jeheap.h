@@ -128,6 +128,15 @@ struct jeheap_frame {
 size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame *out,
 			       size_t max);
 
+/* jeprof's symbolized form (its --raw): a "--- symbol" section naming,
+ * through s, every address of p that jeprof looks up, "binary=" binary
+ * (NULL: the one p came with, if any), then "--- heap" and text, the
+ * profile as read (len bytes: a plain profile, not a symbolized one). Such
+ * a file is read without the binaries, by jeheap and by jeprof. Since
+ * libjeheap 4. */
+int jeheap_write_symbolized(const jeheap_profile *p, jeheap_symbolizer *s, const char *binary,
+			    const void *text, size_t len, FILE *out);
+
 /* ---- analyses ---- */
 enum jeheap_metric {
 	JEHEAP_INUSE_SPACE = 0,
@@ -160,6 +169,17 @@ struct jeheap_query {
 	const jeheap_profile *const *more;
 	jeheap_symbolizer *const *more_symbolizers;
 	size_t nmore;
+	/* Since libjeheap 4 (soname .so.4: the struct grew). Single frames,
+	 * not stacks, after the allocator's are pruned (jeprof's FilterFrames):
+	 * drop the frames whose containing function matches exclude, keep only
+	 * those matching retain (POSIX extended regexes, or NULL); a stack left
+	 * with no frame is dropped. */
+	const char *exclude;
+	const char *retain;
+	/* With a base: a stack the base holds more of counts as 0 rather than
+	 * negative, and stacks only the base has are not subtracted (jeprof
+	 * --drop_negative; stacks are matched by their addresses). */
+	int drop_negative;
 };
 
 struct jeheap_top_entry {
@@ -203,6 +223,18 @@ int jeheap_flamegraph_svg(const jeheap_profile *p, jeheap_symbolizer *s,
  * and the caller -> callee edges of at least 0.1%. */
 int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
 	       const char *title, size_t max_nodes, FILE *out);
+
+/* jeheap_dot with jeprof's other call-graph knobs (since libjeheap 4):
+ * --nodecount (max_nodes, 0: 80), --nodefraction (node_fraction: drop
+ * functions whose |cum| is below this share of the total; jeheap_dot:
+ * 0.005) and --edgefraction (edge_fraction; jeheap_dot: 0.001).
+ * JEHEAP_EINVAL for a negative fraction. */
+struct jeheap_dot_options {
+	size_t max_nodes;
+	double node_fraction, edge_fraction;
+};
+int jeheap_dot_opts(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
+		    const char *title, const struct jeheap_dot_options *o, FILE *out);
 
 /* pprof's profile.proto, gzipped, to out: the four values of a Go heap
  * profile (inuse_space by default, or the query's metric), stacks reduced

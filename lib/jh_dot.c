@@ -64,10 +64,11 @@ struct graph {
 	uint32_t *node_of; /* entry -> N + 1; 0: not drawn */
 	size_t kept;
 	double max_flat, dropped;
+	double node_fraction, edge_fraction;
 };
 
 /* jeprof's --nodecount and --nodefraction: the first max_nodes functions
- * (0: DEFAULT_NODES) whose |cum| is at least NODE_FRACTION of the total are
+ * (0: DEFAULT_NODES) whose |cum| is at least node_fraction of the total are
  * drawn; the flat values of the others are what the legend says was
  * dropped. */
 static int pick_nodes(struct graph *g, size_t max_nodes)
@@ -86,7 +87,7 @@ static int pick_nodes(struct graph *g, size_t max_nodes)
 	}
 	if (g->nc)
 		qsort(g->c, g->nc, sizeof(*g->c), cmp_cand);
-	double min_node = fabs(g->total) * NODE_FRACTION;
+	double min_node = fabs(g->total) * g->node_fraction;
 	size_t limit = max_nodes ? max_nodes : DEFAULT_NODES;
 	for (size_t i = 0; i < g->nc; i++) {
 		const struct cand *c = &g->c[i];
@@ -115,7 +116,7 @@ static void write_header(FILE *out, const struct graph *g, const char *title)
 	unparse(out, g->total, g->metric);
 	fputs(unit, out);
 	fprintf(out, "\\lShowing %zu of %zu nodes (at least %.1f%% of the total each)\\l",
-		g->kept, g->nc, NODE_FRACTION * 100);
+		g->kept, g->nc, g->node_fraction * 100);
 	fputs("Dropped nodes hold ", out);
 	unparse(out, g->dropped, g->metric);
 	fputs(unit, out);
@@ -150,7 +151,7 @@ static void write_nodes(FILE *out, const struct graph *g)
 	}
 }
 
-/* The edges between drawn functions that carry at least EDGE_FRACTION of
+/* The edges between drawn functions that carry at least edge_fraction of
  * the total, weighted and thickened by their share of the largest edge;
  * dashed where the base held more. */
 static void write_edges(FILE *out, const struct graph *g)
@@ -166,7 +167,7 @@ static void write_edges(FILE *out, const struct graph *g)
 		const struct jh_edge *e = &edges->e[i];
 		double w = e->value - e->bvalue;
 		if (!g->node_of[e->from] || !g->node_of[e->to] || e->from == e->to ||
-		    fabs(w) < fabs(g->total) * EDGE_FRACTION || w == 0)
+		    fabs(w) < fabs(g->total) * g->edge_fraction || w == 0)
 			continue;
 		fprintf(out, "N%u -> N%u [label=\" ", g->node_of[e->from], g->node_of[e->to]);
 		unparse(out, w, g->metric);
@@ -182,14 +183,23 @@ JH_EXPORT int jeheap_dot(const jeheap_profile *p, jeheap_symbolizer *s,
 			 const struct jeheap_query *q, const char *title, size_t max_nodes,
 			 FILE *out)
 {
-	if (!out)
+	const struct jeheap_dot_options o = { max_nodes, NODE_FRACTION, EDGE_FRACTION };
+	return jeheap_dot_opts(p, s, q, title, &o, out);
+}
+
+JH_EXPORT int jeheap_dot_opts(const jeheap_profile *p, jeheap_symbolizer *s,
+			      const struct jeheap_query *q, const char *title,
+			      const struct jeheap_dot_options *o, FILE *out)
+{
+	if (!out || !o || !(o->node_fraction >= 0) || !(o->edge_fraction >= 0))
 		return JEHEAP_EINVAL;
 	jeheap_top *t;
 	int r = jh_top_build(p, s, q, 1, &t);
 	if (r)
 		return r;
-	struct graph g = { .t = t, .metric = q->metric, .total = t->total };
-	r = pick_nodes(&g, max_nodes);
+	struct graph g = { .t = t, .metric = q->metric, .total = t->total,
+			   .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction };
+	r = pick_nodes(&g, o->max_nodes);
 	if (!r) {
 		write_header(out, &g, title ? title : "heap profile");
 		write_nodes(out, &g);

@@ -62,9 +62,18 @@ void jh_unsample(uint64_t period, uint64_t n, uint64_t s, double *on, double *os
 void jh_counts(const jeheap_profile *p, const uint64_t raw[4], int scale, struct jeheap_counts *c);
 double jh_metric(const struct jeheap_counts *c, int metric);
 /* Every stack with the counts a query asks for: its t*: line, or the
- * tN: line of one thread (stacks that thread has none of are skipped). */
+ * tN: line of one thread (stacks that thread has none of are skipped);
+ * under q->drop_negative, less the base's same stack. */
 int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
 		     void *arg);
+/* The same, without --drop_negative's subtraction: what a query's stacks
+ * hold in p alone. */
+int jh_foreach_query_stacks(const jeheap_profile *p, const struct jeheap_query *q,
+			    jeheap_stack_cb cb, void *arg);
+/* jh_foreach_query under q->drop_negative (jh_negative.c): p's stacks
+ * minus the base's same stacks, at least 0; nothing for the base itself. */
+int jh_foreach_dropping_negative(const jeheap_profile *p, const struct jeheap_query *q,
+				 jeheap_stack_cb cb, void *arg);
 /* Every tN: line under a stack, one call each, *thread set to its N
  * before the call: the stacks broken down by thread. */
 int jh_foreach_thread_line(const jeheap_profile *p, uint64_t *thread, jeheap_stack_cb cb,

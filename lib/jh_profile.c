@@ -144,6 +144,14 @@ static int thread_lines(const jeheap_profile *p, int only, uint64_t tid, uint64_
 int jh_foreach_query(const jeheap_profile *p, const struct jeheap_query *q, jeheap_stack_cb cb,
 		     void *arg)
 {
+	if (q->drop_negative && q->base)
+		return jh_foreach_dropping_negative(p, q, cb, arg);
+	return jh_foreach_query_stacks(p, q, cb, arg);
+}
+
+int jh_foreach_query_stacks(const jeheap_profile *p, const struct jeheap_query *q,
+			    jeheap_stack_cb cb, void *arg)
+{
 	if (!q->per_thread)
 		return jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, cb, arg);
 	return thread_lines(p, 1, q->thread, NULL, cb, arg);

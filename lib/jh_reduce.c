@@ -77,6 +77,13 @@ struct jh_reducer {
 	jeheap_symbolizer *sym; /* the current input's */
 	regex_t focus_re, ignore_re;
 	int have_focus, have_ignore;
+	/* jeprof's --exclude and --retain (FilterFrames): single frames. Each
+	 * address's verdict is kept by address id: 0 not yet known, 1 keep,
+	 * 2 drop. */
+	regex_t exclude_re, retain_re;
+	int have_exclude, have_retain;
+	signed char *frame_verdict;
+	size_t frame_verdict_cap;
 	uint32_t *path;
 	size_t path_cap;
 	uint32_t *apath; /* the addresses kept by reduce(): address ids, leaf first */
@@ -89,25 +96,32 @@ struct jh_reducer {
 	const jeheap_profile *p; /* the current input */
 };
 
-/* focus, ignore and granularity from q. */
+static void reducer_free(struct jh_reducer *r);
+
+/* One of the query's regexes, if given: 0, or JEHEAP_EINVAL. */
+static int compile(regex_t *re, int *have, const char *text)
+{
+	if (!text)
+		return 0;
+	if (regcomp(re, text, REG_EXTENDED | REG_NOSUB))
+		return JEHEAP_EINVAL;
+	*have = 1;
+	return 0;
+}
+
+/* focus, ignore, exclude, retain and granularity from q. */
 static int reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 {
 	memset(r, 0, sizeof(*r));
 	if (q->granularity < JEHEAP_FUNCTIONS || q->granularity > JEHEAP_ADDRESSES)
 		return JEHEAP_EINVAL;
 	r->granularity = q->granularity;
-	if (q->focus) {
-		if (regcomp(&r->focus_re, q->focus, REG_EXTENDED | REG_NOSUB))
-			return JEHEAP_EINVAL;
-		r->have_focus = 1;
-	}
-	if (q->ignore) {
-		if (regcomp(&r->ignore_re, q->ignore, REG_EXTENDED | REG_NOSUB)) {
-			if (r->have_focus)
-				regfree(&r->focus_re);
-			return JEHEAP_EINVAL;
-		}
-		r->have_ignore = 1;
+	if (compile(&r->focus_re, &r->have_focus, q->focus) ||
+	    compile(&r->ignore_re, &r->have_ignore, q->ignore) ||
+	    compile(&r->exclude_re, &r->have_exclude, q->exclude) ||
+	    compile(&r->retain_re, &r->have_retain, q->retain)) {
+		reducer_free(r);
+		return JEHEAP_EINVAL;
 	}
 	return 0;
 }
@@ -124,6 +138,11 @@ static void reducer_free(struct jh_reducer *r)
 		regfree(&r->focus_re);
 	if (r->have_ignore)
 		regfree(&r->ignore_re);
+	if (r->have_exclude)
+		regfree(&r->exclude_re);
+	if (r->have_retain)
+		regfree(&r->retain_re);
+	free(r->frame_verdict);
 }
 
 void jh_entries_free(struct jh_entries *x)
@@ -253,6 +272,29 @@ static int matches(regex_t *re, int *cache, const char *name)
 	return *cache;
 }
 
+/* jeprof's FilterFrames: is the frame at address id k kept under
+ * --exclude/--retain? It tests the containing function's name (the first
+ * of the address's symbol list), or the address when unknown. 1 keep, 0
+ * drop, -1 without memory. */
+static int keep_frame(struct jh_reducer *r, uint32_t k, uint64_t a)
+{
+	if (jh_grow_zeroed((void **)&r->frame_verdict, &r->frame_verdict_cap, k + 1,
+			   sizeof(*r->frame_verdict)))
+		return -1;
+	if (!r->frame_verdict[k]) {
+		char hex[24];
+		const char *name = r->sym ? jeheap_symbolize(r->sym, a) : NULL;
+		if (!name) {
+			snprintf(hex, sizeof(hex), "0x%016" PRIx64, a);
+			name = hex;
+		}
+		int keep = (!r->have_retain || !regexec(&r->retain_re, name, 0, NULL, 0)) &&
+			   (!r->have_exclude || regexec(&r->exclude_re, name, 0, NULL, 0));
+		r->frame_verdict[k] = keep ? 1 : 2;
+	}
+	return r->frame_verdict[k] == 1;
+}
+
 /* One stack: *path gets entry ids, leaf first (an address with inlined
  * frames gives several), and r->apath its addresses; *n 0 when the stack
  * is filtered out or empty. */
@@ -272,6 +314,13 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 			k = 0; /* what came before was inside the allocator */
 			r->napath = 0;
 			continue;
+		}
+		if (r->have_exclude || r->have_retain) {
+			int keep = keep_frame(r, (uint32_t)(pi - r->pcinfo), a);
+			if (keep < 0)
+				return JEHEAP_ENOMEM;
+			if (!keep)
+				continue;
 		}
 		if (jh_grow((void **)&r->path, &r->path_cap, k + pi->n, sizeof(*r->path)) ||
 		    jh_grow((void **)&r->apath, &r->apath_cap, r->napath + 1, sizeof(*r->apath)))
