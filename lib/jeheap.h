@@ -182,6 +182,13 @@ struct jeheap_query {
 	int drop_negative;
 };
 
+/* What the query's stacks hold before any reduction: the profile's and
+ * q->more's, less q->base's, of q->metric, un-sampled (one thread's with
+ * q->per_thread; after q->drop_negative). Allocator-only stacks and what
+ * focus, ignore, exclude and retain drop are counted: jeprof --text's
+ * "Total:" line (FilterAndPrint's TotalProfile). Since libjeheap 4. */
+int jeheap_query_total(const jeheap_profile *p, const struct jeheap_query *q, double *out);
+
 struct jeheap_top_entry {
 	const char *name; /* function, or 0x... address when unknown */
 	double flat, cum;
