@@ -11,6 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "jeheap.h"
+#include "jeheap_cli.h"
+#include "jeheap_graphviz.h"
+#include "jeheap_list.h"
+#include "jeheap_program.h"
+#include "jeheap_raw.h"
 #include "jeheap_text.h"
 
 #ifdef HAVE_LIBDW
@@ -24,15 +29,17 @@
 #define HAVE_DEMANGLE_WORD "no (built without libstdc++)"
 #endif
 
-enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
 enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
        O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES };
 
-static void usage(FILE *f)
+void jeheap_usage(FILE *f)
 {
-	fputs("Usage: jeheap top|collapsed|flame|dot|pprof|json [OPTION...] PROFILE [PROFILE...]\n"
+	fputs("Usage: jeheap top|collapsed|flame|dot|pprof|json [OPTION...] [PROGRAM] PROFILE...\n"
+	      "       jeheap jeprof [JEPROF-OPTION...] [PROGRAM] PROFILE...   (or as jeheap-jeprof)\n"
 	      "Analyse jemalloc heap profiles (jemalloc 4+ heap_v2, 3.x/gperftools one-line,\n"
-	      "jeprof's symbolized form). Several profiles are added together.\n"
+	      "jeprof's symbolized form). Several profiles are added together. PROGRAM, an\n"
+	      "ELF file before the profiles (as jeprof takes one), is read for the main\n"
+	      "executable's symbols instead of the path the profile's maps name.\n"
 	      "\n"
 	      "Commands:\n"
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
@@ -44,6 +51,8 @@ static void usage(FILE *f)
 	      "  pprof                 pprof's profile.proto, gzipped, for go tool pprof,\n"
 	      "                        Pyroscope, ... (binary: needs -o or a pipe)\n"
 	      "  json                  top as one JSON object (values un-sampled, not rounded)\n"
+	      "  jeprof                jeprof's own command line: --text, --svg, --raw, --list=RE,\n"
+	      "                        ... (see jeheap(1), JEPROF COMPATIBILITY; jeheap jeprof --help)\n"
 	      "\n"
 	      "Options:\n"
 	      "  --base FILE           subtract this earlier profile (what grew since)\n"
@@ -83,7 +92,6 @@ static int read_profile(const char *path, jeheap_profile **p)
 	return -1;
 }
 
-enum command { CMD_TOP, CMD_COLLAPSED, CMD_FLAME, CMD_DOT, CMD_PPROF, CMD_JSON };
 static const char *const commands[] = { "top", "collapsed", "flame", "dot", "pprof", "json" };
 
 /* The profiles named on the command line, each with its symbolizer. */
@@ -95,9 +103,11 @@ struct inputs {
 	jeheap_symbolizer *base_s;
 };
 
-static int load_inputs(struct inputs *in, char **paths, size_t n, const char *basepath,
-		       const char *root)
+static int load_inputs(struct inputs *in, const struct args *a)
 {
+	char **paths = a->profiles;
+	size_t n = a->nprofiles;
+	const char *basepath = a->basepath, *root = a->root;
 	in->p = calloc(n, sizeof(*in->p));
 	in->s = calloc(n, sizeof(*in->s));
 	if (!in->p || !in->s) {
@@ -119,6 +129,13 @@ static int load_inputs(struct inputs *in, char **paths, size_t n, const char *ba
 		fprintf(stderr, "jeheap: %s\n", jeheap_strerror(e));
 		return -1;
 	}
+	/* jeprof reads every profile's (and the base's) main executable from
+	 * its one PROGRAM */
+	for (size_t i = 0; a->program && i < n; i++)
+		if (use_program(in->s[i], a->program))
+			return -1;
+	if (a->program && in->base_s && use_program(in->base_s, a->program))
+		return -1;
 	return 0;
 }
 
@@ -142,35 +159,63 @@ static int analysis_failed(int e)
 	return e == JEHEAP_EINVAL ? EXIT_USAGE : e == JEHEAP_EIO ? EXIT_OUTPUT : EXIT_INPUT;
 }
 
-static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, long limit,
-	       const char *title, FILE *out)
+/* top and json, and jeprof --text: the table. */
+static int run_top(const struct args *a, const struct inputs *in, FILE *out)
+{
+	jeheap_top *t = NULL;
+	int e = jeheap_top_query(in->p[0], in->s[0], &a->q, &t);
+	struct top_style st = { a->q.metric, a->jeprof.show_bytes, a->jeprof.by_cum, a->limit,
+				a->jeprof.on, 0 };
+	if (!e && a->jeprof.on)
+		e = jeheap_query_total(in->p[0], &a->q, &st.whole_total);
+	if (!e && a->cmd == CMD_JSON)
+		print_json(out, in->p[0], t, &a->q, a->limit);
+	else if (!e && print_top(out, t, &st))
+		e = JEHEAP_ENOMEM;
+	jeheap_top_free(t);
+	return e ? analysis_failed(e) : 0;
+}
+
+/* dot, and jeprof --svg/--pdf through graphviz. */
+static int run_dot(const struct args *a, const struct inputs *in, FILE *out)
+{
+	const struct jeheap_dot_options o = { a->limit > 0 ? (size_t)a->limit : 0,
+					      a->jeprof.node_fraction, a->jeprof.edge_fraction };
+	struct graphviz g;
+	int rc = 0;
+	if (a->jeprof.graphviz && (rc = graphviz_start(&g, a->jeprof.graphviz, out)))
+		return rc;
+	int e = jeheap_dot_opts(in->p[0], in->s[0], &a->q, a->profiles[0], &o,
+				a->jeprof.graphviz ? g.in : out);
+	if (a->jeprof.graphviz)
+		rc = graphviz_finish(&g);
+	return e ? analysis_failed(e) : rc;
+}
+
+static int run(const struct args *a, const struct inputs *in, FILE *out)
 {
 	jeheap_profile *p = in->p[0];
 	jeheap_symbolizer *s = in->s[0];
-	jeheap_top *t = NULL;
+	const struct jeheap_query *q = &a->q;
 	int e = 0;
-	switch (cmd) {
+	switch (a->cmd) {
 	case CMD_TOP:
 	case CMD_JSON:
-		if ((e = jeheap_top_query(p, s, q, &t)))
-			break;
-		if (cmd == CMD_JSON)
-			print_json(out, p, t, q, limit);
-		else
-			print_top(out, t, q->metric, limit);
-		jeheap_top_free(t);
-		break;
+		return run_top(a, in, out);
+	case CMD_DOT:
+		return run_dot(a, in, out);
+	case CMD_RAW:
+		return write_raw(a->profiles[0], p, s, a->program, out);
+	case CMD_LIST:
+		return print_listing(out, p, s, q, a->jeprof.list_re, a->jeprof.show_bytes);
 	case CMD_COLLAPSED: {
-		struct fold_out fo = { out, in->base != NULL, limit };
+		struct fold_out fo = { out, in->base != NULL, a->limit };
 		if ((e = jeheap_collapsed(p, s, q, print_folded, &fo)) == FOLD_DONE)
 			e = 0;
 		break;
 	}
 	case CMD_FLAME:
-		e = jeheap_flamegraph_svg(p, s, q, title, out);
-		break;
-	case CMD_DOT:
-		e = jeheap_dot(p, s, q, title, limit > 0 ? (size_t)limit : 0, out);
+		e = jeheap_flamegraph_svg(p, s, q, a->profiles[0], out);
 		break;
 	case CMD_PPROF:
 		e = jeheap_pprof(p, s, q, out);
@@ -178,18 +223,6 @@ static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, l
 	}
 	return e ? analysis_failed(e) : 0;
 }
-
-/* The command line, parsed. */
-struct args {
-	int cmd;             /* enum command */
-	const char *name;    /* as given */
-	char **profiles;
-	size_t nprofiles;
-	long limit;          /* -n, or -1 */
-	const char *root, *outpath, *basepath;
-	const char *thread_name; /* --thread NAME, resolved in the first profile */
-	struct jeheap_query q;
-};
 
 /* -1: not a number of lines. */
 static long parse_limit(const char *text)
@@ -294,7 +327,7 @@ static int parse_options(int argc, char **argv, struct args *a)
 				return EXIT_USAGE;
 			break;
 		case 'h':
-			usage(stdout);
+			jeheap_usage(stdout);
 			return 0;
 		case O_VERSION:
 			printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
@@ -313,9 +346,44 @@ static int parse_options(int argc, char **argv, struct args *a)
 	return -1;
 }
 
-/* The command and its profiles, and every check that needs no file: the
- * regexes (as libjeheap compiles them) before any profile is read or the
- * output file created. Returns -1 to go on, else an exit code. */
+/* The operands: a leading PROGRAM, the profiles; then every check that
+ * needs no file: the regexes (as libjeheap compiles them) before any
+ * profile is read or the output file created. */
+int jeheap_operands(int argc, char **argv, int i, struct args *a)
+{
+	/* jeprof's PROGRAM PROFILE...: an ELF file first, profiles after */
+	if (argc - i >= 2 && is_program(argv[i]))
+		a->program = argv[i++];
+	if (i >= argc) {
+		fprintf(stderr, "jeheap: %s needs a PROFILE (a file jeattach --dump or "
+				"jemalloc's prof.dump wrote)\n",
+			a->name);
+		return EXIT_USAGE;
+	}
+	a->profiles = argv + i;
+	a->nprofiles = (size_t)(argc - i);
+	static const char *const what[] = { "focus", "ignore", "exclude", "retain", "list" };
+	const char *res[] = { a->q.focus, a->q.ignore, a->q.exclude, a->q.retain,
+			      a->jeprof.list_re };
+	for (size_t k = 0; k < sizeof(res) / sizeof(res[0]); k++) {
+		regex_t re;
+		if (!res[k])
+			continue;
+		if (regcomp(&re, res[k], REG_EXTENDED | REG_NOSUB)) {
+			fprintf(stderr, "jeheap: --%s '%s': not a POSIX extended regular expression\n",
+				what[k], res[k]);
+			return EXIT_USAGE;
+		}
+		regfree(&re);
+	}
+	if (a->cmd == CMD_PPROF && !a->outpath && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "jeheap: pprof writes gzipped binary; give -o FILE or a pipe\n");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The command and its operands. Returns -1 to go on, else an exit code. */
 static int parse_command(int argc, char **argv, struct args *a)
 {
 	if (optind >= argc) {
@@ -329,44 +397,20 @@ static int parse_command(int argc, char **argv, struct args *a)
 			a->cmd = (int)i;
 	if (a->cmd < 0) {
 		fprintf(stderr, "jeheap: unknown command '%s'; the commands are top, collapsed, "
-				"flame, dot, pprof, json\n",
+				"flame, dot, pprof, json, jeprof\n",
 			a->name);
 		return EXIT_USAGE;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "jeheap: %s needs a PROFILE (a file jeattach --dump or "
-				"jemalloc's prof.dump wrote)\n",
-			a->name);
-		return EXIT_USAGE;
-	}
-	a->profiles = argv + optind;
-	a->nprofiles = (size_t)(argc - optind);
-	const char *res[2] = { a->q.focus, a->q.ignore };
-	for (int i = 0; i < 2; i++) {
-		regex_t re;
-		if (!res[i])
-			continue;
-		if (regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB)) {
-			fprintf(stderr, "jeheap: --%s '%s': not a POSIX extended regular expression\n",
-				i ? "ignore" : "focus", res[i]);
-			return EXIT_USAGE;
-		}
-		regfree(&re);
-	}
-	if (a->cmd == CMD_PPROF && !a->outpath && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "jeheap: pprof writes gzipped binary; give -o FILE or a pipe\n");
-		return EXIT_USAGE;
-	}
-	return -1;
+	return jeheap_operands(argc, argv, optind, a);
 }
 
 /* Read, analyse, write. */
-static int execute(struct args *a)
+int jeheap_execute(struct args *a)
 {
 	struct inputs in = { 0 };
 	FILE *out = NULL;
 	int rc = 0;
-	if (load_inputs(&in, a->profiles, a->nprofiles, a->basepath, a->root)) {
+	if (load_inputs(&in, a)) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -385,7 +429,7 @@ static int execute(struct args *a)
 		rc = EXIT_OUTPUT;
 		goto out;
 	}
-	rc = run(a->cmd, &in, &a->q, a->limit, a->profiles[0], out);
+	rc = run(a, &in, out);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath ? a->outpath : "output",
 			strerror(errno));
@@ -401,9 +445,19 @@ out:
 
 int main(int argc, char **argv)
 {
+	/* jeheap-jeprof ARGS, or jeheap jeprof ARGS: jeprof's command line,
+	 * so that a script switches from jeprof by one word */
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	if (!strcmp(base, "jeheap-jeprof"))
+		return jeheap_jeprof_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "jeprof"))
+		return jeheap_jeprof_main(argc - 1, argv + 1);
 	struct args a = { .limit = -1 };
+	a.jeprof.node_fraction = 0.005;
+	a.jeprof.edge_fraction = 0.001;
 	int rc = parse_options(argc, argv, &a);
 	if (rc < 0)
 		rc = parse_command(argc, argv, &a);
-	return rc < 0 ? execute(&a) : rc;
+	return rc < 0 ? jeheap_execute(&a) : rc;
 }

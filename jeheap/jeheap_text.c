@@ -5,17 +5,28 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "jeheap_text.h"
 #include "core_json.h"
 
-static const char *unparse(double v, int metric, char *buf, size_t len)
+const char *unparse(double v, int metric, int show_bytes, char *buf, size_t len)
 {
-	/* jeprof's Unparse: objects as integers, bytes in MB with one decimal. */
-	if (metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS)
+	/* jeprof's Unparse: objects (and bytes under --show_bytes) as
+	 * integers, bytes in MB with one decimal. */
+	if (metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS || show_bytes)
 		snprintf(buf, len, "%.0f", trunc(v)); /* Perl's %d, without int's range */
 	else
 		snprintf(buf, len, "%.1f", v / 1048576.0);
 	return buf;
+}
+
+const char *units(int metric, int show_bytes)
+{
+	/* jeprof's Units */
+	if (metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS)
+		return "objects";
+	return show_bytes ? "B" : "MB";
 }
 
 static const char *percent(double v, double total, char *buf, size_t len)
@@ -27,20 +38,53 @@ static const char *percent(double v, double total, char *buf, size_t len)
 	return buf;
 }
 
-void print_top(FILE *out, const jeheap_top *t, int metric, long limit)
+/* jeprof's PrintText under --cum: by cumulative value, then name. */
+static int by_cum(const void *a, const void *b)
+{
+	const struct jeheap_top_entry *x = *(const struct jeheap_top_entry *const *)a;
+	const struct jeheap_top_entry *y = *(const struct jeheap_top_entry *const *)b;
+	if (x->cum != y->cum)
+		return x->cum > y->cum ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The rows in the order to print them (top's: by flat value), or NULL
+ * without memory. */
+static const struct jeheap_top_entry **ordered(const jeheap_top *t, int cum)
+{
+	size_t n = jeheap_top_count(t);
+	const struct jeheap_top_entry **rows = calloc(n ? n : 1, sizeof(*rows));
+	for (size_t i = 0; rows && i < n; i++)
+		rows[i] = jeheap_top_entry(t, i);
+	if (rows && cum && n)
+		qsort(rows, n, sizeof(*rows), by_cum);
+	return rows;
+}
+
+int print_top(FILE *out, const jeheap_top *t, const struct top_style *st)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	double total = jeheap_top_total(t), running = 0;
-	int objects = metric == JEHEAP_INUSE_OBJECTS || metric == JEHEAP_ALLOC_OBJECTS;
-	fprintf(out, "Total: %s %s\n", unparse(total, metric, a, sizeof(a)), objects ? "objects" : "MB");
-	for (size_t i = 0; i < jeheap_top_count(t) && (limit < 0 || (long)i < limit); i++) {
-		const struct jeheap_top_entry *en = jeheap_top_entry(t, i);
+	int m = st->metric, sb = st->show_bytes;
+	const struct jeheap_top_entry **rows = ordered(t, st->by_cum);
+	if (!rows)
+		return -1;
+	/* jeprof's FilterAndPrint: no Total line when the whole is 0 */
+	if (!st->whole_header)
+		fprintf(out, "Total: %s %s\n", unparse(total, m, sb, a, sizeof(a)), units(m, sb));
+	else if (st->whole_total != 0)
+		fprintf(out, "Total: %s %s\n", unparse(st->whole_total, m, sb, a, sizeof(a)),
+			units(m, sb));
+	for (size_t i = 0; i < jeheap_top_count(t) && (st->limit < 0 || (long)i < st->limit); i++) {
+		const struct jeheap_top_entry *en = rows[i];
 		running += en->flat;
-		fprintf(out, "%8s %6s %6s %8s %6s %s\n", unparse(en->flat, metric, a, sizeof(a)),
+		fprintf(out, "%8s %6s %6s %8s %6s %s\n", unparse(en->flat, m, sb, a, sizeof(a)),
 			percent(en->flat, total, b, sizeof(b)), percent(running, total, c, sizeof(c)),
-			unparse(en->cum, metric, d, sizeof(d)), percent(en->cum, total, e, sizeof(e)),
+			unparse(en->cum, m, sb, d, sizeof(d)), percent(en->cum, total, e, sizeof(e)),
 			en->name);
 	}
+	free(rows);
+	return 0;
 }
 
 struct thread_out {
