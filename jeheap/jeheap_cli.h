@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* What jeheap's two command lines (its own, and jeprof's in
- * jeheap_jeprof.c) parse into, and the one runner both hand it to. */
+/* What jeheap's two command lines (its own in jeheap_main.c, jeprof's in
+ * jeheap_jeprof.c) parse into, and the one runner both hand it to
+ * (jeheap_run.c). */
 #ifndef JEHEAP_CLI_H
 #define JEHEAP_CLI_H
 
@@ -36,15 +37,14 @@ struct args {
 	struct jeprof_style jeprof;
 };
 
-/* jeheap's usage, for --help and for the jeprof mode's pointers to it. */
-void jeheap_usage(FILE *f);
 /* The operands from argv[i] on: a leading PROGRAM (an ELF file, by its
  * magic), then the profiles; the regexes checked. -1 to go on, else an
  * exit code. */
 int jeheap_operands(int argc, char **argv, int i, struct args *a);
 /* Read, analyse, write: an exit code. */
 int jeheap_execute(struct args *a);
-/* jeprof's command line (jeheap_jeprof.c): an exit code. */
+/* jeprof's command line (jeheap_jeprof.c), argv[0] its name: an exit
+ * code. */
 int jeheap_jeprof_main(int argc, char **argv);
 
 #endif

@@ -161,13 +161,26 @@ static int take_value(int c, const char *v, struct args *a, struct counts *k)
 {
 	double x;
 	switch (c) {
-	case J_BASE: a->basepath = v; break;
-	case J_FOCUS: a->q.focus = v; break;
-	case J_IGNORE: a->q.ignore = v; break;
-	case J_RETAIN: a->q.retain = v; break;
-	case J_EXCLUDE: a->q.exclude = v; break;
-	case J_ROOT: a->root = v; break;
-	case J_LIB_PREFIX: return lib_prefix(v, a) ? EXIT_USAGE : -1;
+	case J_BASE:
+		a->basepath = v;
+		break;
+	case J_FOCUS:
+		a->q.focus = v;
+		break;
+	case J_IGNORE:
+		a->q.ignore = v;
+		break;
+	case J_RETAIN:
+		a->q.retain = v;
+		break;
+	case J_EXCLUDE:
+		a->q.exclude = v;
+		break;
+	case J_ROOT:
+		a->root = v;
+		break;
+	case J_LIB_PREFIX:
+		return lib_prefix(v, a) ? EXIT_USAGE : -1;
 	case J_LIST:
 		a->jeprof.list_re = v;
 		k->modes++;
@@ -194,11 +207,21 @@ static int take(int c, const char *v, struct args *a, struct counts *k)
 	if (c >= J_UNSUPPORTED)
 		return refuse(c - J_UNSUPPORTED);
 	switch (c) {
-	case J_HELP: usage(stdout); return 0;
-	case J_VERSION: printf("jeheap jeprof %s (jeprof's command line)\n", PACKAGE_VERSION); return 0;
-	case J_CUM: a->jeprof.by_cum = 1; break;
-	case J_SHOW_BYTES: a->jeprof.show_bytes = 1; break;
-	case J_DROP_NEGATIVE: a->q.drop_negative = 1; break;
+	case J_HELP:
+		usage(stdout);
+		return 0;
+	case J_VERSION:
+		printf("jeheap jeprof %s (jeprof's command line)\n", PACKAGE_VERSION);
+		return 0;
+	case J_CUM:
+		a->jeprof.by_cum = 1;
+		break;
+	case J_SHOW_BYTES:
+		a->jeprof.show_bytes = 1;
+		break;
+	case J_DROP_NEGATIVE:
+		a->q.drop_negative = 1;
+		break;
 	case J_FUNCTIONS:
 	case J_LINES:
 	case J_ADDRESSES:
