@@ -180,8 +180,15 @@ static int resolve_thread(struct args *a, const jeheap_profile *p, const char *p
 int jeheap_operands(int argc, char **argv, int i, struct args *a)
 {
 	/* jeprof's PROGRAM PROFILE...: an ELF file first, profiles after */
-	if (argc - i >= 2 && is_program(argv[i]))
+	if (i < argc && is_program(argv[i])) {
+		if (argc - i < 2) {
+			fprintf(stderr, "jeheap: %s is a program (an ELF file); the PROFILE comes "
+					"after it\n",
+				argv[i]);
+			return EXIT_USAGE;
+		}
 		a->program = argv[i++];
+	}
 	if (i >= argc) {
 		fprintf(stderr, "jeheap: %s needs a PROFILE (a file jeattach --dump or "
 				"jemalloc's prof.dump wrote)\n",
