@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "jeheap.h"
 #include "jeheap_text.h"
+#include "jeheap_warn.h"
 
 #ifdef HAVE_LIBDW
 #define HAVE_LIBDW_WORD "yes"
@@ -386,6 +387,8 @@ static int execute(struct args *a)
 		goto out;
 	}
 	rc = run(a->cmd, &in, &a->q, a->limit, a->profiles[0], out);
+	warn_objects(in.s, in.n);
+	warn_objects(&in.base_s, 1);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath ? a->outpath : "output",
 			strerror(errno));
