@@ -90,6 +90,10 @@ struct jh_pcinfo {
 	uint32_t ffirst, nframes; /* its frames in frames[], when keep_frames */
 	int skip; /* the containing function is an allocator entry point */
 	int internal; /* in a shared jemalloc, or one of jemalloc's own names */
+	/* How many of its innermost inlined frames are the allocator's (an
+	 * inline wrapper named calloc, as ld.so's rtld-malloc.h has): dropped
+	 * when this address is the first one kept. */
+	uint32_t lead_skip;
 };
 
 struct jh_reducer {
@@ -268,6 +272,10 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	 * address's symbol list: the containing function, not an inlined one. */
 	pi->skip = n && f[n - 1].function && is_skipped(f[n - 1].function);
 	pi->internal = in_allocator || (n && f[n - 1].function && is_internal(f[n - 1].function));
+	pi->lead_skip = 0;
+	while (pi->lead_skip + 1 < n && f[pi->lead_skip].function &&
+	       (is_skipped(f[pi->lead_skip].function) || is_internal(f[pi->lead_skip].function)))
+		pi->lead_skip++;
 	for (size_t i = 0; i < nf; i++) {
 		char *name = frame_name(r, a, n ? &f[i] : NULL, i, nf);
 		if (!name)
@@ -314,11 +322,12 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 			r->napath = 0;
 			continue;
 		}
+		uint32_t drop = r->napath == 0 ? pi->lead_skip : 0;
 		if (jh_grow((void **)&r->path, &r->path_cap, k + pi->n, sizeof(*r->path)) ||
 		    jh_grow((void **)&r->apath, &r->apath_cap, r->napath + 1, sizeof(*r->apath)))
 			return JEHEAP_ENOMEM;
-		memcpy(r->path + k, r->pc_ent + pi->first, pi->n * sizeof(*r->path));
-		k += pi->n;
+		memcpy(r->path + k, r->pc_ent + pi->first + drop, (pi->n - drop) * sizeof(*r->path));
+		k += pi->n - drop;
 		r->apath[r->napath++] = (uint32_t)(pi - r->pcinfo);
 	}
 	int focused = !r->have_focus;
