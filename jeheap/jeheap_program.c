@@ -15,12 +15,6 @@
 #include "jeheap_cli.h"
 #include "jeheap_program.h"
 
-/* libjeheap's (the lead's change on main, not merged yet): declared here
- * and weak until it is, so a library without it leaves PROGRAM unused and
- * the profile's own path is read. TODO: drop both once merged. */
-int jeheap_symbolizer_set_program(jeheap_symbolizer *s, const char *path);
-#pragma weak jeheap_symbolizer_set_program
-
 int is_program(const char *path)
 {
 	unsigned char magic[4];
@@ -34,8 +28,6 @@ int is_program(const char *path)
 
 int use_program(jeheap_symbolizer *s, const char *path)
 {
-	if (!jeheap_symbolizer_set_program)
-		return 0;
 	errno = 0;
 	int e = jeheap_symbolizer_set_program(s, path);
 	/* A profile that maps no file (a symbolized one brings its names):

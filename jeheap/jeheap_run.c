@@ -17,6 +17,7 @@
 #include "jeheap_program.h"
 #include "jeheap_raw.h"
 #include "jeheap_text.h"
+#include "jeheap_warn.h"
 
 static int read_profile(const char *path, jeheap_profile **p)
 {
@@ -244,6 +245,8 @@ int jeheap_execute(struct args *a)
 		goto out;
 	}
 	rc = run(a, &in, out);
+	warn_objects(in.s, in.n);
+	warn_objects(&in.base_s, 1);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath ? a->outpath : "output",
 			strerror(errno));

@@ -110,7 +110,33 @@ int jeheap_symbolizer_new(const jeheap_profile *p, const char *root, jeheap_symb
  * under /proc/PID/root (its mount namespace). */
 int jeheap_symbolizer_new_pid(const jeheap_profile *p, int pid, jeheap_symbolizer **out);
 void jeheap_symbolizer_free(jeheap_symbolizer *s);
-/* The function containing addr (as jeprof names it), or NULL. */
+/* Read the profile's main executable from path instead of the file its
+ * maps name (jeprof's PROGRAM argument): the mapped file named like path,
+ * else the lowest-mapped one. Before the first lookup. JEHEAP_ENOENT: the
+ * profile maps no file; JEHEAP_EIO: path is not a readable regular file. */
+int jeheap_symbolizer_set_program(jeheap_symbolizer *s, const char *path);
+
+/* Objects whose addresses could not be named from their file, known once
+ * the addresses were looked up (after an analysis): */
+enum jeheap_object_state {
+	JEHEAP_OBJECT_MISSING = 1,  /* no such file here: its addresses stay raw */
+	JEHEAP_OBJECT_REPLACED = 2, /* the file there is not the one profiled (another
+				     * build id; another inode on the boot that made
+				     * the profile): not used, addresses stay raw */
+	JEHEAP_OBJECT_NEWER = 3,    /* nothing proves it either way, but it was
+				     * written after the profile: used, names may
+				     * be wrong */
+};
+/* cb once per such object (its path, its state); a non-zero return stops
+ * and is returned. */
+typedef int (*jeheap_object_cb)(const char *path, int state, void *arg);
+int jeheap_symbolizer_foreach_problem(const jeheap_symbolizer *s, jeheap_object_cb cb,
+				      void *arg);
+
+/* The function containing addr (as jeprof names it), or NULL. An address
+ * inside a mapped object's file but in no symbol's extent (a stripped
+ * object's internal function) is named "file+0xVADDR": the object's file
+ * name and the address as the file links it (addr2line -e file VADDR). */
 const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr);
 
 /* One frame at an address. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Collapsed ("folded") stacks: one line per distinct stack, root first,
  * frames joined by ';', the value after a space: the input of
- * flamegraph.pl, speedscope and inferno. Recursion is kept (a flame graph
+ * flamegraph.pl, speedscope and inferno. ';', '%' and line breaks inside a
+ * name are written %3B, %25, %0A, %0D. Recursion is kept (a flame graph
  * shows it); allocator frames are pruned as for top. With a base, each
  * stack carries both values (flamegraph's difffolded.pl form). */
 #include "config.h"
@@ -50,21 +51,41 @@ static int add(struct collapse *c, const char *stack, double v, int base)
 	return 0;
 }
 
+/* Bytes a name must not hold in the folded form: ';' separates frames
+ * and a line ends the stack, so a name with either (a C++ operator;, a
+ * Rust or assembler label) would split. Written %XX, as in a URL. */
+static int needs_escape(unsigned char ch)
+{
+	return ch == ';' || ch == '\n' || ch == '\r' || ch == '%';
+}
+
+static char *put_name(char *o, const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (needs_escape(*p)) {
+			static const char hex[] = "0123456789ABCDEF";
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	return o;
+}
+
 static int add_stack(void *arg, const struct jh_reduced *rs)
 {
 	struct collapse *c = arg;
 	const uint32_t *path = rs->path;
 	size_t n = rs->n, len = 1;
 	for (size_t i = 0; i < n; i++)
-		len += strlen(c->names.e[path[i]].name) + 1;
+		len += 3 * strlen(c->names.e[path[i]].name) + 1; /* each byte may be %XX */
 	if (jh_grow((void **)&c->buf, &c->buf_cap, len, 1))
 		return JEHEAP_ENOMEM;
 	char *o = c->buf;
 	for (size_t i = n; i-- > 0;) { /* root first */
-		const char *name = c->names.e[path[i]].name;
-		size_t l = strlen(name);
-		memcpy(o, name, l);
-		o += l;
+		o = put_name(o, c->names.e[path[i]].name);
 		*o++ = i ? ';' : 0;
 	}
 	return add(c, c->buf, rs->value, rs->which < 0);

@@ -39,6 +39,9 @@ struct jeheap_profile {
 	struct jh_symbol *syms;
 	size_t nsyms, syms_cap;
 	char *binary;
+	/* When the file it was read from was last written (seconds since the
+	 * epoch); 0: read from memory or a stream. */
+	int64_t written;
 };
 
 struct jh_symbol {

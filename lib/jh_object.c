@@ -37,6 +37,14 @@ static int cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* mallctl under any prefix jemalloc's configure can give it
+ * (--with-jemalloc-prefix: je_mallctl, _rjem_mallctl, ...). */
+static int is_mallctl(const char *name)
+{
+	size_t n = strlen(name);
+	return n >= 7 && !strcmp(name + n - 7, "mallctl") && (n == 7 || name[n - 8] == '_');
+}
+
 /* Append the function symbols of e's tables (names copied). */
 static int collect_cb(const struct core_elf_sym *y, void *arg)
 {
@@ -46,7 +54,12 @@ static int collect_cb(const struct core_elf_sym *y, void *arg)
 	struct jh_sym *s = &o->syms[o->nsyms];
 	if (!(s->name = jh_pool_strndup(&o->names, y->name, strlen(y->name))))
 		return -1;
+	if (is_mallctl(y->name))
+		o->allocator = 1;
+	if (!strcmp(y->name, "main"))
+		o->has_main = 1; /* a static-pie executable has no PT_INTERP */
 	s->addr = y->value;
+	s->size = y->size;
 	s->display = NULL;
 	s->strong = !y->weak && !y->ifunc;
 	o->nsyms++;
@@ -206,6 +219,19 @@ static int has_dwarf(struct core_elf *e)
 	return core_elf_has_section(e, ".debug_info") || core_elf_has_section(e, ".zdebug_info");
 }
 
+/* An executable (ET_EXEC, or a PIE: it asks for an interpreter), as
+ * opposed to a shared library. A jemalloc linked into the program itself
+ * shares its object with the program's own code, so being in the object
+ * that defines mallctl proves nothing there. */
+static int is_executable(struct core_elf *e)
+{
+	GElf_Ehdr eh;
+	uint64_t v;
+	if (gelf_getehdr(core_elf_libelf(e), &eh) && eh.e_type == ET_EXEC)
+		return 1;
+	return core_elf_segment(e, PT_INTERP, &v) == 0;
+}
+
 void jh_object_load(struct jh_object *o, int fd, const char *root)
 {
 	struct core_elf *obj, *dbg = NULL;
@@ -226,6 +252,9 @@ void jh_object_load(struct jh_object *o, int fd, const char *root)
 		rc = collect_minidebuginfo(o, obj);
 	if (rc)
 		goto out;
+	if (o->allocator && (o->has_main || is_executable(obj)))
+		o->allocator = 0;
+	core_elf_build_id(obj, o->build_id, sizeof(o->build_id));
 	if (o->nsyms) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 	o->loaded = 1;
@@ -260,32 +289,49 @@ int jh_object_vaddr(const struct jh_object *o, uint64_t off, uint64_t *vaddr)
 	return -1;
 }
 
+/* Does symbol k's extent hold vaddr? A symbol of size 0 (hand-written
+ * assembly, some linker-made stubs) claims up to the next symbol above it,
+ * but not past the last one: there is no end to believe. */
+static int holds(const struct jh_object *o, size_t k, uint64_t vaddr)
+{
+	const struct jh_sym *y = &o->syms[k];
+	if (y->size)
+		return vaddr - y->addr < y->size;
+	for (size_t j = k + 1; j < o->nsyms; j++)
+		if (o->syms[j].addr > y->addr)
+			return vaddr < o->syms[j].addr;
+	return 0;
+}
+
+/* How many symbol groups below vaddr are tried for one whose extent holds
+ * it: function symbols do not nest, but a function's .cold part or a
+ * local label typed as a function may lie between. */
+#define SYMBOL_LOOKBACK 8
+
 struct jh_sym *jh_object_symbol(struct jh_object *o, uint64_t vaddr)
 {
-	if (!o->nsyms)
-		return NULL;
-	/* The last symbol at or below vaddr (the first of equal addresses). */
 	_Static_assert(offsetof(struct jh_sym, addr) == 0, "core_search's key comes first");
-	size_t lo = core_count_at_or_below(o->syms, o->nsyms, sizeof(o->syms[0]), vaddr);
-	/* jeprof names an address by `addr2line -f` (nearest symbol below it,
-	 * however far) and, when that says ??, by its `nm` join
-	 * (MapSymbolsWithNM), which gives an address below the first symbol
-	 * the first symbol's name. That is how the leaf frames inside a
-	 * stripped libjemalloc.so (internal functions placed before malloc)
-	 * come out as "malloc" and get pruned; doing the same keeps totals
-	 * per function equal to jeprof's. */
-	size_t last = lo ? lo - 1 : 0, first = last, pick;
-	/* Aliases share an address: jeprof (GetProcedureBoundariesViaNm over
-	 * `nm -n`, sorted by address then name) keeps the last 't'/'T' symbol,
-	 * or the first one when none is: malloc rather than __libc_malloc. */
-	while (first > 0 && o->syms[first - 1].addr == o->syms[last].addr)
-		first--;
-	pick = first;
-	for (size_t k = first; k <= last; k++)
-		if (o->syms[k].strong)
-			pick = k;
-	struct jh_sym *y = &o->syms[pick];
-	if (!y->display)
-		y->display = jh_display_name(&o->names, y->name);
-	return y->display ? y : NULL;
+	size_t below = core_count_at_or_below(o->syms, o->nsyms, sizeof(o->syms[0]), vaddr);
+	for (int tries = 0; below > 0 && tries < SYMBOL_LOOKBACK; tries++) {
+		/* The group of aliases at one address, [first, last]. */
+		size_t last = below - 1, first = last;
+		while (first > 0 && o->syms[first - 1].addr == o->syms[last].addr)
+			first--;
+		below = first;
+		/* jeprof (GetProcedureBoundariesViaNm over `nm -n`, sorted by
+		 * address then name) keeps the last 't'/'T' alias, or the first
+		 * one when none is: malloc rather than __libc_malloc. Among
+		 * those whose extent holds vaddr. */
+		size_t pick = SIZE_MAX;
+		for (size_t k = first; k <= last; k++)
+			if (holds(o, k, vaddr) && (pick == SIZE_MAX || o->syms[k].strong))
+				pick = k;
+		if (pick == SIZE_MAX)
+			continue;
+		struct jh_sym *y = &o->syms[pick];
+		if (!y->display)
+			y->display = jh_display_name(&o->names, y->name);
+		return y->display ? y : NULL;
+	}
+	return NULL;
 }

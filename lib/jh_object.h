@@ -15,6 +15,7 @@
 
 struct jh_sym {
 	uint64_t addr;
+	uint64_t size;       /* st_size; 0: unknown (assembly often says 0) */
 	const char *name;    /* as in the symbol table */
 	const char *display; /* as jeprof shows it; NULL until asked for */
 	int strong;          /* nm's 'T' or 't', not 'W' (weak) or 'i' (ifunc) */
@@ -24,9 +25,25 @@ struct jh_seg {
 	uint64_t offset, filesz, vaddr;
 };
 
+/* Why an object's addresses are not named from its file. */
+enum jh_object_problem {
+	JH_OBJ_OK = 0,
+	JH_OBJ_MISSING,  /* no file at its path (or not readable, not ELF) */
+	JH_OBJ_REPLACED, /* a file is there, but not the one profiled: another
+			  * build id, or another inode on the same boot */
+	JH_OBJ_NEWER,    /* no proof either way, but changed after the profile
+			  * was written: used, names may be wrong */
+};
+
 struct jh_object {
 	char *path;
 	int loaded; /* 0 not yet, 1 ok, -1 unusable */
+	int problem; /* enum jh_object_problem, once loaded */
+	/* It defines mallctl (any prefix) and is not an executable: a shared
+	 * jemalloc, every frame inside which is the allocator's. */
+	int allocator;
+	int has_main;
+	char build_id[68]; /* lower-case hex, "" if none */
 	struct jh_sym *syms;
 	size_t nsyms, syms_cap;
 	struct jh_seg *segs;
@@ -41,12 +58,14 @@ struct jh_object {
 
 /* Load from fd, the object's file opened by core_open_mapped (taken; < 0:
  * none could be opened); root: a sysroot prefix for its debug files, or
- * NULL. Sets o->loaded. */
+ * NULL. Sets o->loaded, o->allocator and o->build_id. */
 void jh_object_load(struct jh_object *o, int fd, const char *root);
 void jh_object_free(struct jh_object *o);
 /* The link-time address of file offset off, or -1 if no segment has it. */
 int jh_object_vaddr(const struct jh_object *o, uint64_t off, uint64_t *vaddr);
-/* The function symbol jeprof would name vaddr by, or NULL. */
+/* The function symbol whose extent holds vaddr, or NULL: an address past
+ * a symbol's end (a stripped object's internal function, padding) is not
+ * named after it, since nothing proves that name. */
 struct jh_sym *jh_object_symbol(struct jh_object *o, uint64_t vaddr);
 
 /* DWARF (jh_dwarf.c). Frames at vaddr, innermost first; the last is the

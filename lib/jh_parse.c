@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "jh_internal.h"
 
 struct parser {
@@ -434,6 +435,9 @@ JH_EXPORT int jeheap_profile_read_file(const char *path, jeheap_profile **out,
 	/* Large sequential reads: profiles are tens of MB. */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	int r = jeheap_profile_read_stream(f, out, ei);
+	struct stat st;
+	if (!r && !fstat(fileno(f), &st))
+		(*out)->written = st.st_mtime;
 	fclose(f);
 	return r;
 }

@@ -11,11 +11,13 @@
  * symbolize (Mapping.has_functions). A base is written as negative samples,
  * which is what pprof's own -diff_base does.
  *
- * A profile whose threads carry names (thread.prof.name; jeattach
- * --name-threads writes "comm/TID") is written one sample per stack and
- * thread, from the stack's tN: lines, each un-sampled on its own, with a
- * `thread` label: the name, or "tN" for a thread without one. pprof's
- * -tagfocus=thread=... and Pyroscope's label filters then pick a thread. */
+ * A profile with per-thread lines (jemalloc 4+) is written one sample per
+ * stack and thread, from the stack's tN: lines, each un-sampled on its
+ * own, with a `thread` label: the thread's name (thread.prof.name; jeattach
+ * --name-threads writes "comm/TID"), or "tN" for a thread without one.
+ * pprof's -tagfocus=thread=... and Pyroscope's label filters then pick a
+ * thread. Each mapping carries its file's build id: as jeattach recorded
+ * it at dump time, else read from the file when that is the one profiled. */
 #include "config.h"
 
 #include <math.h>
@@ -29,6 +31,7 @@
 #include "jh_names.h"
 #include "jh_protobuf.h"
 #include "jh_reduce.h"
+#include "jh_symbolize.h"
 
 /* profile.proto's field numbers. */
 enum {
@@ -38,7 +41,7 @@ enum {
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3, LABEL_KEY = 1, LABEL_STR = 2,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
-	MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
+	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
 	MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
@@ -85,6 +88,7 @@ struct pprof {
 	uint64_t *ids;
 	size_t ids_cap;
 	int have_lines, have_inline;
+	jeheap_symbolizer *sym; /* the first profile's: its build ids */
 };
 
 static const char *str_key(const void *arg, size_t i)
@@ -231,13 +235,10 @@ static uint64_t location_id(struct pprof *pp, const struct jh_reduced *rs, uint3
 	return pp->body.err || pp->tmp2.err ? 0 : id;
 }
 
-/* Label{key: "thread", str: its name or "tN"} on the sample in pp->tmp. */
-static int add_thread_label(struct pprof *pp, const struct jh_reduced *rs)
+/* Label{key, str: value} on the sample in pp->tmp. */
+static int add_label(struct pprof *pp, const char *k, const char *v)
 {
-	char uid[32];
-	snprintf(uid, sizeof(uid), "t%llu", (unsigned long long)rs->thread);
-	const char *name = rs->thread_name ? rs->thread_name : uid;
-	int64_t key = str_id(pp, "thread"), val = str_id(pp, name);
+	int64_t key = str_id(pp, k), val = str_id(pp, v);
 	if (key < 0 || val < 0)
 		return -1;
 	struct jh_pb label = { 0 };
@@ -266,7 +267,15 @@ static int add_stack(void *arg, const struct jh_reduced *rs)
 	pp->tmp.n = 0;
 	jh_pb_packed(&pp->tmp, SAMPLE_LOCATION_ID, pp->ids, rs->naddrs);
 	jh_pb_packed(&pp->tmp, SAMPLE_VALUE, v, 4);
-	if (rs->thread != UINT64_MAX && add_thread_label(pp, rs))
+	/* thread: its name, or "tN" for a thread without one. */
+	char uid[32];
+	snprintf(uid, sizeof(uid), "t%llu", (unsigned long long)rs->thread);
+	if (rs->thread != UINT64_MAX && add_label(pp, "thread", rs->thread_name ? rs->thread_name : uid))
+		return JEHEAP_ENOMEM;
+	/* pprof's own -diff_base marks the base's samples so (fetch.go), and
+	 * its reports then take percentages of the base's total
+	 * (report.go computeTotal): the same numbers as pprof's diff. */
+	if (rs->which < 0 && add_label(pp, "pprof::base", "true"))
 		return JEHEAP_ENOMEM;
 	jh_pb_bytes(&pp->body, PROFILE_SAMPLE, pp->tmp.d, pp->tmp.n);
 	return pp->body.err || pp->tmp.err ? JEHEAP_ENOMEM : 0;
@@ -306,8 +315,10 @@ static int write_mappings(struct pprof *pp)
 		const struct mapping *m = &pp->maps[i];
 		char *path = strndup(m->path, m->path_len);
 		int64_t fs = path ? str_id(pp, path) : -1;
+		const char *id = path ? jh_symbolizer_build_id(pp->sym, path) : NULL;
+		int64_t bs = id ? str_id(pp, id) : 0;
 		free(path);
-		if (fs < 0)
+		if (fs < 0 || bs < 0)
 			return -1;
 		pp->tmp.n = 0;
 		jh_pb_varint(&pp->tmp, MAPPING_ID, i + 1);
@@ -317,6 +328,8 @@ static int write_mappings(struct pprof *pp)
 			jh_pb_varint(&pp->tmp, MAPPING_OFFSET, m->offset);
 		if (fs)
 			jh_pb_varint(&pp->tmp, MAPPING_FILENAME, (uint64_t)fs);
+		if (bs)
+			jh_pb_varint(&pp->tmp, MAPPING_BUILD_ID, (uint64_t)bs);
 		jh_pb_varint(&pp->tmp, MAPPING_HAS_FUNCTIONS, 1);
 		if (pp->have_lines) {
 			jh_pb_varint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
@@ -386,8 +399,8 @@ JH_EXPORT int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s,
 			goto out;
 	/* Each location's lines are its address's frames: asked of the reducer,
 	 * which symbolizes every address once. */
-	const struct jh_sink sink = { .stack = add_stack, .want_frames = 1,
-				      .by_thread = jh_has_thread_names(p) };
+	const struct jh_sink sink = { .stack = add_stack, .want_frames = 1, .by_thread = 1 };
+	pp.sym = s;
 	if ((r = jh_reduce_run(p, s, q, &sink, &pp, &pp.names)))
 		goto out;
 	r = JEHEAP_ENOMEM;

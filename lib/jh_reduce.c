@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jh_reduce.h"
+#include "jh_symbolize.h"
 
 /* jeprof's skip list for heap profiles, each also with a leading '_' (Mach)
  * and, beyond jeprof, with jemalloc's symbol prefixes je_ and _rjem_, so a
@@ -31,6 +32,38 @@ static const char *const skip_names[] = {
 	"__start_google_malloc", "__stop_google_malloc", "__start_malloc_hook",
 	"__stop_malloc_hook",
 };
+
+/* jemalloc's own functions that a backtrace meets on the way from an
+ * allocator entry to the unwinder, where they keep a plain name: static or
+ * inline in jemalloc 4.x-5.3 (src/jemalloc.c, src/prof*.c,
+ * src/jemalloc_cpp.cpp), so untouched by --with-jemalloc-prefix and the
+ * private namespace, and named in a static or unstripped build. Then the
+ * unwinders jemalloc calls (libgcc, libunwind, glibc's backtrace). */
+static const char *const internal_names[] = {
+	"imalloc", "imalloc_body", "imalloc_sample", "imalloc_no_sample", "imalloc_prof",
+	"imalloc_prof_sample", "ialloc_body", "ialloc_prof", "ialloc_prof_sample",
+	"imallocx_body", "imallocx_flags", "imallocx_prof", "imallocx_prof_sample",
+	"imallocx_no_prof", "imemalign", "imemalign_prof_sample", "irealloc_prof",
+	"irealloc_prof_sample", "irallocx_prof", "irallocx_prof_sample", "ixallocx_prof",
+	"ixallocx_prof_sample", "ixallocx_helper", "do_rallocx", "do_realloc_nonnull_zero",
+	"malloc_default", "batch_alloc", "prof_backtrace", "prof_backtrace_impl",
+	"prof_unwind_callback", "prof_alloc_prep", "prof_tctx_create", "prof_lookup",
+	"handleOOM", "fallback_impl", "fallbackNewImpl", "_Unwind_Backtrace", "unw_backtrace",
+	"backtrace", "__backtrace",
+};
+
+/* A frame of jemalloc itself: a name above, or any name in jemalloc's
+ * private namespace (je_ by default, _rjem_je_ and _rjem_ in Rust's
+ * tikv-jemalloc-sys). */
+static int is_internal(const char *name)
+{
+	if (!strncmp(name, "je_", 3) || !strncmp(name, "_rjem_", 6))
+		return 1;
+	for (size_t i = 0; i < sizeof(internal_names) / sizeof(internal_names[0]); i++)
+		if (!strcmp(name, internal_names[i]))
+			return 1;
+	return 0;
+}
 
 static int is_skipped(const char *name)
 {
@@ -56,6 +89,11 @@ struct jh_pcinfo {
 	uint32_t first, n;
 	uint32_t ffirst, nframes; /* its frames in frames[], when keep_frames */
 	int skip; /* the containing function is an allocator entry point */
+	int internal; /* in a shared jemalloc, or one of jemalloc's own names */
+	/* How many of its innermost inlined frames are the allocator's (an
+	 * inline wrapper named calloc, as ld.so's rtld-malloc.h has): dropped
+	 * when this address is the first one kept. */
+	uint32_t lead_skip;
 };
 
 struct jh_reducer {
@@ -229,7 +267,8 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	if (*slot != UINT32_MAX)
 		return &r->pcinfo[*slot];
 	struct jeheap_frame f[64];
-	size_t n = r->sym ? jeheap_symbolize_frames(r->sym, a, f, 64) : 0;
+	int in_allocator = 0;
+	size_t n = r->sym ? jh_symbolize_at(r->sym, a, f, 64, &in_allocator) : 0;
 	if (n > 64)
 		n = 64; /* deeper inline chains are cut at the innermost 64 */
 	size_t nf = n ? n : 1;
@@ -251,6 +290,11 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	/* jeprof's RemoveUninterestingFrames tests the first name of an
 	 * address's symbol list: the containing function, not an inlined one. */
 	pi->skip = n && f[n - 1].function && is_skipped(f[n - 1].function);
+	pi->internal = in_allocator || (n && f[n - 1].function && is_internal(f[n - 1].function));
+	pi->lead_skip = 0;
+	while (pi->lead_skip + 1 < n && f[pi->lead_skip].function &&
+	       (is_skipped(f[pi->lead_skip].function) || is_internal(f[pi->lead_skip].function)))
+		pi->lead_skip++;
 	for (size_t i = 0; i < nf; i++) {
 		char *name = frame_name(r, a, n ? &f[i] : NULL, i, nf);
 		if (!name)
@@ -310,8 +354,13 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 		const struct jh_pcinfo *pi = info_for_pc(r, a);
 		if (!pi)
 			return JEHEAP_ENOMEM;
-		if (pi->skip) {
-			k = 0; /* what came before was inside the allocator */
+		/* jeprof's rule: an entry point anywhere means what came
+		 * before was inside the allocator. Beyond it: leading frames
+		 * of jemalloc itself go too, whatever their names (a stripped
+		 * library's internals, a prefixed or static build's), so the
+		 * first frame shown is the program's own. */
+		if (pi->skip || (pi->internal && r->napath == 0)) {
+			k = 0;
 			r->napath = 0;
 			continue;
 		}
@@ -322,11 +371,12 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 			if (!keep)
 				continue;
 		}
+		uint32_t drop = r->napath == 0 ? pi->lead_skip : 0;
 		if (jh_grow((void **)&r->path, &r->path_cap, k + pi->n, sizeof(*r->path)) ||
 		    jh_grow((void **)&r->apath, &r->apath_cap, r->napath + 1, sizeof(*r->apath)))
 			return JEHEAP_ENOMEM;
-		memcpy(r->path + k, r->pc_ent + pi->first, pi->n * sizeof(*r->path));
-		k += pi->n;
+		memcpy(r->path + k, r->pc_ent + pi->first + drop, (pi->n - drop) * sizeof(*r->path));
+		k += pi->n - drop;
 		r->apath[r->napath++] = (uint32_t)(pi - r->pcinfo);
 	}
 	int focused = !r->have_focus;

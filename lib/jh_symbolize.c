@@ -9,18 +9,23 @@
  * file at all. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "core_grow.h"
 #include "core_maps.h"
 #include "core_open.h"
 #include "core_search.h"
+#include "jh_identity.h"
 #include "jh_index.h"
 #include "jh_internal.h"
 #include "jh_object.h"
+#include "jh_symbolize.h"
 
 struct jh_mapping {
 	uint64_t start, end, offset;
@@ -37,6 +42,12 @@ struct jh_psym {
 struct jeheap_symbolizer {
 	char *root;
 	int pid; /* > 0: a live process's profile (jeheap_symbolizer_new_pid) */
+	/* jeprof's PROGRAM argument: the file to read the main executable
+	 * (objs[program_obj]) from, or NULL. */
+	char *program;
+	size_t program_obj;
+	struct jh_recorded recorded; /* the profile's stamps */
+	int64_t profile_written;
 	struct jh_object *objs;
 	size_t nobjs, objs_cap;
 	struct jh_strindex obj_index; /* path -> objs[] */
@@ -158,6 +169,9 @@ JH_EXPORT int jeheap_symbolizer_new(const jeheap_profile *p, const char *root,
 	if (split_profile_symbols(s, p))
 		goto nomem;
 	const char *text = jeheap_profile_mappings(p);
+	if (jh_recorded_read(&s->recorded, text))
+		goto nomem;
+	s->profile_written = p->written;
 	size_t nlines = 1;
 	for (const char *c = text; *c; c++)
 		nlines += *c == '\n';
@@ -202,6 +216,8 @@ JH_EXPORT void jeheap_symbolizer_free(jeheap_symbolizer *s)
 	free(s->psyms);
 	free(s->pframes);
 	jh_pool_free(&s->pool);
+	jh_recorded_free(&s->recorded);
+	free(s->program);
 	free(s->root);
 	free(s);
 }
@@ -227,47 +243,191 @@ static size_t copy_frames(const struct jeheap_frame *f, size_t n, struct jeheap_
 	return n;
 }
 
-JH_EXPORT size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr,
-					 struct jeheap_frame *out, size_t max)
+/* Is the file of object m->object, as found now, the one profiled? A live
+ * process's file is proven by core_open_mapped itself (map_files, or the
+ * inode check). A file named by jeprof's PROGRAM argument is the user's
+ * word: only a recorded build id can contradict it. */
+static int judge_object(const jeheap_symbolizer *s, const struct jh_mapping *m,
+			const struct stat *st)
 {
-	if (!s || (!out && max))
-		return 0;
-	const struct jh_psym *ps = s->npsyms ? from_profile(s, addr) : NULL;
-	if (ps)
-		return copy_frames(s->pframes + ps->first, ps->n, out, max);
-	_Static_assert(offsetof(struct jh_mapping, start) == 0, "core_search's key comes first");
-	size_t below = core_count_at_or_below(s->maps, s->nmaps, sizeof(s->maps[0]), addr);
-	const struct jh_mapping *m = below ? &s->maps[below - 1] : NULL;
-	if (!m || addr >= m->end)
-		return 0;
+	const struct jh_object *o = &s->objs[m->object];
+	if (s->pid > 0)
+		return JH_OBJ_OK;
+	/* Under a --root (a sysroot, a copy of another machine's files) inode
+	 * and time say nothing about the file profiled: the build id alone. */
+	int program = s->program && m->object == s->program_obj, here = !s->root;
+	struct jh_expected x = { jh_recorded_build_id(&s->recorded, o->path), m->id,
+				 here && s->recorded.same_boot && !program,
+				 here ? s->profile_written : 0 };
+	return jh_identity_verdict(&x, st, o->build_id);
+}
+
+/* jemalloc's shared library by its name, for when its file is not there
+ * to say it defines mallctl. */
+static int named_like_jemalloc(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return !strncmp(b ? b + 1 : path, "libjemalloc", 11);
+}
+
+static void load_object(jeheap_symbolizer *s, const struct jh_mapping *m)
+{
 	struct jh_object *o = &s->objs[m->object];
-	if (!o->loaded) {
+	int fd;
+	if (s->program && m->object == s->program_obj)
+		fd = core_open_in_root(NULL, s->program);
+	else
 		/* A live process's own mapping of the file: the very inode it
 		 * mapped, even if the path now names another file or none
 		 * (proc(5), map_files; needs CAP_SYS_ADMIN, else the path under
-		 * its root is read). */
-		/* A live target's file must be the very one it mapped; a
-		 * profile from elsewhere names another machine's inodes. */
-		int fd = core_open_mapped(s->pid, m->start, m->end, s->root, o->path,
-					  s->pid > 0 ? &m->id : NULL);
-		jh_object_load(o, fd, s->root);
+		 * its root, checked against the mapped inode). A profile from
+		 * elsewhere is judged after loading (judge_object). */
+		fd = core_open_mapped(s->pid, m->start, m->end, s->root, o->path,
+				      s->pid > 0 ? &m->id : NULL);
+	struct stat st;
+	int have_st = fd >= 0 && !fstat(fd, &st);
+	jh_object_load(o, fd, s->root); /* takes fd */
+	if (o->loaded > 0)
+		o->problem = have_st ? judge_object(s, m, &st) : JH_OBJ_OK;
+	else
+		o->problem = fd == -ESTALE ? JH_OBJ_REPLACED : JH_OBJ_MISSING;
+	if (o->problem == JH_OBJ_REPLACED || o->problem == JH_OBJ_MISSING) {
+		o->loaded = -1;
+		o->allocator = named_like_jemalloc(o->path);
 	}
+}
+
+/* An address in an object's extent but in no symbol's: "name+0xVADDR",
+ * the object's file name and the link-time address, which addr2line -e
+ * and gdb's `info symbol` take. */
+static const char *unnamed(jeheap_symbolizer *s, const struct jh_object *o, uint64_t vaddr)
+{
+	const char *b = strrchr(o->path, '/');
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%.400s+0x%" PRIx64, b ? b + 1 : o->path, vaddr);
+	return jh_pool_strndup(&s->pool, buf, (size_t)n);
+}
+
+size_t jh_symbolize_at(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame *out,
+		       size_t max, int *allocator)
+{
+	if (allocator)
+		*allocator = 0;
+	if (!s || (!out && max))
+		return 0;
+	_Static_assert(offsetof(struct jh_mapping, start) == 0, "core_search's key comes first");
+	size_t below = core_count_at_or_below(s->maps, s->nmaps, sizeof(s->maps[0]), addr);
+	const struct jh_mapping *m = below && addr < s->maps[below - 1].end ? &s->maps[below - 1]
+									    : NULL;
+	const struct jh_psym *ps = s->npsyms ? from_profile(s, addr) : NULL;
+	if (ps) {
+		/* Named by the profile: no file is opened, so a shared jemalloc
+		 * is known by its name alone. */
+		if (allocator && m)
+			*allocator = named_like_jemalloc(s->objs[m->object].path);
+		return copy_frames(s->pframes + ps->first, ps->n, out, max);
+	}
+	if (!m)
+		return 0;
+	struct jh_object *o = &s->objs[m->object];
+	if (!o->loaded)
+		load_object(s, m);
+	if (allocator)
+		*allocator = o->allocator;
 	uint64_t vaddr;
 	if (o->loaded < 0 || jh_object_vaddr(o, addr - m->start + m->offset, &vaddr))
 		return 0;
 	const struct jh_sym *sym = jh_object_symbol(o, vaddr);
 	size_t n = jh_dwarf_frames(o, vaddr, out, max);
 	if (n == 0) {
-		if (!sym)
+		const char *name = sym ? sym->display : unnamed(s, o, vaddr);
+		if (!name)
 			return 0;
-		const struct jeheap_frame f = { sym->display, NULL, 0, 0 };
+		const struct jeheap_frame f = { name, NULL, 0, 0 };
 		return copy_frames(&f, 1, out, max);
 	}
 	/* The containing function by its symbol, as jeprof takes nm's name
-	 * over addr2line's (MapToSymbols): the same rows with or without -g. */
+	 * over addr2line's (MapToSymbols): the same rows with or without -g.
+	 * A line table without a function (assembly) names it as above. */
 	if (n <= max && sym)
 		out[n - 1].function = sym->display;
+	else if (n <= max && !out[n - 1].function)
+		out[n - 1].function = unnamed(s, o, vaddr);
 	return n;
+}
+
+JH_EXPORT size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr,
+					 struct jeheap_frame *out, size_t max)
+{
+	return jh_symbolize_at(s, addr, out, max, NULL);
+}
+
+/* The object of the main executable: the one named like the program, else
+ * the lowest-mapped file (a program is mapped below its libraries: at
+ * 0x400000, or a PIE's 0x55... against 0x7f...). */
+static size_t main_object(const jeheap_symbolizer *s, const char *program)
+{
+	const char *pb = strrchr(program, '/');
+	pb = pb ? pb + 1 : program;
+	for (size_t i = 0; i < s->nobjs; i++) {
+		const char *b = strrchr(s->objs[i].path, '/');
+		if (!strcmp(b ? b + 1 : s->objs[i].path, pb))
+			return i;
+	}
+	return s->maps[0].object;
+}
+
+JH_EXPORT int jeheap_symbolizer_set_program(jeheap_symbolizer *s, const char *path)
+{
+	if (!s || !path)
+		return JEHEAP_EINVAL;
+	if (!s->nmaps)
+		return JEHEAP_ENOENT;
+	int fd = core_open_in_root(NULL, path);
+	if (fd < 0)
+		return JEHEAP_EIO;
+	close(fd);
+	char *copy = strdup(path);
+	if (!copy)
+		return JEHEAP_ENOMEM;
+	free(s->program);
+	s->program = copy;
+	s->program_obj = main_object(s, path);
+	return 0;
+}
+
+const char *jh_symbolizer_build_id(const jeheap_symbolizer *s, const char *path)
+{
+	if (!s)
+		return NULL;
+	const char *id = jh_recorded_build_id(&s->recorded, path);
+	if (id || !s->nobjs)
+		return id;
+	uint32_t *slot = jh_strindex_slot(&s->obj_index, path, object_key, s);
+	if (!*slot)
+		return NULL;
+	const struct jh_object *o = &s->objs[*slot - 1];
+	return o->loaded > 0 && o->problem == JH_OBJ_OK && *o->build_id ? o->build_id : NULL;
+}
+
+JH_EXPORT int jeheap_symbolizer_foreach_problem(const jeheap_symbolizer *s, jeheap_object_cb cb,
+					       void *arg)
+{
+	static const int state[] = { [JH_OBJ_MISSING] = JEHEAP_OBJECT_MISSING,
+				     [JH_OBJ_REPLACED] = JEHEAP_OBJECT_REPLACED,
+				     [JH_OBJ_NEWER] = JEHEAP_OBJECT_NEWER };
+	if (!s || !cb)
+		return JEHEAP_EINVAL;
+	for (size_t i = 0; i < s->nobjs; i++) {
+		const struct jh_object *o = &s->objs[i];
+		if (!o->loaded || o->problem == JH_OBJ_OK)
+			continue;
+		const char *path = s->program && i == s->program_obj ? s->program : o->path;
+		int r = cb(path, state[o->problem], arg);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 JH_EXPORT const char *jeheap_symbolize(jeheap_symbolizer *s, uint64_t addr)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "act.h"
+#include "act_stamp.h"
 #include "core_read.h"
 #include "errors.h"
 #include "rproc.h"
@@ -311,6 +312,9 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 			     : copy_all(r->dump.fd, out, a->max_bytes, &bytes);
 	if (!e && bytes == 0)
 		e = -JE_ERR_NOT_PROFILE;
+	/* A symbolized profile carries its names: nothing to check later. */
+	if (!e && !a->symbolize && !(e = act_stamp(t, out)) && !fstat(out, &st))
+		bytes = (uint64_t)st.st_size;
 	if (!e && fsync(out) < 0)
 		e = -errno;
 	if (close(out) < 0 && !e)

@@ -38,6 +38,12 @@ grep -qi error "$WORK/bench.csv" "$WORK/bench.err" && fail "benchmark saw errors
 redis-cli -p "$port" ping | grep -q PONG || fail "redis no longer answers"
 "$JEHEAP" top -n 5 "$WORK/redis.3.heap" >"$WORK/top.txt" || fail "jeheap cannot read redis' profile"
 grep -q '^Total:' "$WORK/top.txt" || fail "$(cat "$WORK/top.txt")"
+# Debian's redis-server is stripped: only .dynsym names it. No name may be
+# given to an address past its symbol's end (trackingGetTotalPrefixes on
+# the whole trunk, before symbol sizes were read).
+"$JEHEAP" top --addresses "$WORK/redis.3.heap" >"$WORK/redis.addr" 2>/dev/null || fail "--addresses"
+python3 "$top_srcdir/tests/tools/proven.py" "$WORK/redis.3.heap" "$WORK/redis.addr" ||
+	fail "redis: names past their symbol's extent"
 # Statistics against redis' own view of the same jemalloc, on the now idle
 # server: INFO's allocator_allocated is stats.allocated after an epoch.
 sleep 0.5
