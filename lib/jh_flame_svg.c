@@ -91,7 +91,7 @@ static void head(FILE *out, const jeheap_profile *p, const struct jeheap_query *
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n%s"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#eee\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"24\">",
 		w, h, w, h, style, w / 2);
 	if (o->title)
