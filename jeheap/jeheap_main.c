@@ -27,7 +27,8 @@
 
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
 enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
-       O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES };
+       O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES,
+       O_TITLE, O_SUBTITLE, O_INVERTED };
 
 static void usage(FILE *f)
 {
@@ -39,8 +40,10 @@ static void usage(FILE *f)
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
 	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
 	      "                        (with --base: flamegraph's difffolded form)\n"
-	      "  flame                 a self-contained interactive SVG flame graph\n"
-	      "                        (with --base: a differential one, red grew, blue shrank)\n"
+	      "  flame                 a self-contained interactive SVG flame graph: click to\n"
+	      "                        zoom, search (regex) for the share of matching frames\n"
+	      "                        (with --base: a differential one, each frame coloured\n"
+	      "                        by its own change, red grew, blue shrank)\n"
 	      "  dot                   a graphviz call graph (as jeprof --dot; -n: nodes, default 80)\n"
 	      "  pprof                 pprof's profile.proto, gzipped, for go tool pprof,\n"
 	      "                        Pyroscope, ... (binary: needs -o or a pipe)\n"
@@ -60,6 +63,10 @@ static void usage(FILE *f)
 	      "  --inuse_objects       objects in use\n"
 	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
 	      "  --alloc_objects       objects allocated over time (needs prof_accum)\n"
+	      "  --title TEXT          flame: the title (default: the profiled program)\n"
+	      "  --subtitle TEXT       flame: the subtitle (default: the profile, the metric,\n"
+	      "                        the total)\n"
+	      "  --inverted            flame: an icicle graph, the root on top\n"
 	      "  -n N                  print the first N lines only (dot: at most N nodes;\n"
 	      "                        flame and pprof keep everything)\n"
 	      "  --root DIR            find the profiled binaries under DIR (a sysroot)\n"
@@ -144,7 +151,7 @@ static int analysis_failed(int e)
 }
 
 static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, long limit,
-	       const char *title, FILE *out)
+	       const char *title, const struct jeheap_flame_options *flame, FILE *out)
 {
 	jeheap_profile *p = in->p[0];
 	jeheap_symbolizer *s = in->s[0];
@@ -168,7 +175,7 @@ static int run(int cmd, const struct inputs *in, const struct jeheap_query *q, l
 		break;
 	}
 	case CMD_FLAME:
-		e = jeheap_flamegraph_svg(p, s, q, title, out);
+		e = jeheap_flamegraph_svg_opts(p, s, q, flame, out);
 		break;
 	case CMD_DOT:
 		e = jeheap_dot(p, s, q, title, limit > 0 ? (size_t)limit : 0, out);
@@ -190,6 +197,7 @@ struct args {
 	const char *root, *outpath, *basepath;
 	const char *thread_name; /* --thread NAME, resolved in the first profile */
 	struct jeheap_query q;
+	struct jeheap_flame_options flame; /* --title, --subtitle, --inverted */
 };
 
 /* -1: not a number of lines. */
@@ -233,6 +241,25 @@ static int resolve_thread(struct args *a, const jeheap_profile *p, const char *p
 	return -1;
 }
 
+static void version(void)
+{
+	printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
+	       "C++ demangling: %s)\n",
+	       PACKAGE_VERSION, jeheap_version(), HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
+}
+
+/* flame's options (O_TITLE...): 1 if c is one of them. */
+static int flame_option(int c, const char *arg, struct jeheap_flame_options *fo)
+{
+	if (c == O_TITLE)
+		fo->title = arg;
+	else if (c == O_SUBTITLE)
+		fo->subtitle = arg;
+	else if (c == O_INVERTED)
+		fo->inverted = 1;
+	return c == O_TITLE || c == O_SUBTITLE || c == O_INVERTED;
+}
+
 /* Options, up to the command. Returns -1 to go on, else an exit code
  * (0 after --help or --version). */
 static int parse_options(int argc, char **argv, struct args *a)
@@ -250,6 +277,9 @@ static int parse_options(int argc, char **argv, struct args *a)
 		{ "focus", required_argument, NULL, O_FOCUS },
 		{ "ignore", required_argument, NULL, O_IGNORE },
 		{ "thread", required_argument, NULL, O_THREAD },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "subtitle", required_argument, NULL, O_SUBTITLE },
+		{ "inverted", no_argument, NULL, O_INVERTED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -298,14 +328,14 @@ static int parse_options(int argc, char **argv, struct args *a)
 			usage(stdout);
 			return 0;
 		case O_VERSION:
-			printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
-			       "C++ demangling: %s)\n",
-			       PACKAGE_VERSION, jeheap_version(), HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
+			version();
 			return 0;
 		case ':':
 			fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
+			if (flame_option(c, optarg, &a->flame))
+				break;
 			fprintf(stderr, "jeheap: unknown option '%s'; see jeheap --help\n",
 				argv[optind - 1]);
 			return EXIT_USAGE;
@@ -386,7 +416,9 @@ static int execute(struct args *a)
 		rc = EXIT_OUTPUT;
 		goto out;
 	}
-	rc = run(a->cmd, &in, &a->q, a->limit, a->profiles[0], out);
+	a->flame.source = a->profiles[0];
+	a->flame.base_source = a->basepath;
+	rc = run(a->cmd, &in, &a->q, a->limit, a->profiles[0], &a->flame, out);
 	warn_objects(in.s, in.n);
 	warn_objects(&in.base_s, 1);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
