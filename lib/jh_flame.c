@@ -77,11 +77,6 @@ static int add_stack(void *arg, const struct jh_reduced *rs)
 	return 0;
 }
 
-const char *jh_flame_name(const struct jh_flame_tree *t, uint32_t id)
-{
-	return t->v[id].entry == UINT32_MAX ? "all" : t->names.e[t->v[id].entry].name;
-}
-
 static void tree_free(struct jh_flame_tree *t)
 {
 	jh_entries_free(&t->names);

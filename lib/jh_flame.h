@@ -42,7 +42,11 @@ struct jh_flame_style {
  * labels are cut to fit by this estimate, here and in the script alike. */
 #define JH_FLAME_CHAR 7.0
 
-const char *jh_flame_name(const struct jh_flame_tree *t, uint32_t id);
+/* A node's label: its entry's name; the root is "all". */
+static inline const char *jh_flame_name(const struct jh_flame_tree *t, uint32_t id)
+{
+	return t->v[id].entry == UINT32_MAX ? "all" : t->names.e[t->v[id].entry].name;
+}
 
 /* Every frame at least 0.1 px wide, parents before children (the order
  * the script relies on to count nested search matches once). */
