@@ -34,6 +34,7 @@ struct args {
 	const char *thread_name; /* --thread NAME, resolved in the first profile */
 	const char *program; /* an ELF file to read the main executable from */
 	struct jeheap_query q;
+	struct jeheap_flame_options flame; /* --title, --subtitle, --inverted */
 	struct jeprof_style jeprof;
 };
 

@@ -23,7 +23,8 @@
 #endif
 
 enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
-       O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES };
+       O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES,
+       O_TITLE, O_SUBTITLE, O_INVERTED };
 
 static void usage(FILE *f)
 {
@@ -38,8 +39,10 @@ static void usage(FILE *f)
 	      "  top                   functions by memory, as `jeprof --text` prints them\n"
 	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
 	      "                        (with --base: flamegraph's difffolded form)\n"
-	      "  flame                 a self-contained interactive SVG flame graph\n"
-	      "                        (with --base: a differential one, red grew, blue shrank)\n"
+	      "  flame                 a self-contained interactive SVG flame graph: click to\n"
+	      "                        zoom, search (regex) for the share of matching frames\n"
+	      "                        (with --base: a differential one, each frame coloured\n"
+	      "                        by its own change, red grew, blue shrank)\n"
 	      "  dot                   a graphviz call graph (as jeprof --dot; -n: nodes, default 80)\n"
 	      "  pprof                 pprof's profile.proto, gzipped, for go tool pprof,\n"
 	      "                        Pyroscope, ... (binary: needs -o or a pipe)\n"
@@ -61,6 +64,10 @@ static void usage(FILE *f)
 	      "  --inuse_objects       objects in use\n"
 	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
 	      "  --alloc_objects       objects allocated over time (needs prof_accum)\n"
+	      "  --title TEXT          flame: the title (default: the profiled program)\n"
+	      "  --subtitle TEXT       flame: the subtitle (default: the profile, the metric,\n"
+	      "                        the total)\n"
+	      "  --inverted            flame: an icicle graph, the root on top\n"
 	      "  -n N                  print the first N lines only (dot: at most N nodes;\n"
 	      "                        flame and pprof keep everything)\n"
 	      "  --root DIR            find the profiled binaries under DIR (a sysroot)\n"
@@ -102,6 +109,25 @@ static int parse_thread(const char *text, struct args *a)
 	return 0;
 }
 
+static void version(void)
+{
+	printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
+	       "C++ demangling: %s)\n",
+	       PACKAGE_VERSION, jeheap_version(), HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
+}
+
+/* flame's options (O_TITLE...): 1 if c is one of them. */
+static int flame_option(int c, const char *arg, struct jeheap_flame_options *fo)
+{
+	if (c == O_TITLE)
+		fo->title = arg;
+	else if (c == O_SUBTITLE)
+		fo->subtitle = arg;
+	else if (c == O_INVERTED)
+		fo->inverted = 1;
+	return c == O_TITLE || c == O_SUBTITLE || c == O_INVERTED;
+}
+
 /* Options, up to the command. Returns -1 to go on, else an exit code
  * (0 after --help or --version). */
 static int parse_options(int argc, char **argv, struct args *a)
@@ -119,6 +145,9 @@ static int parse_options(int argc, char **argv, struct args *a)
 		{ "focus", required_argument, NULL, O_FOCUS },
 		{ "ignore", required_argument, NULL, O_IGNORE },
 		{ "thread", required_argument, NULL, O_THREAD },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "subtitle", required_argument, NULL, O_SUBTITLE },
+		{ "inverted", no_argument, NULL, O_INVERTED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -167,14 +196,14 @@ static int parse_options(int argc, char **argv, struct args *a)
 			usage(stdout);
 			return 0;
 		case O_VERSION:
-			printf("jeheap %s (libjeheap %s; DWARF lines and inlined frames: %s; "
-			       "C++ demangling: %s)\n",
-			       PACKAGE_VERSION, jeheap_version(), HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
+			version();
 			return 0;
 		case ':':
 			fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
+			if (flame_option(c, optarg, &a->flame))
+				break;
 			fprintf(stderr, "jeheap: unknown option '%s'; see jeheap --help\n",
 				argv[optind - 1]);
 			return EXIT_USAGE;

@@ -154,7 +154,7 @@ static int run(const struct args *a, const struct inputs *in, FILE *out)
 		break;
 	}
 	case CMD_FLAME:
-		e = jeheap_flamegraph_svg(p, s, q, a->profiles[0], out);
+		e = jeheap_flamegraph_svg_opts(p, s, q, &a->flame, out);
 		break;
 	case CMD_PPROF:
 		e = jeheap_pprof(p, s, q, out);
@@ -244,6 +244,8 @@ int jeheap_execute(struct args *a)
 		rc = EXIT_OUTPUT;
 		goto out;
 	}
+	a->flame.source = a->profiles[0];
+	a->flame.base_source = a->basepath;
 	rc = run(a, &in, out);
 	warn_objects(in.s, in.n);
 	warn_objects(&in.base_s, 1);

@@ -276,6 +276,30 @@ int jeheap_dot_opts(const jeheap_profile *p, jeheap_symbolizer *s, const struct 
 int jeheap_pprof(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
 		 FILE *out);
 
+/* How jeheap_flamegraph_svg_opts draws: zero it, set what you want. */
+struct jeheap_flame_options {
+	const char *title;       /* NULL: "Heap flame graph of PROGRAM", the profile's
+				  * first executable mapping */
+	const char *subtitle;    /* NULL: the source, the metric, the total (and with a
+				  * base the change) */
+	const char *source;      /* what the profile is called (its file), for the default
+				  * subtitle, or NULL */
+	const char *base_source; /* the same for the query's base, or NULL */
+	int inverted;            /* non-zero: an icicle graph, the root on top */
+};
+/* jeheap_flamegraph_svg with options (o may be NULL: all defaults). The
+ * SVG has a search box (matches turn purple; the share they hold, nested
+ * matches counted once), click-to-zoom with labels cut again for the new
+ * widths, a reset control, values in B/KiB/MiB/GiB or objects. With
+ * q->base each frame's colour is its own change (what the stacks ending in
+ * it gained or lost), as flamegraph.pl's difffolded graphs colour. Text
+ * from the profile is escaped, invalid UTF-8 and control characters
+ * written as U+FFFD. jeheap_flamegraph_svg(p, s, q, title, out) is this
+ * with only the title set. */
+int jeheap_flamegraph_svg_opts(const jeheap_profile *p, jeheap_symbolizer *s,
+			       const struct jeheap_query *q,
+			       const struct jeheap_flame_options *o, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

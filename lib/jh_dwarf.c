@@ -16,9 +16,17 @@
 #ifdef HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include "jh_dwarf_lazy.h"
 
+/* A compressed .debug_info is inflated lazily (jh_dwarf_lazy.c), an
+ * uncompressed one is mapped by libdw itself. */
 int jh_dwarf_open(struct jh_object *o, Elf *elf)
 {
+	struct jh_lazy *z;
+	if (!jh_lazy_open(elf, &z)) {
+		o->lazy = z;
+		return 0;
+	}
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return -1;
@@ -31,6 +39,8 @@ void jh_dwarf_close(struct jh_object *o)
 	if (o->dwarf)
 		dwarf_end(o->dwarf);
 	o->dwarf = NULL;
+	jh_lazy_close(o->lazy);
+	o->lazy = NULL;
 }
 
 /* A scope's name as addr2line gives it: the linkage name when there is one
@@ -87,7 +97,8 @@ static int is_function(Dwarf_Die *die)
 size_t jh_dwarf_frames(struct jh_object *o, uint64_t vaddr, struct jeheap_frame *out, size_t max)
 {
 	Dwarf_Die cu;
-	if (!o->dwarf || !dwarf_addrdie(o->dwarf, vaddr, &cu))
+	if (o->lazy ? !jh_lazy_cu(o->lazy, vaddr, &cu)
+		    : !o->dwarf || !dwarf_addrdie(o->dwarf, vaddr, &cu))
 		return 0;
 	const char *file = NULL;
 	int line = 0;

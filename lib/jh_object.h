@@ -13,6 +13,8 @@
 #include "core_elf.h"
 #include "jh_names.h"
 
+struct jh_lazy;
+
 struct jh_sym {
 	uint64_t addr;
 	uint64_t size;       /* st_size; 0: unknown (assembly often says 0) */
@@ -53,6 +55,7 @@ struct jh_object {
 	 * debug file), kept open while the symbolizer lives. */
 	struct core_elf *dw_file;
 	void *dwarf; /* Dwarf *, when built with libdw */
+	struct jh_lazy *lazy; /* instead, for a compressed .debug_info */
 	const char *last_file, *last_dir, *last_path; /* jh_dwarf.c's path cache */
 };
 

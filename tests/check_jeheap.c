@@ -370,6 +370,46 @@ START_TEST(zero_byte_objects)
 }
 END_TEST
 
+/* The flame graph's options and text: the title given, the default one
+ * from the symbolized form's binary, names escaped (invalid UTF-8 and
+ * control bytes as U+FFFD), values in human units, an icicle. */
+static char *flame_text(const struct jeheap_flame_options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	jeheap_symbolizer *s;
+	ck_assert_int_eq(jeheap_symbolizer_new(p, "/nonexistent", &s), 0);
+	struct jeheap_query q = { .metric = JEHEAP_INUSE_SPACE };
+	ck_assert_int_eq(jeheap_flamegraph_svg_opts(p, s, &q, o, f), 0);
+	fclose(f);
+	jeheap_symbolizer_free(s);
+	return buf;
+}
+
+START_TEST(flame_options)
+{
+	ck_assert_int_eq(read_text("--- symbol\nbinary=/bin/x&y\n0x0000000000001000 a&\xff\x01z\n"
+				   "0x1fff caller\n---\n--- heap\nheap_v2/1\n"
+				   "@ 0x1000 0x2000\n  t*: 1: 2048 [0: 0]\n"),
+			 JEHEAP_OK);
+	struct jeheap_flame_options o = { .title = "<t>", .source = "p.heap", .inverted = 1 };
+	char *svg = flame_text(&o);
+	ck_assert_ptr_nonnull(strstr(svg, ">&lt;t&gt;</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">p.heap: inuse_space, total 2.00 KiB</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, "data-n=\"a&amp;\xef\xbf\xbd\xef\xbf\xbdz\""));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>caller (2.00 KiB, 100.00%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "data-inverted=\"1\""));
+	ck_assert_ptr_null(strstr(svg, "\xff"));
+	free(svg);
+	svg = flame_text(NULL);
+	ck_assert_ptr_nonnull(strstr(svg, ">Heap flame graph of /bin/x&amp;y</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, "data-inverted=\"0\""));
+	free(svg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jeheap");
@@ -383,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, display_names);
 	tcase_add_test(tc, pprof_and_dot_args);
 	tcase_add_test(tc, zero_byte_objects);
+	tcase_add_test(tc, flame_options);
 	tcase_add_test(tc, version_at_run_time);
 	tcase_add_test(tc, symbolize_and_prune);
 	tcase_add_test(tc, only_empty_stacks);

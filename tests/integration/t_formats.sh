@@ -117,11 +117,12 @@ for g in E.parse(sys.argv[1]).getroot().iter(S + "g"):
     if t is not None and r is not None:
         frames[t.text.split(" (")[0]] = (t.text, r.get("fill"))
 t, fill = frames["wl_small"]
-assert "+1000 objects since the base" in t, t
-r, g_, b = map(int, re.findall(r"\d+", fill))
-assert r == 255 and g_ < 255 and b < 255, fill          # grew: red
+assert "+1000 objects since the base, +0 objects in itself" in t, t
+assert fill == "rgb(255,255,255)", fill   # colour is a frame's own change: none
 t, fill = frames["alloc_block"]
 assert "since the base" in t, t
+r, g_, b = map(int, re.findall(r"\d+", fill))
+assert r == 255 and g_ < 255 and b < 255, fill          # the leaf grew: red
 PY
 pass "differential flame graph"
 
