@@ -63,8 +63,31 @@ static size_t sites_of(const jeheap_top *t, struct site *out)
 	return k;
 }
 
-/* Each site's listed function, file and line: its outermost frame; only
- * the functions matching re are kept. */
+/* jeprof's line for an address whose location has a DWARF discriminator
+ * ("file:244 (discriminator 3)"): neither addr2line's nor objdump's form
+ * then matches its /:(\d+)$/, so the instruction keeps the location objdump
+ * printed last before it (Disassemble): the nearest line-table row at or
+ * before it, in the same function, without a discriminator. None (file
+ * NULL): jeprof's line -1, outside every listing. */
+static void objdump_line(jeheap_symbolizer *s, struct site *x)
+{
+	x->file = NULL;
+	x->line = 0;
+	for (uint64_t a = x->addr; a + 4096 > x->addr && a; a--) {
+		struct jeheap_frame f[64];
+		size_t nf = jeheap_symbolize_frames(s, a, f, 64);
+		if (!nf || nf > 64 || !f[nf - 1].function || strcmp(f[nf - 1].function, x->function))
+			return; /* before the function: objdump started there */
+		if (f[0].file && !f[0].discriminator) {
+			x->file = f[0].file;
+			x->line = f[0].line;
+			return;
+		}
+	}
+}
+
+/* Each site's listed function, file and line: its outermost frame's
+ * (GetTopLevelLineNumbers); only the functions matching re are kept. */
 static size_t name_sites(struct site *x, size_t n, jeheap_symbolizer *s, regex_t *re)
 {
 	size_t k = 0;
@@ -77,6 +100,8 @@ static size_t name_sites(struct site *x, size_t n, jeheap_symbolizer *s, regex_t
 		x[i].function = f[nf - 1].function;
 		x[i].file = f[nf - 1].file;
 		x[i].line = f[nf - 1].line;
+		if (f[nf - 1].discriminator)
+			objdump_line(s, &x[i]);
 		x[k++] = x[i];
 	}
 	qsort(x, k, sizeof(*x), by_function);

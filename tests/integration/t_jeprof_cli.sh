@@ -200,6 +200,9 @@ if [ "$JEHEAP_HAS_LIBDW" = yes ]; then
 	same --text --lines --inuse_objects --cum "$OWN"
 	same --list='^wl_'
 	same --list=alloc_block --inuse_objects
+	# main's lines carry DWARF discriminators: jeprof's line for them
+	same --list=main
+	same --list=. --inuse_objects
 	pass "--lines and --list=RE as jeprof prints them"
 else
 	echo "note: jeheap built without libdw; --lines and --list not compared"
