@@ -128,30 +128,33 @@ static int flame_option(int c, const char *arg, struct jeheap_flame_options *fo)
 	return c == O_TITLE || c == O_SUBTITLE || c == O_INVERTED;
 }
 
+/* getopt_long's table for the plain command line (jeheap_jeprof.c has
+ * jeprof's). */
+static const struct option longopts[] = {
+	{ "inuse_space", no_argument, NULL, O_INUSE_SPACE },
+	{ "inuse_objects", no_argument, NULL, O_INUSE_OBJECTS },
+	{ "alloc_space", no_argument, NULL, O_ALLOC_SPACE },
+	{ "alloc_objects", no_argument, NULL, O_ALLOC_OBJECTS },
+	{ "functions", no_argument, NULL, O_FUNCTIONS },
+	{ "lines", no_argument, NULL, O_LINES },
+	{ "addresses", no_argument, NULL, O_ADDRESSES },
+	{ "root", required_argument, NULL, O_ROOT },
+	{ "base", required_argument, NULL, O_BASE },
+	{ "focus", required_argument, NULL, O_FOCUS },
+	{ "ignore", required_argument, NULL, O_IGNORE },
+	{ "thread", required_argument, NULL, O_THREAD },
+	{ "title", required_argument, NULL, O_TITLE },
+	{ "subtitle", required_argument, NULL, O_SUBTITLE },
+	{ "inverted", no_argument, NULL, O_INVERTED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* Options, up to the command. Returns -1 to go on, else an exit code
  * (0 after --help or --version). */
 static int parse_options(int argc, char **argv, struct args *a)
 {
-	static const struct option longopts[] = {
-		{ "inuse_space", no_argument, NULL, O_INUSE_SPACE },
-		{ "inuse_objects", no_argument, NULL, O_INUSE_OBJECTS },
-		{ "alloc_space", no_argument, NULL, O_ALLOC_SPACE },
-		{ "alloc_objects", no_argument, NULL, O_ALLOC_OBJECTS },
-		{ "functions", no_argument, NULL, O_FUNCTIONS },
-		{ "lines", no_argument, NULL, O_LINES },
-		{ "addresses", no_argument, NULL, O_ADDRESSES },
-		{ "root", required_argument, NULL, O_ROOT },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "focus", required_argument, NULL, O_FOCUS },
-		{ "ignore", required_argument, NULL, O_IGNORE },
-		{ "thread", required_argument, NULL, O_THREAD },
-		{ "title", required_argument, NULL, O_TITLE },
-		{ "subtitle", required_argument, NULL, O_SUBTITLE },
-		{ "inverted", no_argument, NULL, O_INVERTED },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {

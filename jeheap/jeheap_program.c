@@ -11,16 +11,24 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "jeheap_cli.h"
 #include "jeheap_program.h"
 
+/* Only a regular file is looked into: a pipe (jeheap top <(zcat x.gz))
+ * would lose the bytes read, and a FIFO would wait for a writer. */
 int is_program(const char *path)
 {
 	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	ssize_t n = read(fd, magic, sizeof(magic));
 	close(fd);
 	return n == 4 && !memcmp(magic, "\177ELF", 4);

@@ -7,14 +7,37 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "jeheap_source.h"
+
+/* The path comes from the binary's DWARF: whatever is there now may be a
+ * FIFO or a device, which would block or never end; only a regular file is
+ * read, opened without waiting. */
+static FILE *open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
 
 int source_read(struct source *src, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = open_regular(path);
 	char *buf = NULL;
 	size_t cap = 0, lines_cap = 0;
 	ssize_t len;
