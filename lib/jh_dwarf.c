@@ -23,10 +23,13 @@
 int jh_dwarf_open(struct jh_object *o, Elf *elf)
 {
 	struct jh_lazy *z;
-	if (!jh_lazy_open(elf, &z)) {
+	int l = jh_lazy_open(elf, &z);
+	if (!l) {
 		o->lazy = z;
 		return 0;
 	}
+	if (l == -2)
+		return -1; /* libdw would inflate it all: no DWARF from it */
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return -1;

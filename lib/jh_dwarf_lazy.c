@@ -36,9 +36,13 @@ static const char *const wanted[] = {
 #define NWANTED (sizeof(wanted) / sizeof(wanted[0]))
 #define INFO (NWANTED - 1)
 
-/* No debug section of a real program comes near this; a file that says so
- * is refused rather than believed (it may be hostile). */
-#define MAX_SECTION ((uint64_t)1 << 30)
+/* What a file may make us inflate: .debug_info up to 4 GiB (its room is
+ * reserved, not touched, until units are asked for), the sections read
+ * whole up to 512 MiB together (libc's are 3.7 MB, a browser's a few
+ * hundred). A file that claims more is refused rather than believed: a
+ * 1 MB zlib stream can claim a gigabyte. */
+#define MAX_INFO ((uint64_t)4 << 30)
+#define MAX_EAGER ((uint64_t)512 << 20)
 /* After this many re-opens the rest of .debug_info is inflated at once. */
 #define MAX_REOPENS 6
 /* Inflated past the unit asked for, so neighbouring units come free. */
@@ -86,7 +90,7 @@ static int section_src(Elf_Scn *scn, const GElf_Shdr *sh, struct src *s)
 	if (s->len < sizeof(ch))
 		return -1;
 	memcpy(&ch, s->data, sizeof(ch));
-	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > MAX_SECTION)
+	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > MAX_INFO)
 		return -1;
 	s->data += sizeof(ch);
 	s->len -= sizeof(ch);
@@ -183,9 +187,14 @@ static Dwarf *publish(struct jh_lazy *z)
 {
 	if (z->n && z->info_published == z->info_have)
 		return z->dws[z->n - 1];
-	if (CORE_GROW(&z->elfs, &z->cap, z->n + 1) ||
-	    !(z->dws = realloc(z->dws, z->cap * sizeof(*z->dws))))
+	size_t cap = z->cap;
+	if (CORE_GROW(&z->elfs, &cap, z->n + 1))
 		return NULL;
+	Dwarf **dws = realloc(z->dws, cap * sizeof(*dws));
+	if (!dws)
+		return NULL; /* elfs grew, dws did not: z->cap still says both */
+	z->dws = dws;
+	z->cap = cap;
 	z->info_shdr->sh_size = z->info_have;
 	Elf *e = elf_memory((char *)z->img, z->img_len);
 	Dwarf *dw = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
@@ -271,11 +280,20 @@ static int find_sections(Elf *elf, struct src *s, struct src *ar)
 			continue;
 		if (!strcmp(name, ".debug_aranges") && section_src(scn, &sh, ar))
 			return -1;
+		/* dwz's shared file (.gnu_debugaltlink) is found by libdw
+		 * beside the real file, not beside an image: leave it to libdw. */
+		if (!strcmp(name, ".gnu_debugaltlink"))
+			return -1;
 		for (size_t i = 0; i < NWANTED; i++)
 			if (!strcmp(name, wanted[i]) && section_src(scn, &sh, &s[i]))
 				return -1;
 	}
-	return s[INFO].data && s[INFO].compressed && ar->data ? 0 : -1;
+	if (!s[INFO].data || !s[INFO].compressed || !ar->data)
+		return -1;
+	uint64_t eager = ar->size;
+	for (size_t i = 0; i < INFO; i++)
+		eager += s[i].size;
+	return eager > MAX_EAGER ? -2 : 0;
 }
 
 /* Lay out the image: ELF header, section headers, their names, the
@@ -344,8 +362,9 @@ int jh_lazy_open(Elf *elf, struct jh_lazy **out)
 {
 	struct src s[NWANTED], ar;
 	*out = NULL;
-	if (find_sections(elf, s, &ar))
-		return -1;
+	int f = find_sections(elf, s, &ar);
+	if (f)
+		return f;
 	struct jh_lazy *z = calloc(1, sizeof(*z));
 	if (!z)
 		return -1;

@@ -11,9 +11,10 @@
 struct jh_lazy;
 
 /* 0 and *out, or -1 when this file is not for it (its .debug_info is not
- * zlib-compressed, it has no .debug_aranges, it is not 64-bit, or it is
- * relocatable): open it with dwarf_begin_elf then. elf stays open while
- * *out lives. */
+ * zlib-compressed, it has no .debug_aranges, it is not 64-bit, it is
+ * relocatable, it uses a dwz file): open it with dwarf_begin_elf then; -2
+ * when it claims more than a real program's DWARF (MAX_EAGER): use no
+ * DWARF from it. elf stays open while *out lives. */
 int jh_lazy_open(Elf *elf, struct jh_lazy **out);
 /* The compilation unit holding vaddr in *cu, and the Dwarf it is read
  * from (valid until jh_lazy_close); NULL if no unit holds it. */

@@ -27,6 +27,9 @@ static int add_stamp(struct jh_recorded *r, size_t *cap, const char *line, size_
 	if (core_stamp_parse(line, len, &kind, &v, &vl, &path, &pl))
 		return 0;
 	if (kind == CORE_STAMP_IS_BOOT) {
+		/* jeattach's block starts with its boot line: whatever came
+		 * before is the target's text, forged or not. */
+		r->n = 0;
 		r->same_boot = *boot && vl == strlen(boot) && !memcmp(v, boot, vl);
 		return 0;
 	}
@@ -49,8 +52,14 @@ int jh_recorded_read(struct jh_recorded *r, const char *maps)
 	for (const char *l = maps; *l;) {
 		const char *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		/* Only the block jeattach appended counts: it is last, so a
+		 * stamp followed by any other line was the target's own. */
 		if (*l == '#' && add_stamp(r, &cap, l, len, boot))
 			return -1;
+		if (*l != '#' && len) {
+			r->n = 0;
+			r->same_boot = 0;
+		}
 		l += len + (nl ? 1 : 0);
 	}
 	return 0;

@@ -78,7 +78,8 @@ int jh_foreach_query_stacks(const jeheap_profile *p, const struct jeheap_query *
 int jh_foreach_dropping_negative(const jeheap_profile *p, const struct jeheap_query *q,
 				 jeheap_stack_cb cb, void *arg);
 /* Every tN: line under a stack, one call each, *thread set to its N
- * before the call: the stacks broken down by thread. */
+ * before the call: the stacks broken down by thread, each line's share of
+ * its stack's un-sampled counts, so that the threads add up to it. */
 int jh_foreach_thread_line(const jeheap_profile *p, uint64_t *thread, jeheap_stack_cb cb,
 			   void *arg);
 /* Does any thread of p carry a name? */

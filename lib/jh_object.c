@@ -55,7 +55,7 @@ static int collect_cb(const struct core_elf_sym *y, void *arg)
 	if (!(s->name = jh_pool_strndup(&o->names, y->name, strlen(y->name))))
 		return -1;
 	if (is_mallctl(y->name))
-		o->allocator = 1;
+		o->defines_mallctl = 1;
 	if (!strcmp(y->name, "main"))
 		o->has_main = 1; /* a static-pie executable has no PT_INTERP */
 	s->addr = y->value;
@@ -220,9 +220,7 @@ static int has_dwarf(struct core_elf *e)
 }
 
 /* An executable (ET_EXEC, or a PIE: it asks for an interpreter), as
- * opposed to a shared library. A jemalloc linked into the program itself
- * shares its object with the program's own code, so being in the object
- * that defines mallctl proves nothing there. */
+ * opposed to a shared library. */
 static int is_executable(struct core_elf *e)
 {
 	GElf_Ehdr eh;
@@ -252,8 +250,7 @@ void jh_object_load(struct jh_object *o, int fd, const char *root)
 		rc = collect_minidebuginfo(o, obj);
 	if (rc)
 		goto out;
-	if (o->allocator && (o->has_main || is_executable(obj)))
-		o->allocator = 0;
+	o->executable = o->has_main || is_executable(obj);
 	core_elf_build_id(obj, o->build_id, sizeof(o->build_id));
 	if (o->nsyms) /* qsort's pointer must not be NULL, even for 0 items */
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
@@ -290,17 +287,15 @@ int jh_object_vaddr(const struct jh_object *o, uint64_t off, uint64_t *vaddr)
 }
 
 /* Does symbol k's extent hold vaddr? A symbol of size 0 (hand-written
- * assembly, some linker-made stubs) claims up to the next symbol above it,
- * but not past the last one: there is no end to believe. */
-static int holds(const struct jh_object *o, size_t k, uint64_t vaddr)
+ * assembly, some linker-made stubs) claims up to next, the address of the
+ * next symbol above it, but not past the last one (next 0): there is no
+ * end to believe. */
+static int holds(const struct jh_object *o, size_t k, uint64_t vaddr, uint64_t next)
 {
 	const struct jh_sym *y = &o->syms[k];
 	if (y->size)
 		return vaddr - y->addr < y->size;
-	for (size_t j = k + 1; j < o->nsyms; j++)
-		if (o->syms[j].addr > y->addr)
-			return vaddr < o->syms[j].addr;
-	return 0;
+	return next && vaddr < next;
 }
 
 /* How many symbol groups below vaddr are tried for one whose extent holds
@@ -318,13 +313,16 @@ struct jh_sym *jh_object_symbol(struct jh_object *o, uint64_t vaddr)
 		while (first > 0 && o->syms[first - 1].addr == o->syms[last].addr)
 			first--;
 		below = first;
+		/* Sorted by address: the next higher one, once per group (a
+		 * scan per alias made 200,000 aliases quadratic). */
+		uint64_t next = last + 1 < o->nsyms ? o->syms[last + 1].addr : 0;
 		/* jeprof (GetProcedureBoundariesViaNm over `nm -n`, sorted by
 		 * address then name) keeps the last 't'/'T' alias, or the first
 		 * one when none is: malloc rather than __libc_malloc. Among
 		 * those whose extent holds vaddr. */
 		size_t pick = SIZE_MAX;
 		for (size_t k = first; k <= last; k++)
-			if (holds(o, k, vaddr) && (pick == SIZE_MAX || o->syms[k].strong))
+			if (holds(o, k, vaddr, next) && (pick == SIZE_MAX || o->syms[k].strong))
 				pick = k;
 		if (pick == SIZE_MAX)
 			continue;

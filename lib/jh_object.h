@@ -41,9 +41,8 @@ struct jh_object {
 	char *path;
 	int loaded; /* 0 not yet, 1 ok, -1 unusable */
 	int problem; /* enum jh_object_problem, once loaded */
-	/* It defines mallctl (any prefix) and is not an executable: a shared
-	 * jemalloc, every frame inside which is the allocator's. */
-	int allocator;
+	int defines_mallctl; /* under any prefix, exported or not */
+	int executable;      /* a program (ET_EXEC, a PIE, a static-pie), no library */
 	int has_main;
 	char build_id[68]; /* lower-case hex, "" if none */
 	struct jh_sym *syms;
@@ -61,7 +60,7 @@ struct jh_object {
 
 /* Load from fd, the object's file opened by core_open_mapped (taken; < 0:
  * none could be opened); root: a sysroot prefix for its debug files, or
- * NULL. Sets o->loaded, o->allocator and o->build_id. */
+ * NULL. Sets o->loaded, o->defines_mallctl, o->executable and o->build_id. */
 void jh_object_load(struct jh_object *o, int fd, const char *root);
 void jh_object_free(struct jh_object *o);
 /* The link-time address of file offset off, or -1 if no segment has it. */

@@ -120,18 +120,50 @@ JH_EXPORT int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, j
 	return 0;
 }
 
-/* Each per-thread line's stack and counts (only thread tid's if only),
- * its thread id in *thread when thread is not NULL. */
-static int thread_lines(const jeheap_profile *p, int only, uint64_t tid, uint64_t *thread,
-			jeheap_stack_cb cb, void *arg)
+/* One stack's un-sampled counts shared among its threads' lines in
+ * proportion to each line's raw counts: the threads add up to the stack
+ * exactly. Un-sampling each line on its own would not (it is not linear),
+ * nor would a profile whose lines were counted while the process ran (a
+ * dump taken under allocation can have tN: lines that do not add up to
+ * their t*: line). */
+static void share(const jeheap_profile *p, const struct jh_stack *st, const uint64_t raw[4],
+		  const uint64_t sum[4], struct jeheap_counts *c)
 {
+	struct jeheap_counts all;
+	jh_counts(p, st->raw, JEHEAP_UNSAMPLED, &all);
+	const double whole[4] = { all.inuse_objects, all.inuse_bytes, all.alloc_objects,
+				  all.alloc_bytes };
+	double part[4];
+	for (int k = 0; k < 4; k++)
+		part[k] = sum[k] ? whole[k] * ((double)raw[k] / (double)sum[k]) : 0;
+	*c = (struct jeheap_counts){ part[0], part[1], part[2], part[3] };
+}
+
+/* Each per-thread line's stack and counts (only thread tid's if only),
+ * its thread id in *thread when thread is not NULL; each line un-sampled
+ * on its own (jeprof --thread reads one thread as a profile of its own),
+ * or, when split, its share of the stack (see share). A stack's lines are
+ * consecutive, as the file lists them. */
+static int thread_lines(const jeheap_profile *p, int only, uint64_t tid, uint64_t *thread,
+			int split, jeheap_stack_cb cb, void *arg)
+{
+	uint64_t sum[4] = { 0 };
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct jh_thread_line *tl = &p->threads[i];
 		if (tl->stack == SIZE_MAX || (only && tl->tid != tid))
 			continue;
+		if (split && (i == 0 || p->threads[i - 1].stack != tl->stack)) {
+			memset(sum, 0, sizeof(sum));
+			for (size_t j = i; j < p->nthreads && p->threads[j].stack == tl->stack; j++)
+				for (int k = 0; k < 4; k++)
+					sum[k] += p->threads[j].raw[k];
+		}
 		const struct jh_stack *st = &p->stacks[tl->stack];
 		struct jeheap_counts c;
-		jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
+		if (split)
+			share(p, st, tl->raw, sum, &c);
+		else
+			jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
 		if (thread)
 			*thread = tl->tid;
 		int r = cb(st->npcs ? p->pcs + st->pc_off : NULL, st->npcs, &c, arg);
@@ -146,13 +178,13 @@ int jh_foreach_query_stacks(const jeheap_profile *p, const struct jeheap_query *
 {
 	if (!q->per_thread)
 		return jeheap_profile_foreach_stack(p, JEHEAP_UNSAMPLED, cb, arg);
-	return thread_lines(p, 1, q->thread, NULL, cb, arg);
+	return thread_lines(p, 1, q->thread, NULL, 0, cb, arg);
 }
 
 int jh_foreach_thread_line(const jeheap_profile *p, uint64_t *thread, jeheap_stack_cb cb,
 			   void *arg)
 {
-	return thread_lines(p, 0, 0, thread, cb, arg);
+	return thread_lines(p, 0, 0, thread, 1, cb, arg);
 }
 
 int jh_has_thread_names(const jeheap_profile *p)

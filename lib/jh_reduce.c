@@ -89,7 +89,7 @@ struct jh_pcinfo {
 	uint32_t first, n;
 	uint32_t ffirst, nframes; /* its frames in frames[], when keep_frames */
 	int skip; /* the containing function is an allocator entry point */
-	int internal; /* in a shared jemalloc, or one of jemalloc's own names */
+	int internal; /* in a shared libjemalloc, or jemalloc's own name where jemalloc is */
 	/* How many of its innermost inlined frames are the allocator's (an
 	 * inline wrapper named calloc, as ld.so's rtld-malloc.h has): dropped
 	 * when this address is the first one kept. */
@@ -267,8 +267,8 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	if (*slot != UINT32_MAX)
 		return &r->pcinfo[*slot];
 	struct jeheap_frame f[64];
-	int in_allocator = 0;
-	size_t n = r->sym ? jh_symbolize_at(r->sym, a, f, 64, &in_allocator) : 0;
+	int je = JH_JE_NONE;
+	size_t n = r->sym ? jh_symbolize_at(r->sym, a, f, 64, &je) : 0;
 	if (n > 64)
 		n = 64; /* deeper inline chains are cut at the innermost 64 */
 	size_t nf = n ? n : 1;
@@ -290,10 +290,15 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	/* jeprof's RemoveUninterestingFrames tests the first name of an
 	 * address's symbol list: the containing function, not an inlined one. */
 	pi->skip = n && f[n - 1].function && is_skipped(f[n - 1].function);
-	pi->internal = in_allocator || (n && f[n - 1].function && is_internal(f[n - 1].function));
+	/* jemalloc's names count only where jemalloc is: a program's own
+	 * function called backtrace or je_parse is the program's. */
+	int names = je != JH_JE_NONE;
+	pi->internal = je == JH_JE_SHARED ||
+		       (names && n && f[n - 1].function && is_internal(f[n - 1].function));
 	pi->lead_skip = 0;
 	while (pi->lead_skip + 1 < n && f[pi->lead_skip].function &&
-	       (is_skipped(f[pi->lead_skip].function) || is_internal(f[pi->lead_skip].function)))
+	       (is_skipped(f[pi->lead_skip].function) ||
+		(names && is_internal(f[pi->lead_skip].function))))
 		pi->lead_skip++;
 	for (size_t i = 0; i < nf; i++) {
 		char *name = frame_name(r, a, n ? &f[i] : NULL, i, nf);
@@ -346,6 +351,9 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 		  size_t *n)
 {
 	size_t k = 0;
+	/* Past an entry point, jemalloc is left behind: its rule alone
+	 * (an entry point anywhere) applies further up. */
+	int past_entry = 0;
 	r->napath = 0;
 	for (size_t i = 0; i < npcs; i++) {
 		uint64_t a = i ? pcs[i] - 1 : pcs[i];
@@ -359,7 +367,8 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 		 * of jemalloc itself go too, whatever their names (a stripped
 		 * library's internals, a prefixed or static build's), so the
 		 * first frame shown is the program's own. */
-		if (pi->skip || (pi->internal && r->napath == 0)) {
+		if (pi->skip || (pi->internal && r->napath == 0 && !past_entry)) {
+			past_entry |= pi->skip;
 			k = 0;
 			r->napath = 0;
 			continue;

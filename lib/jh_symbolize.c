@@ -262,12 +262,23 @@ static int judge_object(const jeheap_symbolizer *s, const struct jh_mapping *m,
 	return jh_identity_verdict(&x, st, o->build_id);
 }
 
-/* jemalloc's shared library by its name, for when its file is not there
- * to say it defines mallctl. */
+/* jemalloc's shared library by its name. */
 static int named_like_jemalloc(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	return !strncmp(b ? b + 1 : path, "libjemalloc", 11);
+}
+
+/* A library is all allocator only when it is jemalloc's own: one that
+ * embeds jemalloc (a Rust cdylib with tikv-jemallocator, anything linked
+ * with libjemalloc_pic.a) holds the program's code too. */
+static int jemalloc_kind(const struct jh_object *o)
+{
+	if (o->loaded < 0)
+		return named_like_jemalloc(o->path) ? JH_JE_SHARED : JH_JE_UNKNOWN;
+	if (!o->defines_mallctl)
+		return JH_JE_NONE;
+	return o->executable || !named_like_jemalloc(o->path) ? JH_JE_EMBEDDED : JH_JE_SHARED;
 }
 
 static void load_object(jeheap_symbolizer *s, const struct jh_mapping *m)
@@ -291,10 +302,8 @@ static void load_object(jeheap_symbolizer *s, const struct jh_mapping *m)
 		o->problem = have_st ? judge_object(s, m, &st) : JH_OBJ_OK;
 	else
 		o->problem = fd == -ESTALE ? JH_OBJ_REPLACED : JH_OBJ_MISSING;
-	if (o->problem == JH_OBJ_REPLACED || o->problem == JH_OBJ_MISSING) {
+	if (o->problem == JH_OBJ_REPLACED || o->problem == JH_OBJ_MISSING)
 		o->loaded = -1;
-		o->allocator = named_like_jemalloc(o->path);
-	}
 }
 
 /* An address in an object's extent but in no symbol's: "name+0xVADDR",
@@ -309,10 +318,10 @@ static const char *unnamed(jeheap_symbolizer *s, const struct jh_object *o, uint
 }
 
 size_t jh_symbolize_at(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame *out,
-		       size_t max, int *allocator)
+		       size_t max, int *jemalloc)
 {
-	if (allocator)
-		*allocator = 0;
+	if (jemalloc)
+		*jemalloc = JH_JE_NONE;
 	if (!s || (!out && max))
 		return 0;
 	_Static_assert(offsetof(struct jh_mapping, start) == 0, "core_search's key comes first");
@@ -323,8 +332,9 @@ size_t jh_symbolize_at(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame 
 	if (ps) {
 		/* Named by the profile: no file is opened, so a shared jemalloc
 		 * is known by its name alone. */
-		if (allocator && m)
-			*allocator = named_like_jemalloc(s->objs[m->object].path);
+		if (jemalloc && m)
+			*jemalloc = named_like_jemalloc(s->objs[m->object].path) ? JH_JE_SHARED
+										  : JH_JE_UNKNOWN;
 		return copy_frames(s->pframes + ps->first, ps->n, out, max);
 	}
 	if (!m)
@@ -332,8 +342,8 @@ size_t jh_symbolize_at(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame 
 	struct jh_object *o = &s->objs[m->object];
 	if (!o->loaded)
 		load_object(s, m);
-	if (allocator)
-		*allocator = o->allocator;
+	if (jemalloc)
+		*jemalloc = jemalloc_kind(o);
 	uint64_t vaddr;
 	if (o->loaded < 0 || jh_object_vaddr(o, addr - m->start + m->offset, &vaddr))
 		return 0;

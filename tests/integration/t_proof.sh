@@ -26,6 +26,11 @@ expect_rc 0 "$JEHEAP" top --inuse_objects "$WORK/new.heap"
 	fail "operator new / malloc sites: $OUT"
 printf '%s\n' "$OUT" | awk 'NR > 1 && $1 > 0' | grep -E 'malloc_usable_size|libjemalloc' &&
 	fail "a frame of libjemalloc keeps a flat share: $OUT"
+# The program's own functions named like jemalloc's stay: they are not in
+# jemalloc.
+for f in je_parse backtrace handleOOM; do
+	[ "$(flat " $f\$")" = 300 ] || fail "the program's $f was pruned: $OUT"
+done
 if command -v jeprof >/dev/null; then
 	jeprof --text --inuse_objects "$TARGETS/victim_new" "$WORK/new.heap" 2>/dev/null |
 		sed -n 2p | grep -q new_site && echo "note: jeprof also puts new_site first here"
@@ -69,6 +74,12 @@ fi
 sed '/^# jeattach build-id/d' "$WORK/a.heap" >"$WORK/boot-only.heap"
 sed '/^# jeattach/d' "$WORK/a.heap" >"$WORK/plain.heap"
 touch -d '1 hour ago' "$WORK/plain.heap"
+# A stamp the target wrote itself, in its maps text, before jeattach's
+# block: not believed.
+awk -v p="$WORK/victim" '{print} /^MAPPED_LIBRARIES:$/ {print "# jeattach build-id 0123456789abcdef " p}' \
+	"$WORK/a.heap" >"$WORK/forged.heap"
+expect_rc 0 "$JEHEAP" top --inuse_objects "$WORK/forged.heap"
+[ "$(cum ' wl_small$')" = 1000 ] && [ -z "$ERR" ] || fail "a forged stamp was believed: $OUT $ERR"
 # Rebuilt: another program at the path (a new inode, another build id).
 cp "$TARGETS/victim_new" "$WORK/victim.new" && mv "$WORK/victim.new" "$WORK/victim" || fail "replace"
 for h in a boot-only; do
@@ -109,6 +120,23 @@ if command -v go >/dev/null; then
 	pass "pprof: diff as pprof's -diff_base, build ids, thread labels"
 else
 	echo "note: go not installed; pprof's diff not checked"
+fi
+
+# ---- pprof's thread samples add up to the profile's total, also where
+# un-sampling each thread's line on its own would not (it is not linear)
+# and where the threads' lines do not add up to their stack's (a dump taken
+# while the process allocated).
+printf '%s\n' 'heap_v2/524288' '  t*: 1010: 100016000 [0: 0]' '  t1: 1000: 16000 [0: 0]' \
+	'  t2: 10: 100000000 [0: 0]' '@ 0x1000 0x2000' '  t*: 1010: 100016000 [0: 0]' \
+	'  t1: 1000: 16000 [0: 0]' '  t2: 10: 110000000 [0: 0]' '' 'MAPPED_LIBRARIES:' >"$WORK/mix.heap"
+expect_rc 0 "$JEHEAP" json "$WORK/mix.heap"
+want=$(json_get "$OUT" "round(j['total'])")
+if command -v go >/dev/null; then
+	"$JEHEAP" pprof -o "$WORK/mix.pb.gz" "$WORK/mix.heap" || fail "pprof of mix.heap"
+	got=$(go tool pprof -top -unit=B "$WORK/mix.pb.gz" 2>&1 | sed -n 's/.* of \([0-9]*\)B total.*/\1/p')
+	[ -n "$got" ] && [ $(( got > want ? got - want : want - got )) -le 2 ] ||
+		fail "pprof total $got, jeheap's $want: $(go tool pprof -top -unit=B "$WORK/mix.pb.gz" 2>&1)"
+	pass "pprof's per-thread samples add up to the total"
 fi
 
 # ---- a ';' in a name does not split the frame in folded stacks
