@@ -166,10 +166,19 @@ def run_measured(cmd, stdout=subprocess.DEVNULL):
     return wall, ru.ru_maxrss * 1024
 
 def jeheap_of(build):
-    """jeheap's place in a build tree (src/ before the layout of 2026-11)."""
-    for rel in ("jeheap/jeheap", "src/jeheap"):
-        if os.path.exists(os.path.join(build, rel)):
-            return os.path.join(build, rel)
+    """The command that runs jeheap of a build tree (src/ before the layout
+    of 2026-11), as a list. In a libtool build jeheap/jeheap is a shell
+    script that sets the library path and runs jeheap/.libs/jeheap: that
+    binary is what gets installed, so it is what is measured, its library
+    found through LD_LIBRARY_PATH (env's exec costs well under a
+    millisecond; the script's shell costs several)."""
+    build = os.path.abspath(build)
+    for rel in ("jeheap", "src"):
+        real = os.path.join(build, rel, ".libs", "jeheap")
+        if os.path.exists(real):
+            return ["env", f"LD_LIBRARY_PATH={build}/lib/.libs:{build}/src/.libs", real]
+        if os.path.exists(os.path.join(build, rel, "jeheap")):
+            return [os.path.join(build, rel, "jeheap")]
     raise SystemExit(f"no jeheap in {build}")
 
 def make_profiles(big):
@@ -237,7 +246,7 @@ def compare_heap(builds, runs, big):
             rss = {"old": 0, "new": 0}
             for i in range(runs):
                 for tag, build in (builds if i % 2 == 0 else builds[::-1]):
-                    w, r = run_measured([jeheap_of(build)] + cmd)
+                    w, r = run_measured(jeheap_of(build) + cmd)
                     t[tag].append(w)
                     rss[tag] = max(rss[tag], r)
             to, tn = med(t["old"]), med(t["new"])
@@ -249,11 +258,11 @@ def bench_writers(build, exe, heap, n, size, runs, out2):
     """The other views and writers on the same profile; jeprof --lines as the
     peer of --lines (once: it runs addr2line over every address)."""
     jeheap = jeheap_of(build)
-    cmds = [("top --lines", [jeheap, "top", "--lines", heap]),
-            ("collapsed", [jeheap, "collapsed", heap]),
-            ("flame", [jeheap, "flame", "-o", "/dev/null", heap]),
-            ("dot", [jeheap, "dot", "-o", "/dev/null", heap]),
-            ("pprof", [jeheap, "pprof", "-o", "/dev/null", heap])]
+    cmds = [("top --lines", jeheap + ["top", "--lines", heap]),
+            ("collapsed", jeheap + ["collapsed", heap]),
+            ("flame", jeheap + ["flame", "-o", "/dev/null", heap]),
+            ("dot", jeheap + ["dot", "-o", "/dev/null", heap]),
+            ("pprof", jeheap + ["pprof", "-o", "/dev/null", heap])]
     for name, cmd in cmds:
         r = [run_measured(cmd) for _ in range(runs)]
         t, rss = med([w for w, _ in r]), max(x for _, x in r)
@@ -272,7 +281,7 @@ def bench_heap(build, big, runs, out, out2):
         return
     for n, heap in heaps:
         size = os.path.getsize(heap)
-        jh = [run_measured([jeheap_of(build), "top", heap]) for _ in range(runs)]
+        jh = [run_measured(jeheap_of(build) + ["top", heap]) for _ in range(runs)]
         jp_runs = 3 if n <= 20000 else 1
         jp = [run_measured(["jeprof", "--text", exe, heap]) for _ in range(jp_runs)]
         jt, jr = med([w for w, _ in jh]), max(r for _, r in jh)

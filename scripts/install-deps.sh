@@ -5,7 +5,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
-      libjemalloc-dev libjemalloc2 golang-go graphviz
+      libjemalloc-dev libjemalloc2 golang-go graphviz libc6-dbg elfutils
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
       groff-base python3 valgrind clang libclang-rt-14-dev
       chromium python3-websocket

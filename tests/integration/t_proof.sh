@@ -39,6 +39,18 @@ fi
 expect_rc 0 "$JEHEAP" top --inuse_objects --addresses "$WORK/new.heap"
 printf '%s\n' "$OUT" >"$WORK/new.addr"
 python3 "$PROVEN" "$WORK/new.heap" "$WORK/new.addr" || fail "names past their symbol's extent"
+# libc's lines come from its compressed debug file (libc6-dbg), inflated
+# only as far as these addresses' units: the same lines as eu-addr2line,
+# which opens it whole.
+libc=$(sed -n 's|.* \(/[^ ]*/libc\.so\.6\)$|\1|p' "$WORK/new.heap" | head -1)
+libc_id=$(readelf -n "$libc" 2>/dev/null | sed -n 's/.*Build ID: //p')
+if [ "$JEHEAP_HAS_LIBDW" = yes ] && command -v eu-addr2line >/dev/null &&
+	[ -f "/usr/lib/debug/.build-id/$(echo "$libc_id" | cut -c1-2)/$(echo "$libc_id" | cut -c3-).debug" ]; then
+	python3 "$top_srcdir/tests/tools/addr2line_agrees.py" "$WORK/new.heap" "$WORK/new.addr" libc.so.6 ||
+		fail "libc's lines differ from eu-addr2line's"
+else
+	echo "note: libc6-dbg or eu-addr2line (elfutils) missing, or jeheap without libdw: libc's lines not checked"
+fi
 finish_victim n
 pass "operator new in a stripped libjemalloc: the program's frame on top, names proven"
 
