@@ -148,6 +148,10 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a,
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);
+/* config.stats is true, or r says why nothing can be reported. */
+enum je_exit act_need_stats(struct target *t, struct act_result *r, const char *doing);
+/* Write "epoch": jemalloc refreshes its stats.* snapshot. */
+enum je_exit act_epoch(struct target *t, struct act_result *r, const char *doing);
 enum je_exit act_stats_full(struct target *t, int json, struct act_result *r);
 enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
 enum je_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,

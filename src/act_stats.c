@@ -19,21 +19,34 @@ static const struct {
 	{ "narenas", "arenas.narenas" },
 };
 
-/* The stats.* values are a snapshot jemalloc refreshes only when "epoch"
- * is written (jemalloc(3), "epoch"); without config.stats they are absent. */
-static enum je_exit refresh(struct target *t, struct act_result *r, const char *doing)
+/* Without config.stats the stats.* controls are absent. */
+enum je_exit act_need_stats(struct target *t, struct act_result *r, const char *doing)
 {
-	struct rctl_value one = { .type = RCTL_U64, .u = 1 };
-	int merr = 0, on, e;
+	int on;
 	enum je_exit c = act_read_flag(t, r, doing, "config.stats", &on);
 	if (c || !on)
 		return c ? c : act_fail(r, JE_EXIT_MALLCTL,
 				"%s: this jemalloc keeps no statistics (config.stats is false: built "
 				"without --enable-stats); nothing to report",
 				doing);
+	return JE_EXIT_OK;
+}
+
+/* The stats.* values are a snapshot jemalloc refreshes only when "epoch"
+ * is written (jemalloc(3), "epoch"; ctl_refresh under ctl_mtx). */
+enum je_exit act_epoch(struct target *t, struct act_result *r, const char *doing)
+{
+	struct rctl_value one = { .type = RCTL_U64, .u = 1 };
+	int merr = 0, e;
 	if ((e = rctl_write(t, "epoch", &one, NULL, &merr)))
 		return act_transport_error(t, r, doing, e);
 	return merr ? act_mallctl_error(t, r, doing, "epoch", merr) : JE_EXIT_OK;
+}
+
+static enum je_exit refresh(struct target *t, struct act_result *r, const char *doing)
+{
+	enum je_exit c = act_need_stats(t, r, doing);
+	return c ? c : act_epoch(t, r, doing);
 }
 
 enum je_exit act_stats(struct target *t, struct act_result *r)

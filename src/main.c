@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "cli_report.h"
 #include "cli_signal.h"
+#include "cli_top.h"
 #include "options.h"
 #include "plan.h"
 #include "pt.h"
@@ -306,6 +307,8 @@ int main(int argc, char **argv)
 	int code = setup(&in, argc, argv);
 	if (code == GO_ON)
 		code = find_targets(&in);
+	if (code == GO_ON && (in.o.top || in.o.prometheus))
+		code = cli_top_main(&in.o); /* a live view: no plan, its own loop */
 	if (code == GO_ON)
 		code = run_plan(&in);
 	if (code == GO_ON)

@@ -20,6 +20,7 @@ enum {
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
 	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
+	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
 };
 
 /* What the handlers need besides the options they fill. */
@@ -41,6 +42,7 @@ static int take_attach(struct options *o, int id, const char *arg, struct option
 static int take_output(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_info(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_rearm(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_top(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 
 #define ACTIONS OPTIONS_SEC_ACTIONS
 #define OVER_TIME OPTIONS_SEC_OVER_TIME
@@ -111,6 +113,19 @@ static const struct options_row rows[] = {
 		  "DURATION, INTERVAL: 500ms, 30s, 5m, 1h" },
 	{ .name = "count", .id = O_COUNT, .section = OVER_TIME, .take = take_timing,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "N", .line = OPTIONS_LINE_WITH },
+	{ .name = "top", .id = O_TOP, .section = OVER_TIME, .take = take_top,
+	  .help = "a live view of one process's allocator: totals, arenas,\n"
+		  "threads (keys q s p); one JSON line a refresh when\n"
+		  "stdout is no terminal or with --json" },
+	{ .name = "prometheus", .id = O_PROMETHEUS, .section = OVER_TIME, .take = take_top,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE", .value = OPTIONS_VALUE_PROM,
+	  .help = "the same figures for node_exporter's textfile\n"
+		  "collector (FILE ends in .prom), each refresh;\n"
+		  "once without --top or --interval" },
+	{ .name = "interval", .id = O_INTERVAL, .section = OVER_TIME, .take = take_top,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "DURATION",
+	  .help = "--top's and --prometheus' refresh (default 1s);\n"
+		  "--count N stops after N refreshes" },
 
 	{ .name = "pid", .letter = 'p', .id = 'p', .section = OPTIONS, .take = take_target,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "PID[,PID]", .value = OPTIONS_VALUE_PID,
@@ -281,7 +296,7 @@ void options_list(FILE *f)
 {
 	static const char *const args[] = { "none", "required", "optional", "optional-next" };
 	static const char *const values[] = { "none", "pid", "process", "profile", "control",
-					      "words" };
+					      "words", "prom" };
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct options_row *r = &rows[i];
 		char letter[3] = "-";
@@ -606,6 +621,45 @@ static int take_rearm(struct options *o, int id, const char *arg, struct options
 	return 0;
 }
 
+/* --top, --prometheus, --interval: the live view (cli_top.c). */
+static int take_top(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	size_t n = arg ? strlen(arg) : 0;
+	switch (id) {
+	case O_TOP:
+		o->top = 1;
+		return 0;
+	case O_PROMETHEUS:
+		/* node_exporter's textfile collector reads only *.prom files */
+		if (n < 6 || strcmp(arg + n - 5, ".prom") || arg[n - 6] == '/')
+			return say(ps, "--prometheus %s: node_exporter's textfile collector reads only "
+				       "files named *.prom; give a name such as jemalloc.prom", arg);
+		o->prometheus = arg;
+		return 0;
+	case O_INTERVAL:
+		o->interval_us = options_duration_us(arg);
+		if (o->interval_us < 100000)
+			return say(ps, "--interval %s: expected a duration of at least 100ms (each "
+				       "refresh holds a thread once), such as 1s or 5s", arg);
+		return 0;
+	}
+	return say(ps, "option %d is not about the live view", id);
+}
+
+/* --top and --prometheus watch one process and do nothing else. */
+static int check_top(struct options *o, struct options_parse_state *ps)
+{
+	const char *what = o->top ? "--top" : "--prometheus";
+	if (!o->top && !o->prometheus)
+		return o->interval_us ? say(ps, "--interval goes with --top or --prometheus") : 0;
+	if (o->nactions || o->for_us || o->every_us)
+		return say(ps, "%s is a view of its own: run %s separately", what,
+			   o->for_us ? "--for" : o->every_us ? "--every" : "other actions");
+	if (o->npids > 1 || o->all_name)
+		return say(ps, "%s watches one process: give one pid (-p PID)", what);
+	return 0;
+}
+
 /* What the output looks like: the report's form and a dump's. */
 static int take_output(struct options *o, int id, const char *arg, struct options_parse_state *ps)
 {
@@ -676,7 +730,9 @@ static int check_whole(struct options *o, struct options_parse_state *ps)
 		return say(ps, "no target: give -p PID or --all NAME");
 	if (o->npids && o->all_name)
 		return say(ps, "give -p PID or --all NAME, not both");
-	if (!o->nactions && !o->for_us)
+	if (check_top(o, ps))
+		return -1;
+	if (!o->nactions && !o->for_us && !o->top && !o->prometheus)
 		return say(ps, "nothing to do: give an action (--status, --activate, --dump...)");
 	int activates = o->for_us != 0;
 	for (int i = 0; i < o->nactions; i++)

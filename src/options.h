@@ -33,6 +33,10 @@ struct options {
 	pid_t tid;          /* --tid: borrow this thread (0: any at a safe point) */
 	double timeout_s;   /* --timeout, per target */
 	uint64_t max_dump;  /* --max-dump: the largest profile accepted, bytes */
+	/* --top, --prometheus FILE, --interval: a live view (cli_top.c) */
+	int top;
+	const char *prometheus;
+	int64_t interval_us;
 	int json, verbose, quiet;
 	int help, version;
 	int list_options; /* --list-options: what bash completion reads */
@@ -78,6 +82,7 @@ enum options_value {
 	OPTIONS_VALUE_PROFILE, /* heap profile files */
 	OPTIONS_VALUE_CONTROL, /* mallctl names */
 	OPTIONS_VALUE_WORDS,   /* one of the row's words */
+	OPTIONS_VALUE_PROM,    /* a node_exporter textfile (*.prom) */
 };
 
 struct options_parse_state;
@@ -102,7 +107,7 @@ const struct options_row *options_table(size_t *nrows);
 void options_usage(FILE *f);
 /* --list-options: one line per option --help lists, for bash completion:
  * "--NAME -L|- none|required|optional|optional-next VALUE [WORD...]",
- * VALUE one of none, pid, process, profile, control, words. */
+ * VALUE one of none, pid, process, profile, control, words, prom. */
 void options_list(FILE *f);
 
 #endif

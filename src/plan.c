@@ -13,8 +13,8 @@
 static int check_timing(const struct options *o, const char *file, int ndumps, char *err,
 			size_t errlen)
 {
-	if (o->count && !o->every_us) {
-		snprintf(err, errlen, "--count goes with --every INTERVAL");
+	if (o->count && !o->every_us && !o->top && !o->prometheus) {
+		snprintf(err, errlen, "--count goes with --every INTERVAL or --top");
 		return -1;
 	}
 	if (o->baseline && !o->for_us) {

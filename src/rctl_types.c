@@ -95,6 +95,9 @@ static const struct rctl_entry table[] = {
 	{ "stats.arenas.#.resident", RCTL_SIZE, RCTL_R },
 	{ "stats.arenas.#.nthreads", RCTL_UNSIGNED, RCTL_R },
 	{ "arenas.narenas", RCTL_UNSIGNED, RCTL_R },
+	/* size_t *: an address in the target, 8 bytes on LP64 (--top reads
+	 * the counter behind it with process_vm_readv). */
+	{ "experimental.arenas.#.pactivep", RCTL_U64, RCTL_R },
 	{ "arenas.create", RCTL_UNSIGNED, RCTL_R | RCTL_EFFECT }, /* reading it creates an arena */
 	{ "arenas.dirty_decay_ms", RCTL_SSIZE, RCTL_RW },
 	{ "arenas.muzzy_decay_ms", RCTL_SSIZE, RCTL_RW },
@@ -146,6 +149,9 @@ int rctl_lookup_thread(const char *name, enum rctl_type *type)
 	static const struct rctl_entry thread_table[] = {
 		{ "thread.prof.active", RCTL_BOOL, RCTL_RW },
 		{ "thread.prof.name", RCTL_STRING, RCTL_RW },
+		/* uint64_t *: the calling thread's counters' addresses (--top) */
+		{ "thread.allocatedp", RCTL_U64, RCTL_R },
+		{ "thread.deallocatedp", RCTL_U64, RCTL_R },
 	};
 	for (size_t i = 0; i < sizeof(thread_table) / sizeof(thread_table[0]); i++) {
 		if (!strcmp(thread_table[i].pattern, name)) {

@@ -32,7 +32,10 @@ start_victim p "$TARGETS/victim_plain" -b 0
 out=$(complete_words "$C/jeattach" _jeattach jeattach -p "")
 echo "$out" | grep -qx "$v" || fail "no jemalloc pid $v in: $out"
 echo "$out" | grep -qx "$p" && fail "glibc-only pid $p offered"
-touch "$WORK/a.heap" "$WORK/b.txt"
+touch "$WORK/a.heap" "$WORK/b.txt" "$WORK/c.prom"
+out=$(complete_words "$C/jeattach" _jeattach jeattach -p 1 --prometheus "$WORK/")
+echo "$out" | grep -q 'c.prom$' || fail "--prometheus files: $out"
+echo "$out" | grep -qE '(a.heap|b.txt)$' && fail "--prometheus offers a non-.prom file: $out"
 out=$(complete_words "$C/jeheap" _jeheap jeheap top "$WORK/")
 echo "$out" | grep -q 'a.heap$' || fail "jeheap files: $out"
 echo "$out" | grep -q 'b.txt$' && fail "non-profile offered: $out"

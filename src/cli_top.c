@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* --top and --prometheus: one target, refreshed every --interval (1 s).
+ * Each refresh holds one thread once (epoch and the six figures,
+ * act_top_stats), reads each arena's and each thread's counters with no
+ * stop, and shows the figures: a full screen on a terminal, one JSON line
+ * otherwise, and/or a Prometheus file.
+ *
+ * Signals: SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGWINCH stay blocked, as
+ * in every jeattach run (main.c): none can end jeattach while a thread is
+ * held. Between refreshes they are read from a signalfd, polled with the
+ * keyboard, so a Ctrl-C ends the view, the terminal put back, within
+ * a hold's length. */
+#include "config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "cli_top.h"
+#include "errors.h"
+#include "rcall.h"
+
+#define TOP_BORROW_SHARE 0.3 /* of an interval, for borrowing new threads */
+
+struct top_run {
+	const struct options *o;
+	struct target t;
+	int opened, prepared;
+	struct top_view v;
+	struct top_threads th;
+	int screen, json, keys;
+	int sfd;
+	char msg[1024];
+};
+
+/* A failure outside jemalloc's answers, through the one table (errors.c);
+ * code is used only if the table has no row for it. */
+static int fail(struct top_run *tr, int code, int e, enum je_stage stage)
+{
+	struct je_err_ctx c = { .pid = tr->v.pid, .why = tr->t.why, .prefix = tr->o->prefix };
+	enum je_exit x = je_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
+	return x ? (int)x : code;
+}
+
+static int open_target(struct top_run *tr)
+{
+	int e = target_open(&tr->t, tr->v.pid);
+	if (e)
+		return fail(tr, JE_EXIT_GONE, e, JE_AT_OPEN);
+	tr->opened = 1;
+	snprintf(tr->v.comm, sizeof(tr->v.comm), "%s", tr->t.info.comm);
+	struct rcall_opts ro = { .only_tid = tr->o->tid };
+	e = target_locate(&tr->t, tr->o->prefix);
+	if (!e)
+		e = rcall_prepare(&tr->t, &ro);
+	if (e)
+		return fail(tr, JE_EXIT_NOJEMALLOC, e, JE_AT_LOCATE);
+	tr->prepared = 1;
+	return 0;
+}
+
+/* The one hold of a refresh. */
+static int hold_for_stats(struct top_run *tr)
+{
+	struct target *t = &tr->t;
+	if (t->info.tracer)
+		return fail(tr, JE_EXIT_PERM, -EPERM, JE_AT_ATTACH);
+	struct rcall_timing tm;
+	rcall_timing(t, &tm); /* the threads' borrows count there too */
+	int64_t held_before = tm.us_total;
+	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(tr->o->timeout_s * 1e6));
+	int e = rcall_hold(t);
+	if (e)
+		return fail(tr, JE_EXIT_UNSAFE, e, JE_AT_ATTACH);
+	struct act_result r;
+	act_result_init(&r, ACT_STATS);
+	enum je_exit c = act_top_stats(t, &r, &tr->v.st);
+	e = rcall_release(t);
+	if (c)
+		snprintf(tr->msg, sizeof(tr->msg), "%s", r.msg);
+	act_result_free(&r);
+	if (c)
+		return c;
+	if (e)
+		return fail(tr, JE_EXIT_UNSAFE, e, JE_AT_RELEASE);
+	rcall_timing(t, &tm);
+	tr->v.hold_us = tm.us_total - held_before;
+	tr->v.holds++;
+	return 0;
+}
+
+/* Each arena's active pages, through the addresses learnt in the first
+ * hold: no stop. */
+static void read_arenas(struct top_run *tr, double dt)
+{
+	struct top_view *v = &tr->v;
+	for (unsigned i = 0; i < v->st.narenas; i++) {
+		uint64_t pages = 0;
+		struct iovec l = { &pages, 8 }, r = { (void *)(uintptr_t)v->st.pactivep[i], 8 };
+		int ok = v->st.pactivep[i] &&
+			 process_vm_readv(tr->t.io_pid, &l, 1, &r, 1, 0) == 8;
+		uint64_t bytes = pages * v->st.page;
+		v->arena_rate[i] = ok && v->arena_ok[i] && dt > 0 ?
+					   ((double)bytes - (double)v->arena_active[i]) / dt : 0;
+		v->arena_active[i] = bytes;
+		v->arena_ok[i] = ok;
+	}
+}
+
+static int refresh(struct top_run *tr)
+{
+	struct top_view *v = &tr->v;
+	uint64_t before[ACT_TOP_NSTATS];
+	memcpy(before, v->st.v, sizeof(before));
+	int code = hold_for_stats(tr);
+	if (code)
+		return code;
+	pt_usec_t now = pt_now_us();
+	v->dt = v->seq ? (double)(now - v->at) / 1e6 : 0;
+	v->at = now;
+	v->seq++;
+	for (int i = 0; i < ACT_TOP_NSTATS; i++)
+		v->rate[i] = v->dt > 0 ? ((double)v->st.v[i] - (double)before[i]) / v->dt : 0;
+	read_arenas(tr, v->dt);
+	pt_usec_t budget = (pt_usec_t)((double)v->interval_us * TOP_BORROW_SHARE);
+	cli_top_threads_refresh(&tr->t, &tr->th, now + budget, v->dt);
+	cli_top_threads_sort(&tr->th, v->sort);
+	return 0;
+}
+
+static int show(struct top_run *tr)
+{
+	if (tr->screen)
+		cli_top_screen_draw(&tr->v, NULL);
+	else if (tr->json)
+		cli_top_json_line(stdout, &tr->v);
+	if (tr->o->prometheus) {
+		int e = cli_top_prom_write(tr->o->prometheus, &tr->v);
+		if (e) {
+			snprintf(tr->msg, sizeof(tr->msg),
+				 "cannot write %s: %s; choose a writable directory (node_exporter's "
+				 "--collector.textfile.directory)",
+				 tr->o->prometheus, strerror(-e));
+			return JE_EXIT_OUTPUT;
+		}
+	}
+	return 0;
+}
+
+/* A key: q quits (0), s sorts, p pauses; -1 goes on. */
+static int key(struct top_run *tr)
+{
+	char c;
+	while (read(STDIN_FILENO, &c, 1) == 1) {
+		if (c == 'q' || c == 'Q')
+			return 0;
+		if (c == 's' || c == 'S') {
+			tr->v.sort = (tr->v.sort + 1) % TOP_NSORTS;
+			cli_top_threads_sort(&tr->th, tr->v.sort);
+		} else if (c == 'p' || c == 'P') {
+			tr->v.paused = !tr->v.paused;
+		}
+		cli_top_screen_draw(&tr->v, NULL);
+	}
+	return -1;
+}
+
+/* Until the next refresh: keys, signals, threads slow to stop let go.
+ * Returns -1 to go on, or the exit code. */
+static int wait_next(struct top_run *tr, pt_usec_t until)
+{
+	for (;;) {
+		pt_usec_t left = until - pt_now_us();
+		if (left <= 0)
+			return -1;
+		struct pollfd p[2] = { { tr->sfd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
+		int ms = (int)((left < RCALL_TICK_US ? left : RCALL_TICK_US) + 999) / 1000;
+		int n = poll(p, tr->keys ? 2 : 1, ms);
+		rcall_sweep(&tr->t);
+		if (n > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(tr->sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGWINCH &&
+			    si.ssi_signo != SIGPIPE)
+				return 128 + (int)si.ssi_signo;
+			if (tr->screen && si.ssi_signo == SIGWINCH)
+				cli_top_screen_draw(&tr->v, NULL);
+		}
+		if (n > 0 && tr->keys && (p[1].revents & (POLLIN | POLLHUP))) {
+			int k = key(tr);
+			if (k >= 0)
+				return k;
+		}
+	}
+}
+
+static int loop(struct top_run *tr)
+{
+	const struct options *o = tr->o;
+	int once = !o->top && !o->interval_us;
+	pt_usec_t next = pt_now_us();
+	for (;;) {
+		if (!tr->v.paused || !tr->v.seq) {
+			if (!target_alive(&tr->t)) {
+				snprintf(tr->msg, sizeof(tr->msg), "the process exited; the view ends");
+				return JE_EXIT_GONE;
+			}
+			int code = refresh(tr);
+			if (!code)
+				code = show(tr);
+			if (code)
+				return target_alive(&tr->t) ? code :
+				       (snprintf(tr->msg, sizeof(tr->msg),
+						 "the process exited; the view ends"), JE_EXIT_GONE);
+		}
+		if (once || (o->count && tr->v.seq >= (unsigned)o->count))
+			return 0;
+		next += tr->v.interval_us;
+		if (next < pt_now_us())
+			next = pt_now_us(); /* a slow refresh: no burst to catch up */
+		int code = wait_next(tr, next);
+		if (code >= 0)
+			return code;
+	}
+}
+
+static int signals(struct top_run *tr)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	tr->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return tr->sfd < 0 ? -errno : 0;
+}
+
+/* Before any target is touched: the Prometheus file's directory. */
+static int writable(struct top_run *tr)
+{
+	char copy[4096];
+	if (!tr->o->prometheus)
+		return 0;
+	snprintf(copy, sizeof(copy), "%s", tr->o->prometheus);
+	const char *dir = dirname(copy);
+	if (!access(dir, W_OK | X_OK))
+		return 0;
+	snprintf(tr->msg, sizeof(tr->msg),
+		 "cannot write %s: %s: %s; choose a writable directory (node_exporter's "
+		 "--collector.textfile.directory)",
+		 tr->o->prometheus, dir, strerror(errno));
+	return JE_EXIT_OUTPUT;
+}
+
+int cli_top_main(const struct options *o)
+{
+	static struct top_run tr; /* large (per-arena arrays): not on the stack */
+	tr.o = o;
+	tr.v.pid = o->pids[0];
+	tr.v.th = &tr.th;
+	tr.v.interval_us = o->interval_us ? o->interval_us : 1000000;
+	tr.screen = o->top && !o->json && isatty(STDOUT_FILENO);
+	tr.json = o->top && !tr.screen;
+	tr.keys = tr.screen && isatty(STDIN_FILENO);
+	int code = signals(&tr) ? JE_EXIT_INTERNAL : writable(&tr);
+	if (!code)
+		code = open_target(&tr);
+	if (!code && tr.screen && cli_top_screen_open())
+		tr.keys = 0; /* no keys, but still a view; Ctrl-C ends it */
+	if (!code)
+		code = loop(&tr);
+	cli_top_screen_close(); /* every way out goes through here */
+	if (code && code < 128)
+		fprintf(stderr, "jeattach: %d: %s\n", (int)tr.v.pid, tr.msg);
+	cli_top_threads_free(&tr.th);
+	if (tr.prepared)
+		rcall_free(&tr.t);
+	if (tr.opened)
+		target_close(&tr.t);
+	return code;
+}

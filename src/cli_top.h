@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* --top and --prometheus: a live view of one target's allocator. The loop
+ * (cli_top.c) holds one thread once per refresh for the aggregate figures;
+ * per-thread counters come from cli_top_threads.c without any stop; the
+ * figures are shown by cli_top_screen.c (a terminal), cli_top_json.c (one
+ * JSON line per refresh) and cli_top_prom.c (node_exporter's textfile
+ * format). */
+#ifndef JEATTACH_CLI_TOP_H
+#define JEATTACH_CLI_TOP_H
+
+#include <stdio.h>
+#include "act_top.h"
+#include "options.h"
+#include "pt.h"
+
+struct top_thread {
+	pid_t tid;
+	unsigned long long start; /* field 22 of its stat: a reused tid differs */
+	char comm[17];            /* as /proc says: the program chose it, escape it */
+	uint64_t allocp, deallocp; /* counter addresses; 0 until borrowed */
+	int tries;                /* borrows that failed */
+	int valid;                /* counters read at this refresh */
+	uint64_t alloc, dealloc;  /* bytes, since the thread began */
+	double alloc_rate, dealloc_rate; /* bytes/s over the last interval */
+};
+
+struct top_threads {
+	struct top_thread *v;
+	int n, cap;
+	int pending;     /* threads still to borrow */
+	int borrowed;    /* borrows made, since the start */
+	int missed;      /* borrows that failed, since the start */
+	int64_t borrow_us_max;
+};
+
+enum top_sort { TOP_SORT_ALLOC, TOP_SORT_FREE, TOP_SORT_TOTAL, TOP_SORT_TID, TOP_NSORTS };
+
+/* What every output shows for one refresh. */
+struct top_view {
+	pid_t pid;
+	char comm[64];
+	int64_t interval_us;
+	unsigned seq;
+	pt_usec_t at;          /* when the hold ended */
+	double dt;             /* seconds since the previous refresh, 0 at the first */
+	struct act_top_stats st;
+	double rate[ACT_TOP_NSTATS];       /* bytes/s */
+	uint64_t arena_active[ACT_TOP_MAX_ARENAS]; /* bytes */
+	double arena_rate[ACT_TOP_MAX_ARENAS];
+	int arena_ok[ACT_TOP_MAX_ARENAS];
+	int64_t hold_us;       /* this refresh's hold */
+	int holds;             /* stats holds so far */
+	struct top_threads *th;
+	enum top_sort sort;
+	int paused;
+};
+
+extern const char *const top_sort_names[TOP_NSORTS];
+
+/* The whole --top / --prometheus run for o->pids[0]: the exit code. */
+int cli_top_main(const struct options *o);
+
+/* cli_top_threads.c: list the target's threads, drop those gone or whose
+ * tid was reused, borrow new ones (one short hold each) until deadline,
+ * then read every known counter with no stop. */
+struct target;
+void cli_top_threads_refresh(struct target *t, struct top_threads *th, pt_usec_t deadline,
+			     double dt);
+void cli_top_threads_sort(struct top_threads *th, enum top_sort how);
+void cli_top_threads_free(struct top_threads *th);
+/* "1.2 MiB" */
+void cli_top_bytes(double b, char *buf, size_t len);
+
+/* cli_top_screen.c */
+int cli_top_screen_open(void);
+void cli_top_screen_close(void);
+void cli_top_screen_draw(const struct top_view *v, const char *note);
+
+/* cli_top_json.c */
+void cli_top_json_line(FILE *f, const struct top_view *v);
+
+/* cli_top_prom.c: written atomically; 0 or -errno. */
+int cli_top_prom_write(const char *file, const struct top_view *v);
+
+#endif

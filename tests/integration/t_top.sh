@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# --top: bad input refused with one line; on a non-terminal one JSON line
+# per refresh (totals, rates, arenas, every thread's counters read with no
+# stop after one borrow each); threads that come and go; the target's exit
+# and SIGTERM end it cleanly; the victims' self-checks stay clean.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+start_victim v "$TARGETS/victim_dyn" -b 4 -t
+
+# Bad input: exit 2, one line naming the fix.
+expect_rc 2 "$JEATTACH" -p "$v,$v" --top
+echo "$ERR" | grep -q -- '--top watches one process: give one pid' || fail "$ERR"
+expect_rc 2 "$JEATTACH" -p "$v" --top --dump x.heap
+echo "$ERR" | grep -q -- '--top is a view of its own' || fail "$ERR"
+expect_rc 2 "$JEATTACH" -p "$v" --stats --interval 1s
+echo "$ERR" | grep -q -- '--interval goes with --top or --prometheus' || fail "$ERR"
+expect_rc 2 "$JEATTACH" -p "$v" --top --interval 5ms
+echo "$ERR" | grep -q -- 'at least 100ms' || fail "$ERR"
+expect_rc 2 "$JEATTACH" --all victim_dyn --top
+echo "$ERR" | grep -q -- 'watches one process' || fail "$ERR"
+pass "bad input refused"
+
+# A pipe: JSON lines, one per refresh.
+expect_rc 0 "$JEATTACH" -p "$v" --top --interval 300ms --count 4
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 4 ] || fail "not 4 lines: $OUT"
+printf '%s\n' "$OUT" >"$WORK/top.jsonl"
+python3 - "$WORK/top.jsonl" "$v" <<'PY' || fail "JSON lines: $OUT"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+pid = int(sys.argv[2])
+for k, j in enumerate(lines):
+    assert j["pid"] == pid and j["seq"] == k + 1 and j["holds"] == k + 1, j
+    assert j["allocated"] <= j["active"] <= j["resident"] <= j["mapped"], j
+    for key in ("retained", "metadata", "allocated_rate", "hold_us", "threads_pending"):
+        assert key in j, key
+    assert j["jemalloc_version"].startswith("5."), j["jemalloc_version"]
+    assert abs(j["active_per_allocated"] - j["active"] / j["allocated"]) < 1e-3
+    assert len(j["arenas"]) >= 1 and all(a["active"] >= 0 for a in j["arenas"])
+last = lines[-1]
+# 4 busy threads, a ticker and main at least; each borrowed once at most
+assert len(last["threads"]) >= 6, last["threads"]
+assert last["threads_borrowed"] <= len(last["threads"]) + last["threads_missed"], last
+read = [t for t in last["threads"] if t["allocated"] is not None]
+assert len(read) >= 5, last["threads"]
+assert all(t["name"] == "victim_dyn" for t in last["threads"]), last["threads"]
+busy = [t for t in read if t["alloc_rate"] > 100000]
+assert len(busy) >= 3, read
+# counters only grow, for the same thread
+first = {t["tid"]: t["allocated"] for t in lines[-2]["threads"] if t["allocated"] is not None}
+assert all(t["allocated"] >= first[t["tid"]] for t in read if t["tid"] in first)
+PY
+pass "JSON lines: totals, rates, arenas, per-thread counters and rates"
+
+# The per-thread counters cost no hold once read: as many holds as
+# refreshes (the stats), and borrows only for threads not seen before.
+expect_rc 0 "$JEATTACH" -p "$v" --top --json --interval 200ms --count 8
+last=$(printf '%s\n' "$OUT" | tail -1)
+[ "$(json_get "$last" "j['holds']")" = 8 ] || fail "holds: $last"
+[ "$(json_get "$last" "j['threads_borrowed'] + j['threads_missed'] <= 3 * len(j['threads'])")" = True ] ||
+	fail "borrowed again and again: $last"
+pass "one hold per refresh"
+
+# Threads that come and go (-c: short-lived threads nonstop).
+start_victim c "$TARGETS/victim_dyn" -b 1 -c
+expect_rc 0 "$JEATTACH" -p "$c" --top --interval 200ms --count 6
+printf '%s\n' "$OUT" | tail -1 >"$WORK/churn.json"
+python3 - "$WORK/churn.json" "$c" <<'PY' || fail "churn: $OUT"
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+assert j["seq"] == 6 and len(j["threads"]) >= 2, j
+PY
+finish_victim c
+pass "threads that come and go"
+
+# The target exits: the view ends, exit 3, one line.
+start_victim x "$TARGETS/victim_dyn" -b 1 -x 1500
+expect_rc 3 "$JEATTACH" -p "$x" --top --interval 200ms
+echo "$ERR" | grep -q "^jeattach: $x: the process exited; the view ends$" || fail "$ERR"
+[ -n "$OUT" ] || fail "no line before the exit"
+pass "the target's exit ends the view"
+
+# SIGTERM between refreshes: 128 + 15, and the victim unharmed.
+"$JEATTACH" -p "$v" --top --interval 200ms >"$WORK/term.out" 2>"$WORK/term.err" &
+tp=$!
+sleep 1.5 && kill -TERM "$tp"
+wait "$tp" && fail "SIGTERM: exit 0"
+[ $? = 143 ] || fail "SIGTERM: not 143: $(cat "$WORK/term.err")"
+[ -s "$WORK/term.out" ] || fail "SIGTERM: nothing printed"
+pass "SIGTERM ends it"
+
+finish_victim v
