@@ -4,6 +4,7 @@
 
 bench/run.py BUILDDIR [--runs N] [--gdb-runs M] [--big] [--skip-attach] [--skip-heap]
 bench/run.py BUILDDIR --compare OLDBUILDDIR [--runs N] [--big]
+bench/run.py BUILDDIR --top-cost SECONDS
 
 Attach: a busy 8-thread victim and a 1000-idle-thread victim (tests/targets/
 victim_dyn with a ticker thread that measures the longest gap between its
@@ -156,6 +157,50 @@ def bench_pass(build, runs):
         print(f"| {name.split(',')[0]} | {name.split(', ')[1]} | {nthreads} | {spread(meds)} | "
               f"{spread(maxs)} | {spread(passes)} | {spread(gaps)} | {spread(walls)} | {missed} | {ok} |")
 
+def cpu_ticks(pid):
+    """utime + stime of a process, clock ticks (fields 14 and 15 of its stat)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+def bench_top(build, seconds):
+    """jeattach --top --json at 1 s on the busy 8-thread and the 1000-thread
+    victims for SECONDS refreshes: holds per refresh, each stats hold (the
+    first, which also learns the arenas, apart), the threads borrowed and
+    when the borrowing ended (after it, every refresh reads all counters
+    with no stop), jeattach's own CPU from the refresh after the borrowing
+    to the end (/proc/PID/stat), the longest pause the victim's ticker felt."""
+    je = f"{build}/src/jeattach"
+    hz = os.sysconf("SC_CLK_TCK")
+    print("\n| victim | threads | refreshes | holds | stats hold, us (after the 1st) | 1st hold, us | threads borrowed / missed | borrowing done at refresh | jeattach CPU after it, % of a core | ticker gap, us | victim checks |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for kind, args in (("busy, 8 threads", ["-b", "8", "-t"]),
+                       ("idle, 1000 threads", ["-b", "0", "-i", "1000", "-t"])):
+        v = Victim(build, args)
+        nthreads = len(os.listdir(f"/proc/{v.pid}/task"))
+        v.gap()
+        p = subprocess.Popen([je, "-p", str(v.pid), "--top", "--json", "--interval", "1s",
+                              "--count", str(seconds)], stdout=subprocess.PIPE, text=True)
+        lines, mark, done_at = [], None, None
+        for line in p.stdout:
+            j = json.loads(line)
+            lines.append(j)
+            if done_at is None and j["threads_pending"] == 0 and j["seq"] > 1 and \
+                    j["threads_borrowed"] + j["threads_missed"] == lines[-2]["threads_borrowed"] + lines[-2]["threads_missed"]:
+                done_at = j["seq"]
+                mark = (cpu_ticks(p.pid), time.monotonic())
+            if j["seq"] == seconds - 1 and mark:
+                end = (cpu_ticks(p.pid), time.monotonic())
+        p.wait()
+        gap = v.gap()
+        rep = v.finish()
+        last = lines[-1]
+        holds = [j["hold_us"] for j in lines[1:]]
+        cpu = 100.0 * (end[0] - mark[0]) / hz / (end[1] - mark[1]) if mark else float("nan")
+        ok = "clean" if rep and rep[1:] == (0, 0, 0) else f"{rep}"
+        print(f"| {kind} | {nthreads} | {len(lines)} | {last['holds']} | {spread(holds)} | "
+              f"{lines[0]['hold_us']} | {last['threads_borrowed']} / {last['threads_missed']} | "
+              f"{done_at} | {cpu:.2f} | {gap} | {ok} |")
+
 def run_measured(cmd, stdout=subprocess.DEVNULL):
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
@@ -303,9 +348,14 @@ def main():
     ap.add_argument("--compare", metavar="OLDBUILD")
     ap.add_argument("--pass-only", action="store_true",
                     help="only the per-thread pass on 200 threads (doc/benchmarks.md)")
+    ap.add_argument("--top-cost", type=int, metavar="SECONDS",
+                    help="only --top's cost at 1 s refresh, SECONDS refreshes (doc/benchmarks.md)")
     a = ap.parse_args()
     print(f"# bench/run.py {' '.join(sys.argv[1:])}")
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M')}")
+    if a.top_cost:
+        bench_top(os.path.abspath(a.build), a.top_cost)
+        return
     if a.pass_only:
         bench_pass(os.path.abspath(a.build), a.runs)
         return
