@@ -138,8 +138,8 @@ static int show(struct top_run *tr)
 {
 	if (tr->screen)
 		cli_top_screen_draw(&tr->v, NULL);
-	else if (tr->json)
-		cli_top_json_line(stdout, &tr->v);
+	else if (tr->json && cli_top_json_line(stdout, &tr->v))
+		return 128 + SIGPIPE; /* the reader went (SIGPIPE is blocked: EPIPE) */
 	if (tr->o->prometheus) {
 		int e = cli_top_prom_write(tr->o->prometheus, &tr->v);
 		if (e) {

@@ -26,7 +26,8 @@ struct top_thread {
 
 struct top_threads {
 	struct top_thread *v;
-	int n, cap;
+	int n;
+	pid_t *tids;     /* the listing's buffer, kept across refreshes */
 	int pending;     /* threads still to borrow */
 	int borrowed;    /* borrows made, since the start */
 	int missed;      /* borrows that failed, since the start */
@@ -76,8 +77,8 @@ int cli_top_screen_open(void);
 void cli_top_screen_close(void);
 void cli_top_screen_draw(const struct top_view *v, const char *note);
 
-/* cli_top_json.c */
-void cli_top_json_line(FILE *f, const struct top_view *v);
+/* cli_top_json.c: 0, or -1 when f can no longer be written (a closed pipe) */
+int cli_top_json_line(FILE *f, const struct top_view *v);
 
 /* cli_top_prom.c: written atomically; 0 or -errno. */
 int cli_top_prom_write(const char *file, const struct top_view *v);

@@ -62,7 +62,7 @@ static void threads(FILE *f, const struct top_view *v)
 	fputs("]", f);
 }
 
-void cli_top_json_line(FILE *f, const struct top_view *v)
+int cli_top_json_line(FILE *f, const struct top_view *v)
 {
 	fprintf(f, "{\"pid\":%d,\"comm\":", (int)v->pid);
 	core_json_put_string(f, v->comm);
@@ -75,5 +75,5 @@ void cli_top_json_line(FILE *f, const struct top_view *v)
 	arenas(f, v);
 	threads(f, v);
 	fputs("}\n", f);
-	fflush(f);
+	return fflush(f) || ferror(f) ? -1 : 0;
 }

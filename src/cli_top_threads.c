@@ -105,10 +105,9 @@ static struct top_thread *find(struct top_threads *th, pid_t tid)
  * the same thread (tid and start time), with the counters read before
  * the listing when it was seen before it too. */
 static int relist(pid_t pid, struct top_threads *th, const uint64_t *vals, const char *ok,
-		  double dt, struct top_thread *out)
+		  double dt, struct top_thread *out, const pid_t *tids, int n)
 {
-	pid_t *tids = malloc(sizeof(*tids) * TOP_MAX_THREADS);
-	int n = tids ? target_threads(pid, tids, TOP_MAX_THREADS) : -ENOMEM, m = 0;
+	int m = 0;
 	for (int i = 0; i < n; i++) {
 		struct top_thread x = { .tid = tids[i] };
 		if (thread_stat(pid, tids[i], x.comm, sizeof(x.comm), &x.start))
@@ -131,7 +130,6 @@ static int relist(pid_t pid, struct top_threads *th, const uint64_t *vals, const
 		}
 		out[m++] = x;
 	}
-	free(tids);
 	return m;
 }
 
@@ -190,22 +188,22 @@ static void borrow_new(struct target *t, struct top_threads *th, pt_usec_t deadl
 void cli_top_threads_refresh(struct target *t, struct top_threads *th, pt_usec_t deadline,
 			     double dt)
 {
+	if (!th->tids && !(th->tids = malloc(sizeof(*th->tids) * TOP_MAX_THREADS)))
+		return;
 	size_t cap = (size_t)th->n + 1;
 	uint64_t *vals = calloc(cap * 2, sizeof(*vals));
 	char *ok = calloc(cap, 1);
-	struct top_thread *fresh = calloc(TOP_MAX_THREADS, sizeof(*fresh));
-	if (vals && ok && fresh) {
+	if (vals && ok) /* before the listing: a read counts if listed on both sides */
 		read_counters(t->io_pid, th, vals, ok); /* a live thread: an ended leader has no mm */
-		int m = relist(t->pid, th, vals, ok, dt, fresh);
+	int n = vals && ok ? target_threads(t->pid, th->tids, TOP_MAX_THREADS) : -1;
+	struct top_thread *fresh = n > 0 ? calloc((size_t)n, sizeof(*fresh)) : NULL;
+	if (fresh) {
+		int m = relist(t->pid, th, vals, ok, dt, fresh, th->tids, n);
 		free(th->v);
-		th->v = realloc(fresh, sizeof(*fresh) * (size_t)(m ? m : 1));
-		if (!th->v)
-			th->v = fresh;
-		fresh = NULL;
+		th->v = fresh;
 		th->n = m;
 		borrow_new(t, th, deadline);
 	}
-	free(fresh);
 	free(vals);
 	free(ok);
 }
@@ -244,6 +242,8 @@ void cli_top_threads_sort(struct top_threads *th, enum top_sort how)
 
 void cli_top_threads_free(struct top_threads *th)
 {
+	free(th->tids);
+	th->tids = NULL;
 	free(th->v);
 	th->v = NULL;
 	th->n = 0;

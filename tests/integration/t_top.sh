@@ -90,4 +90,11 @@ wait "$tp" && fail "SIGTERM: exit 0"
 [ -s "$WORK/term.out" ] || fail "SIGTERM: nothing printed"
 pass "SIGTERM ends it"
 
+# The reader goes (top | head -1): EPIPE ends it, 128 + SIGPIPE.
+(timeout 20 "$JEATTACH" -p "$v" --top --interval 200ms 2>"$WORK/pipe.err"; echo $? >"$WORK/pipe.rc") |
+	head -1 >"$WORK/pipe.out"
+[ "$(cat "$WORK/pipe.rc")" = 141 ] || fail "closed pipe: exit $(cat "$WORK/pipe.rc") $(cat "$WORK/pipe.err")"
+[ -s "$WORK/pipe.out" ] || fail "closed pipe: no line"
+pass "a closed pipe ends it"
+
 finish_victim v
