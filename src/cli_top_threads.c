@@ -15,11 +15,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include "cli_signal.h"
 #include "cli_top.h"
 #include "core_read.h"
@@ -34,13 +36,19 @@
  * comm is in parentheses and may hold ')' or spaces: the last ')' ends it. */
 static int thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start)
 {
+	/* open/read/close, not stdio: this runs once a second for every
+	 * thread (a thousand, in doc/benchmarks.md), and fopen's buffer and
+	 * locking only add to it. Most of the cost is the kernel's making of
+	 * the stat text (do_task_stat). */
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
 	buf[n] = 0;
 	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
 	if (!open || !close || close < open)
