@@ -31,6 +31,7 @@
 #define TOP_BORROW_BUDGET_US 50000 /* to find one thread at a safe point */
 #define TOP_BORROW_TRIES 3         /* refreshes a thread is tried at */
 #define TOP_IOV 512                /* counters read per process_vm_readv */
+#define TOP_MIN_AGE_S 1.0          /* a younger thread is not borrowed yet */
 
 /* comm and start time from /proc/PID/task/TID/stat; -1 when gone. The
  * comm is in parentheses and may hold ')' or spaces: the last ')' ends it. */
@@ -159,15 +160,41 @@ static void first_read(struct target *t, struct top_thread *x)
 	x->valid = 1;
 }
 
+/* Seconds since boot, in the unit of stat's start time. */
+static double uptime_ticks(void)
+{
+	char buf[64] = "";
+	int fd = open("/proc/uptime", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return atof(buf) * (double)sysconf(_SC_CLK_TCK);
+}
+
 /* Borrow threads that have no addresses yet, one short hold each, until
- * deadline or a signal. */
+ * deadline or a signal. A thread is borrowed only once it is a second old:
+ * one caught on its way out, after jemalloc's tsd destructor ran
+ * (tsd_cleanup, a pthread key destructor), has its tsd and tcache made
+ * again by the mallctl (tsd_fetch_slow's reincarnation), and nothing
+ * frees them: the tcache stays on its arena's list in memory the next
+ * thread reuses, and the next epoch's ctl_refresh walks it (seen here:
+ * SIGSEGV at 0x14 inside epoch on victim_dyn -c, which makes and joins
+ * threads nonstop, with jemalloc's ctl lock left taken). Short-lived
+ * threads die before they are old enough; a long-lived one is borrowed
+ * long before it ends. */
 static void borrow_new(struct target *t, struct top_threads *th, pt_usec_t deadline)
 {
+	double now = uptime_ticks(), min_age = TOP_MIN_AGE_S * (double)sysconf(_SC_CLK_TCK);
 	th->pending = 0;
 	for (int i = 0; i < th->n; i++) {
 		struct top_thread *x = &th->v[i];
 		if (x->allocp || x->tries >= TOP_BORROW_TRIES)
 			continue;
+		if (now - (double)x->start < min_age) {
+			th->pending++;
+			continue;
+		}
 		if (pt_now_us() >= deadline || cli_pending_signal()) {
 			th->pending++;
 			continue;

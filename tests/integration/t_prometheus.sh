@@ -7,6 +7,7 @@
 require_ptrace
 
 start_victim v "$TARGETS/victim_dyn" -b 3
+sleep 1 # --top borrows a thread once it is a second old (cli_top_threads.c)
 DIR="$WORK/textfile"
 mkdir "$DIR"
 
@@ -62,6 +63,15 @@ wait "$j" || fail "the loop failed"
 [ "$(ls -A "$DIR")" = jemalloc.prom ] || fail "left: $(ls -A "$DIR")"
 python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v" >/dev/null || fail "format after the loop"
 pass "--interval: rewritten atomically"
+
+# With --top: the JSON lines on stdout and the file, from the same refreshes.
+rm "$DIR/jemalloc.prom"
+expect_rc 0 "$JEATTACH" -p "$v" --top --prometheus "$DIR/jemalloc.prom" --interval 200ms --count 2
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 2 ] || fail "--top lines: $OUT"
+last=$(printf '%s\n' "$OUT" | tail -1)
+want=$(python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v") || fail "format with --top"
+[ "$(json_get "$last" "j['allocated']")" = "$want" ] || fail "file $want, line $last"
+pass "--top --prometheus: the same figures"
 
 NE=$(command -v prometheus-node-exporter || command -v node_exporter)
 [ -n "$NE" ] || { finish_victim v; skip "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter)"; }

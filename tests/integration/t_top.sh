@@ -8,6 +8,7 @@
 require_ptrace
 
 start_victim v "$TARGETS/victim_dyn" -b 4 -t
+sleep 1 # --top borrows a thread once it is a second old (cli_top_threads.c)
 
 # Bad input: exit 2, one line naming the fix.
 expect_rc 2 "$JEATTACH" -p "$v,$v" --top
@@ -21,6 +22,14 @@ echo "$ERR" | grep -q -- 'at least 100ms' || fail "$ERR"
 expect_rc 2 "$JEATTACH" --all victim_dyn --top
 echo "$ERR" | grep -q -- 'watches one process' || fail "$ERR"
 pass "bad input refused"
+
+# No jemalloc in the target: the engine's one-line message and code.
+start_victim p "$TARGETS/victim_plain" -b 0
+expect_rc 5 "$JEATTACH" -p "$p" --top
+echo "$ERR" | grep -q "^jeattach: $p: no jemalloc found" || fail "$ERR"
+[ -z "$OUT" ] || fail "printed: $OUT"
+finish_victim p
+pass "no jemalloc: exit 5"
 
 # A pipe: JSON lines, one per refresh.
 expect_rc 0 "$JEATTACH" -p "$v" --top --interval 300ms --count 4

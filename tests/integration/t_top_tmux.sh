@@ -9,6 +9,7 @@ command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux)
 require_ptrace
 
 start_victim v "$TARGETS/victim_dyn" -b 4 -t
+sleep 1 # --top borrows a thread once it is a second old (cli_top_threads.c)
 SOCK="jeattach-test-$$"
 tm() { tmux -L "$SOCK" "$@"; }
 
