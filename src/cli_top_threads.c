@@ -173,14 +173,16 @@ static double uptime_ticks(void)
 }
 
 /* Borrow threads that have no addresses yet, one short hold each, until
- * deadline or a signal. A thread is borrowed only once it is a second old:
- * one caught on its way out, after jemalloc's tsd destructor ran
+ * deadline or a signal. A thread is borrowed only once it is a second old.
+ * Seen here: SIGSEGV at 0x14 inside epoch on victim_dyn -c (which makes
+ * and joins threads nonstop), about one --top run in seven, never with
+ * --stats alone. The likely path (read in jemalloc's sources, not traced):
+ * a thread caught on its way out, after jemalloc's tsd destructor ran
  * (tsd_cleanup, a pthread key destructor), has its tsd and tcache made
  * again by the mallctl (tsd_fetch_slow's reincarnation), and nothing
  * frees them: the tcache stays on its arena's list in memory the next
- * thread reuses, and the next epoch's ctl_refresh walks it (seen here:
- * SIGSEGV at 0x14 inside epoch on victim_dyn -c, which makes and joins
- * threads nonstop, with jemalloc's ctl lock left taken). Short-lived
+ * thread reuses, and the next epoch's ctl_refresh walks it (the fault
+ * left jemalloc's ctl lock taken: every later mallctl blocked). Short-lived
  * threads die before they are old enough; a long-lived one is borrowed
  * long before it ends. */
 static void borrow_new(struct target *t, struct top_threads *th, pt_usec_t deadline)
