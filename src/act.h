@@ -40,6 +40,7 @@ struct act {
 	int baseline;   /* ACT_FOR_BEGIN: also dump, to arg */
 	unsigned seq;   /* %n of a dump pattern */
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
+	int force;      /* a dump may replace an existing file (--force) */
 	uint64_t max_bytes; /* a dump: refused past this size (--max-dump) */
 	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
 };
@@ -92,6 +93,9 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
+/* Does the pattern give each dump of a series interval_us apart its own
+ * name? %n always; %t (seconds) when they are a second or more apart. */
+int act_pattern_varies(const char *pattern, int64_t interval_us);
 void act_result_init(struct act_result *r, enum act_kind kind);
 /* Close our handle on a dump and forget it (the file is written, or given
  * up): descriptors are not kept across waits. The report's fields stay. */
@@ -145,6 +149,9 @@ enum je_exit act_dump(struct target *t, struct act_result *r);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
+/* Give the written temporary tmp its final name file: 0, or -errno
+ * (-EEXIST: file exists and force is 0; nothing was replaced). */
+int act_publish(const char *tmp, const char *file, int force);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);

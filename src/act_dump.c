@@ -280,6 +280,30 @@ static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
 			(unsigned long long)size, (unsigned long long)max);
 }
 
+/* Why the profile could not be published at file (e: -errno or -JE_ERR_*). */
+static enum je_exit finish_error(struct act_result *r, const struct act *a, const char *file,
+				 int e, uint64_t bytes)
+{
+	struct stat st;
+	if (e == -EFBIG)
+		return too_big(r, a->max_bytes + 1, a->max_bytes);
+	if (e == -JE_ERR_NOT_PROFILE)
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
+				"not a heap profile",
+				(unsigned long long)bytes);
+	if (e == -EISDIR || ((e == -EEXIST || e == -ENOTEMPTY) && !stat(file, &st) &&
+			     S_ISDIR(st.st_mode)))
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
+				"name", file);
+	if (e == -EEXIST)
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it exists (made while "
+				"jeattach worked) and was left alone; the profile was discarded; "
+				"give --force to replace it, or another name", file);
+	return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
+			"another directory", file, je_err_text(-e));
+}
+
 enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
@@ -319,22 +343,11 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 		e = -errno;
 	if (close(out) < 0 && !e)
 		e = -errno;
-	if (!e && rename(tmp, file) < 0)
-		e = -errno;
+	if (!e)
+		e = act_publish(tmp, file, a->force);
 	if (e) {
 		unlink(tmp);
-		if (e == -EFBIG)
-			return too_big(r, a->max_bytes + 1, a->max_bytes);
-		if (e == -JE_ERR_NOT_PROFILE)
-			return act_fail(r, JE_EXIT_MALLCTL,
-					"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
-					"not a heap profile",
-					(unsigned long long)bytes);
-		if (e == -EISDIR)
-			return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it is a directory; give "
-					"a file name in it", file);
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
-				"another directory", file, je_err_text(-e));
+		return finish_error(r, a, file, e, bytes);
 	}
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);

@@ -25,20 +25,26 @@
 #include "pt.h"
 #include "rcall.h"
 
-/* Fail before touching any target when a dump could not be written. */
-/* One dump's file for one target: a directory that cannot be written, or
- * the name of a directory itself, is said now. */
-static int check_output(const char *pattern, pid_t pid, char *err, size_t len)
+/* One dump's file for one target, before any target is touched (so the
+ * target does no work for nothing): the name of a directory, an existing
+ * file without --force, or a directory that cannot be written is said
+ * now. The rename that publishes the dump checks again (act_publish.c). */
+static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 {
 	char file[4096], copy[4096];
 	struct stat st;
-	if (!pattern)
+	if (!a->arg)
 		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
-	else if (act_expand_pattern(pattern, pid, 0, file, sizeof(file)))
-		return snprintf(err, len, "--dump %s: unknown %% escape", pattern), -1;
+	else if (act_expand_pattern(a->arg, pid, a->seq, file, sizeof(file)))
+		return snprintf(err, len, "--dump %s: unknown %% escape", a->arg), -1;
 	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "--dump %.200s: that is a directory; give a file name in it, "
-			 "such as %.200s/x.heap", file, file);
+		snprintf(err, len, "--dump %.200s: is a directory: give a file name, such as "
+			 "%.200s/x.heap", file, file);
+		return -1;
+	}
+	if (a->arg && !a->force && !lstat(file, &st)) {
+		snprintf(err, len, "--dump %.200s: the file exists; give --force to replace it, "
+			 "or a new name (%%n, %%t, %%p in it make names unique)", file);
 		return -1;
 	}
 	snprintf(copy, sizeof(copy), "%s", file);
@@ -52,14 +58,16 @@ static int check_output(const char *pattern, pid_t pid, char *err, size_t len)
 }
 
 /* Fail before touching any target when a dump could not be written: each
- * pattern as it expands for each target (%p may name its directory). */
+ * pattern as it expands for each target and step (%p may name its
+ * directory, %n each file of a series), the --baseline's too. */
 static int check_outputs(const struct plan *p, const struct options *o, char *err, size_t len)
 {
 	for (int i = 0; i < p->nsteps; i++) {
-		if (p->steps[i].kind != ACT_DUMP)
+		const struct act *a = &p->steps[i];
+		if (a->kind != ACT_DUMP && !(a->kind == ACT_FOR_BEGIN && a->baseline))
 			continue;
 		for (int k = 0; k < o->npids; k++)
-			if (check_output(p->steps[i].arg, o->pids[k], err, len))
+			if (check_output(a, o->pids[k], err, len))
 				return -1;
 	}
 	return 0;
