@@ -54,6 +54,7 @@ struct act_session {
 	 * profiling mallctl itself; pass_name, name each thread's data. */
 	int pass_rearm, pass_name;
 	int pass_step; /* the step whose report gets the pass's fields; -1 none */
+	int warned_inactive; /* a dump already said that profiling is off */
 };
 
 struct act_field {
@@ -69,6 +70,14 @@ struct act_dump_out {
 	pt_usec_t us;       /* time jemalloc took to write it */
 	char *prof_prefix;  /* opt.prof_prefix, which starts jemalloc's automatic
 			     * name (malloc'd; NULL if unreadable or unset) */
+	int prof_active;    /* prof.active when it was written: 0 means it holds
+			     * only samples taken before */
+};
+
+/* A profile's header totals: sampled objects and bytes in use, and
+ * (opt.prof_accum) ever allocated. */
+struct act_totals {
+	unsigned long long objs, bytes, accum_objs, accum_bytes;
 };
 
 struct act_result {
@@ -76,6 +85,7 @@ struct act_result {
 	int ran;
 	enum je_exit code;  /* JE_EXIT_OK or why it failed */
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
+	char warning[256];  /* the result is true but may mislead: why ("" none) */
 	struct act_field *f; /* grown as fields are added */
 	size_t nf, capf;
 	struct act_dump_out dump; /* --dump, --for --baseline */
@@ -146,6 +156,8 @@ int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, in
 enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
 			      int *previous);
 enum je_exit act_dump(struct target *t, struct act_result *r);
+/* The totals of the profile behind our handle fd: 0, or -1 (no header). */
+int act_dump_totals(int fd, struct act_totals *tot);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);

@@ -134,6 +134,21 @@ static enum je_exit dump_outcome(struct target *t, struct act_result *r, const c
 	return JE_EXIT_OK;
 }
 
+/* What the written profile holds: prof.active as it was written (false:
+ * only samples from before, jemalloc samples nothing while it is off:
+ * prof_active_get_unlocked in prof_sample_check), and its sample count. */
+static enum je_exit dump_facts(struct target *t, struct act_result *r, const char *doing)
+{
+	struct act_totals tot;
+	enum je_exit c = act_read_flag(t, r, doing, "prof.active", &r->dump.prof_active);
+	if (c)
+		return c;
+	act_field_bool(r, "prof_active", r->dump.prof_active);
+	if (!act_dump_totals(r->dump.fd, &tot))
+		act_field_u64(r, "samples", tot.objs);
+	return JE_EXIT_OK;
+}
+
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -190,6 +205,8 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
 	r->dump.us = pt_now_us() - t0;
 	c = dump_outcome(t, r, doing, e, merr, fd);
+	if (!c)
+		c = dump_facts(t, r, doing);
 close_remote:
 	/* 4. Nothing left in the target: its descriptor table is as found. */
 	long closed;
