@@ -123,6 +123,7 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			a->arg = "json";
 		if (a->kind == ACT_ACTIVATE || a->kind == ACT_FOR_BEGIN)
 			a->rearm = o->rearm;
+		p->ndumps += a->kind == ACT_DUMP;
 		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
 			a->symbolize = o->symbolize;
 			a->max_bytes = o->max_dump;
