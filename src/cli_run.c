@@ -226,6 +226,22 @@ static void tell_finished(struct cli_run *run, int i)
 	}
 }
 
+/* The run failed after --for turned prof.active on, and its end will not
+ * run: in this segment (a step before it failed, no thread could be held)
+ * or in a later one, which a failure skips (the baseline's file could not
+ * be written after the first hold). */
+static void restore_if_left_on(struct cli_run *run, const struct options *o,
+			       const struct plan_seg *seg)
+{
+	if (run->code == JE_EXIT_OK || run->sess.prev_active != 0 || !target_alive(&run->t))
+		return;
+	for (int i = seg->first; i < run->nsteps; i++)
+		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran) {
+			restore_after_for(run, o, i);
+			return;
+		}
+}
+
 enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
@@ -240,10 +256,6 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	if (e && run->code == JE_EXIT_OK)
 		stage_error(run, o, JE_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
-	for (int i = seg->first; i < seg->last; i++)
-		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran &&
-		    run->sess.prev_active == 0 && target_alive(t))
-			restore_after_for(run, o, i);
 	/* A pass asked for by this hold's steps, one thread at a time. */
 	if (run->code == JE_EXIT_OK)
 		cli_each_pass(run, o);
@@ -252,6 +264,7 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
 		else
 			tell_finished(run, i);
+	restore_if_left_on(run, o, seg);
 	for (int i = seg->first; i < seg->last; i++) /* descriptors are not kept across waits */
 		act_result_drop_dump(&run->res[i]);
 	/* Whatever failed, if the process is gone that is the whole story

@@ -55,5 +55,11 @@ expect_rc 0 "$JEATTACH" -p "$k" --for 300ms --baseline --dump "$WORK/a.heap" --j
 head -2 "$WORK/a.heap.base" | grep -q 't\*: 0: 0' && fail "the baseline is empty"
 expect_rc 0 "$JEATTACH" -p "$k" --get prof.active --json
 [ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "prof.active left on"
+# A baseline that cannot be written (past --max-dump) ends the run before
+# the wait: prof.active is put back all the same.
+expect_rc 8 "$JEATTACH" -p "$k" --for 300ms --baseline --dump "$WORK/m.heap" --max-dump 1K
+echo "$ERR" | grep -q 'past --max-dump' || fail "$ERR"
+expect_rc 0 "$JEATTACH" -p "$k" --get prof.active --json
+[ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "prof.active left on after a failed baseline"
 finish_victim k
 pass "a baseline taken after activation holds the samples from before"
