@@ -16,6 +16,7 @@ enum cli_event_kind {
 	CLI_EV_WAIT_END,     /* it ended: elapsed_us, interrupted */
 	CLI_EV_DUMP,         /* a dump landed: r (file, bytes, samples), seq, count */
 	CLI_EV_DUMP_RUNNING, /* prof.dump still runs in pid: elapsed_us, bytes so far */
+	CLI_EV_RUNNING,      /* another call (r->action) still runs: elapsed_us */
 	CLI_EV_WARNING,      /* r->warning, as it is found */
 	CLI_EV_DONE,         /* all waits and holds are over: the report follows */
 };
@@ -27,7 +28,7 @@ struct cli_event {
 	uint64_t bytes;
 	const char *then;            /* CLI_EV_WAIT: what happens at its end */
 	int interrupted;             /* CLI_EV_WAIT_END */
-	const struct act_result *r;  /* CLI_EV_DUMP, CLI_EV_WARNING */
+	const struct act_result *r;  /* CLI_EV_DUMP, _WARNING, _RUNNING */
 	unsigned seq;                /* CLI_EV_DUMP: %n of the dump */
 	long count;                  /* CLI_EV_DUMP: how many the series makes (1: one) */
 };

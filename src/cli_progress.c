@@ -145,6 +145,22 @@ static void on_dump_running(struct cli_progress *p, const struct cli_event *e)
 	}
 }
 
+/* Another long call (--stats=full's malloc_stats_print): its seconds. */
+static void on_running(struct cli_progress *p, const struct cli_event *e)
+{
+	long long s = (long long)(e->elapsed_us / 1000000);
+	if (p->tty)
+		draw(p, "jeattach: %d: %s running for %lld s", (int)e->pid, e->r->action, s);
+	else if (p->verbose)
+		fprintf(stderr, "jeattach: %d: %s running for %lld s\n", (int)e->pid, e->r->action, s);
+	if (p->json) {
+		json_event_head("running", e->pid);
+		fprintf(stdout, ",\"action\":\"%s\",\"elapsed_ms\":%" PRId64, e->r->action,
+			e->elapsed_us / 1000);
+		json_event_end();
+	}
+}
+
 /* The report says a warning in text; JSON follows it as it happens. */
 static void on_warning(struct cli_progress *p, const struct cli_event *e)
 {
@@ -167,7 +183,8 @@ void cli_progress_event(void *arg, const struct cli_event *e)
 	static void (*const handler[])(struct cli_progress *, const struct cli_event *) = {
 		[CLI_EV_WAIT] = on_wait,		 [CLI_EV_WAIT_END] = on_wait_end,
 		[CLI_EV_DUMP] = on_dump,		 [CLI_EV_DUMP_RUNNING] = on_dump_running,
-		[CLI_EV_WARNING] = on_warning, [CLI_EV_DONE] = on_done,
+		[CLI_EV_RUNNING] = on_running, [CLI_EV_WARNING] = on_warning,
+		[CLI_EV_DONE] = on_done,
 	};
 	handler[e->kind](arg, e);
 }

@@ -95,10 +95,11 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 	struct stat st;
 	/* jemalloc writes into the memfd our handle reads: its size is how
 	 * far the dump has got. */
-	if (s >= 1 && s != run->progress_s && r->dump.fd >= 0 && !fstat(r->dump.fd, &st) &&
-	    run->on_event) {
-		struct cli_event e = { .kind = CLI_EV_DUMP_RUNNING, .pid = run->pid,
-				       .elapsed_us = elapsed_us, .bytes = (uint64_t)st.st_size };
+	if (s >= 1 && s != run->progress_s && run->on_event) {
+		int dumping = r->dump.fd >= 0 && !fstat(r->dump.fd, &st);
+		struct cli_event e = { .kind = dumping ? CLI_EV_DUMP_RUNNING : CLI_EV_RUNNING,
+				       .pid = run->pid, .r = r, .elapsed_us = elapsed_us,
+				       .bytes = dumping ? (uint64_t)st.st_size : 0 };
 		run->on_event(run->event_arg, &e);
 		run->progress_s = s;
 	}
