@@ -4,6 +4,9 @@
 # what the real jeprof prints on the same profile, jeprof's other options
 # refused by name, PROGRAM told from a profile by its ELF magic, graphviz
 # output, --raw's round trip.
+# jeprof runs a dozen times; under the sanitizers jeheap is several times
+# slower too.
+WATCHDOG_SECONDS=${WATCHDOG_SECONDS:-600}
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 

@@ -33,7 +33,11 @@ __attribute__((noinline)) static unsigned char *malloc_site(void)
 }
 
 /* Named like jemalloc's functions (its private namespace, its unwinder,
- * its C++ out-of-memory path). */
+ * its C++ out-of-memory path); global, as a program's would be. */
+unsigned char *je_parse(void);
+unsigned char *backtrace(void);
+unsigned char *handleOOM(void);
+
 __attribute__((noinline)) unsigned char *je_parse(void)
 {
 	return malloc(128);
