@@ -17,7 +17,9 @@
 
 void cli_progress_init(struct cli_progress *p, const struct options *o)
 {
-	p->tty = !o->quiet && isatty(STDERR_FILENO);
+	/* JSON lines on the same terminal would be written into the middle
+	 * of the live line: there they are the progress. */
+	p->tty = !o->quiet && isatty(STDERR_FILENO) && !(o->json && isatty(STDOUT_FILENO));
 	p->json = o->json;
 	p->verbose = o->verbose;
 	p->drawn = 0;

@@ -11,7 +11,8 @@
 #include "options.h"
 
 struct cli_progress {
-	int tty;        /* stderr is a terminal, and not --quiet: the live line */
+	int tty;        /* stderr is a terminal, not --quiet, and no JSON goes to
+			 * that terminal too: the live line */
 	int json;       /* --json: event lines on stdout */
 	int verbose;    /* -v: a long dump's progress also off a terminal */
 	int drawn;      /* the live line is on the terminal now */

@@ -74,10 +74,15 @@ pass "--json: dump, wait and wait_end events before the record"
 # seconds and bytes on the terminal, and dump_running events in JSON.
 START_SECONDS=120 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
 	"$TARGETS/victim_bigprof" -n 262144
-tty_run "'$JEATTACH' -p $big --dump '$WORK/big.heap' --json"
+tty_run "'$JEATTACH' -p $big --dump '$WORK/big.heap' --json >'$WORK/big.json'"
 echo "$TTY" | grep -q "jeattach: $big: dump running for [0-9]* s, [0-9.]* MB written" ||
 	fail "no progress line for a long dump: $TTY"
-echo "$TTY" | grep -q '{"event":"dump_running","pid":'"$big"',"elapsed_ms":[0-9]*,"bytes":[0-9]*}' ||
-	fail "no dump_running event: $TTY"
+grep -q '^{"event":"dump_running","pid":'"$big"',"elapsed_ms":[0-9]*,"bytes":[0-9]*}$' "$WORK/big.json" ||
+	fail "no dump_running event: $(cat "$WORK/big.json")"
+# JSON on the terminal itself: the events are the progress, no live line
+# is drawn into them.
+tty_run "'$JEATTACH' -p $big --dump '$WORK/big2.heap' --json"
+echo "$TTY" | grep -q '^{"event":"dump_running"' || fail "no dump_running event on the terminal: $TTY"
+echo "$TTY" | grep -q 'dump running for' && fail "a live line among the JSON lines: $TTY"
 finish_victim big
 pass "a long prof.dump: seconds and bytes written, on the terminal and in JSON"
