@@ -8,6 +8,20 @@
 #include <unistd.h>
 #include "act.h"
 
+/* A dump while prof.active is false repeats old samples: said once per
+ * run, not once per dump of a series (--every). */
+static enum je_exit dump_and_warn(struct target *t, struct act_session *s, struct act_result *r)
+{
+	enum je_exit c = act_dump(t, r);
+	if (c || r->dump.prof_active || s->warned_inactive)
+		return c;
+	snprintf(r->warning, sizeof(r->warning),
+		 "profiling is off: this profile holds only samples from before; --activate or "
+		 "--for");
+	s->warned_inactive = 1;
+	return c;
+}
+
 enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r)
 {
@@ -40,7 +54,7 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 	case ACT_DEACTIVATE:
 		return act_set_active(t, s, a, r, 0);
 	case ACT_DUMP:
-		return act_dump(t, r);
+		return dump_and_warn(t, s, r);
 	case ACT_GET:
 		return act_get(t, a->arg, r);
 	case ACT_SET:

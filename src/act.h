@@ -40,6 +40,7 @@ struct act {
 	int baseline;   /* ACT_FOR_BEGIN: also dump, to arg */
 	unsigned seq;   /* %n of a dump pattern */
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
+	int force;      /* a dump may replace an existing file (--force) */
 	uint64_t max_bytes; /* a dump: refused past this size (--max-dump) */
 	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
 };
@@ -53,6 +54,7 @@ struct act_session {
 	 * profiling mallctl itself; pass_name, name each thread's data. */
 	int pass_rearm, pass_name;
 	int pass_step; /* the step whose report gets the pass's fields; -1 none */
+	int warned_inactive; /* a dump already said that profiling is off */
 };
 
 struct act_field {
@@ -68,6 +70,14 @@ struct act_dump_out {
 	pt_usec_t us;       /* time jemalloc took to write it */
 	char *prof_prefix;  /* opt.prof_prefix, which starts jemalloc's automatic
 			     * name (malloc'd; NULL if unreadable or unset) */
+	int prof_active;    /* prof.active when it was written: 0 means it holds
+			     * only samples taken before */
+};
+
+/* A profile's header totals: sampled objects and bytes in use, and
+ * (opt.prof_accum) ever allocated. */
+struct act_totals {
+	unsigned long long objs, bytes, accum_objs, accum_bytes;
 };
 
 struct act_result {
@@ -75,6 +85,7 @@ struct act_result {
 	int ran;
 	enum je_exit code;  /* JE_EXIT_OK or why it failed */
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
+	char warning[256];  /* the result is true but may mislead: why ("" none) */
 	struct act_field *f; /* grown as fields are added */
 	size_t nf, capf;
 	struct act_dump_out dump; /* --dump, --for --baseline */
@@ -92,6 +103,9 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
+/* Does the pattern give each dump of a series interval_us apart its own
+ * name? %n always; %t (seconds) when they are a second or more apart. */
+int act_pattern_varies(const char *pattern, int64_t interval_us);
 void act_result_init(struct act_result *r, enum act_kind kind);
 /* Close our handle on a dump and forget it (the file is written, or given
  * up): descriptors are not kept across waits. The report's fields stay. */
@@ -142,9 +156,14 @@ int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, in
 enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
 			      int *previous);
 enum je_exit act_dump(struct target *t, struct act_result *r);
+/* The totals of the profile behind our handle fd: 0, or -1 (no header). */
+int act_dump_totals(int fd, struct act_totals *tot);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
+/* Give the written temporary tmp its final name file: 0, or -errno
+ * (-EEXIST: file exists and force is 0; nothing was replaced). */
+int act_publish(const char *tmp, const char *file, int force);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);

@@ -15,8 +15,16 @@
 #include "core_grow.h"
 #include "errors.h"
 
+/* A key set twice keeps its place and takes the later value: an action
+ * that runs another (--for's baseline dump) may set the same key, and a
+ * JSON object must not hold it twice. */
 static struct act_field *new_field(struct act_result *r, const char *key)
 {
+	for (size_t k = 0; k < r->nf; k++)
+		if (!strcmp(r->f[k].key, key)) {
+			memset(&r->f[k].v, 0, sizeof(r->f[k].v));
+			return &r->f[k];
+		}
 	if (CORE_GROW(&r->f, &r->capf, r->nf + 1))
 		return NULL; /* out of memory: the field is dropped */
 	struct act_field *f = &r->f[r->nf++];

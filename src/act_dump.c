@@ -134,6 +134,21 @@ static enum je_exit dump_outcome(struct target *t, struct act_result *r, const c
 	return JE_EXIT_OK;
 }
 
+/* What the written profile holds: prof.active as it was written (false:
+ * only samples from before, jemalloc samples nothing while it is off:
+ * prof_active_get_unlocked in prof_sample_check), and its sample count. */
+static enum je_exit dump_facts(struct target *t, struct act_result *r, const char *doing)
+{
+	struct act_totals tot;
+	enum je_exit c = act_read_flag(t, r, doing, "prof.active", &r->dump.prof_active);
+	if (c)
+		return c;
+	act_field_bool(r, "prof_active", r->dump.prof_active);
+	if (!act_dump_totals(r->dump.fd, &tot))
+		act_field_u64(r, "samples", tot.objs);
+	return JE_EXIT_OK;
+}
+
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -190,6 +205,8 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
 	r->dump.us = pt_now_us() - t0;
 	c = dump_outcome(t, r, doing, e, merr, fd);
+	if (!c)
+		c = dump_facts(t, r, doing);
 close_remote:
 	/* 4. Nothing left in the target: its descriptor table is as found. */
 	long closed;
@@ -280,6 +297,30 @@ static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
 			(unsigned long long)size, (unsigned long long)max);
 }
 
+/* Why the profile could not be published at file (e: -errno or -JE_ERR_*). */
+static enum je_exit finish_error(struct act_result *r, const struct act *a, const char *file,
+				 int e, uint64_t bytes)
+{
+	struct stat st;
+	if (e == -EFBIG)
+		return too_big(r, a->max_bytes + 1, a->max_bytes);
+	if (e == -JE_ERR_NOT_PROFILE)
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
+				"not a heap profile",
+				(unsigned long long)bytes);
+	if (e == -EISDIR || ((e == -EEXIST || e == -ENOTEMPTY) && !stat(file, &st) &&
+			     S_ISDIR(st.st_mode)))
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
+				"name", file);
+	if (e == -EEXIST)
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it exists (made while "
+				"jeattach worked) and was left alone; the profile was discarded; "
+				"give --force to replace it, or another name", file);
+	return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
+			"another directory", file, je_err_text(-e));
+}
+
 enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
@@ -319,22 +360,11 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 		e = -errno;
 	if (close(out) < 0 && !e)
 		e = -errno;
-	if (!e && rename(tmp, file) < 0)
-		e = -errno;
+	if (!e)
+		e = act_publish(tmp, file, a->force);
 	if (e) {
 		unlink(tmp);
-		if (e == -EFBIG)
-			return too_big(r, a->max_bytes + 1, a->max_bytes);
-		if (e == -JE_ERR_NOT_PROFILE)
-			return act_fail(r, JE_EXIT_MALLCTL,
-					"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
-					"not a heap profile",
-					(unsigned long long)bytes);
-		if (e == -EISDIR)
-			return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it is a directory; give "
-					"a file name in it", file);
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
-				"another directory", file, je_err_text(-e));
+		return finish_error(r, a, file, e, bytes);
 	}
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);

@@ -7,6 +7,42 @@
 
 #include "act.h"
 
+/* After a failure past the activation: put prof.active back as found, in
+ * this same hold (the end of --for runs only after a wait that will not
+ * come). r keeps the failure that got here. */
+static enum je_exit undo_activation(struct target *t, int previous, enum je_exit c)
+{
+	if (!previous) {
+		struct act_result undo;
+		act_result_init(&undo, ACT_FOR_END);
+		act_write_active(t, &undo, "cannot put prof.active back", 0, NULL);
+		act_result_free(&undo);
+	}
+	return c;
+}
+
+/* --baseline, after the activation (the jemalloc wiki's workflow:
+ * activate, baseline, sample, dump, compare), so it holds what the final
+ * dump will be compared with; on jemalloc 5.2 the activation's prof.reset
+ * has dropped the older samples, and the baseline must not hold them. A
+ * baseline without a single sample compares with nothing: refused. */
+static enum je_exit baseline(struct target *t, struct act_result *r, const char *doing)
+{
+	struct act_totals tot;
+	enum je_exit c = act_dump(t, r);
+	if (c)
+		return c;
+	if (!act_dump_totals(r->dump.fd, &tot) && !tot.objs && !tot.accum_objs)
+		return act_fail(r, JE_EXIT_USAGE,
+				"%s: the baseline would be empty: profiling was off and jemalloc "
+				"holds no sample from before (it samples only while prof.active "
+				"is true); drop --baseline (the profile of --for then holds only "
+				"what was allocated during it), or --activate, let it sample, then "
+				"--for --baseline; prof.active was put back",
+				doing);
+	return JE_EXIT_OK;
+}
+
 enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r)
 {
@@ -14,14 +50,13 @@ enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct
 	enum je_exit c = act_need_prof(t, r, doing);
 	if (c)
 		return c;
-	/* jemalloc's recommended workflow (jemalloc(3), opt.prof): dump,
-	 * profile a while, dump again, compare. The baseline is dumped before
-	 * sampling starts, so the difference is what happened meanwhile. */
-	if (a->baseline && (c = act_dump(t, r)))
-		return c;
 	int previous;
 	if ((c = act_activate(t, s, a->rearm, r, doing, &previous)))
 		return c;
+	if (a->baseline && (c = baseline(t, r, doing))) {
+		s->pass_rearm = s->pass_name = 0; /* nothing to re-arm: off again */
+		return undo_activation(t, previous, c);
+	}
 	s->prev_active = previous;
 	act_field_bool(r, "previous", previous);
 	act_field_bool(r, "prof_active", 1);

@@ -41,3 +41,15 @@ int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, 
 	out[o] = 0;
 	return 0;
 }
+
+int act_pattern_varies(const char *pattern, int64_t interval_us)
+{
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%' || !p[1])
+			continue;
+		p++; /* the escaped character: "%%n" is a '%' and an 'n' */
+		if (*p == 'n' || (*p == 't' && interval_us >= 1000000))
+			return 1;
+	}
+	return 0;
+}

@@ -43,17 +43,6 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 	return JE_EXIT_OK;
 }
 
-/* The header's totals: "heap_v2/N\n  t*: C: B [AC: AB]". Any of them not
- * zero means samples that prof.reset would discard. */
-static int header_holds_samples(const char *text)
-{
-	const char *p = strstr(text, "t*:");
-	unsigned long long v[4];
-	if (!p || sscanf(p, "t*: %llu: %llu [%llu: %llu]", &v[0], &v[1], &v[2], &v[3]) != 4)
-		return -1;
-	return (v[0] | v[1] | v[2] | v[3]) != 0;
-}
-
 /* *held: does the process hold samples? Found by dumping into a memfd in
  * the target (act_dump: nothing touches its filesystem), reading only the
  * header. */
@@ -63,10 +52,11 @@ static enum je_exit samples_held(struct target *t, struct act_result *r, const c
 	struct act_result d;
 	act_result_init(&d, ACT_DUMP);
 	enum je_exit c = act_dump(t, &d);
-	char head[512];
-	ssize_t n = c ? -1 : pread(d.dump.fd, head, sizeof(head) - 1, 0);
-	head[n > 0 ? n : 0] = 0;
-	*held = header_holds_samples(head);
+	/* Any total not zero means samples that prof.reset would discard. */
+	struct act_totals tot;
+	*held = c || act_dump_totals(d.dump.fd, &tot)
+			? -1
+			: (tot.objs | tot.bytes | tot.accum_objs | tot.accum_bytes) != 0;
 	if (c)
 		act_fail(r, c,
 			 "%s: cannot tell whether the process holds heap samples, which the "

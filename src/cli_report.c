@@ -37,6 +37,8 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 		}
 		if (r->blob) /* jemalloc's own report, its control bytes escaped */
 			core_text_put_lines(out, r->blob);
+		if (r->warning[0])
+			fprintf(stderr, "jeattach: %d: warning: %s\n", (int)run->pid, r->warning);
 	}
 	if (o->verbose) {
 		struct rcall_timing tm;
@@ -95,6 +97,11 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 			fputs("null", out);
 		if (r->skipped)
 			fputs(",\"skipped\":true", out);
+		if (r->warning[0]) {
+			fputs(",\"warnings\":[", out);
+			core_json_put_string(out, r->warning);
+			fputc(']', out);
+		}
 		json_fields(out, r);
 		if (r->blob && r->blob_json)
 			fprintf(out, ",\"stats\":%s", r->blob); /* jemalloc's JSON, compacted */

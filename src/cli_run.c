@@ -80,9 +80,10 @@ static int target_settled_alive(const struct target *t)
 	return target_alive(t);
 }
 
-/* rcall's progress hook: a call has run for elapsed_us. Once a second, on
- * a terminal (or with -v), say how long and, for a dump, how much jemalloc
- * has written; ask to leave when the user sent SIGINT, SIGTERM or SIGHUP.
+/* rcall's progress hook: a call has run for elapsed_us. Once a second, for
+ * a dump, tell how long and how much jemalloc has written (the event's
+ * receiver decides who sees it); ask to leave when the user sent SIGINT,
+ * SIGTERM or SIGHUP.
  * A call that is not crash-safe cannot be left (the thread would return
  * into the trap address with no one to catch it): say so once. */
 static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
@@ -91,13 +92,15 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 	const struct act_result *r = &run->res[run->current];
 	int leave = cli_pending_signal() != 0;
 	int64_t s = elapsed_us / 1000000;
-	if (s >= 1 && s != run->progress_s && (run->verbose || isatty(STDERR_FILENO))) {
-		struct stat st;
-		char bytes[64] = "";
-		if (r->dump.fd >= 0 && !fstat(r->dump.fd, &st))
-			snprintf(bytes, sizeof(bytes), ", %.1f MB written", (double)st.st_size / 1e6);
-		fprintf(stderr, "jeattach: %d: %s running for %lld s%s\n", (int)run->pid, r->action,
-			(long long)s, bytes);
+	struct stat st;
+	/* jemalloc writes into the memfd our handle reads: its size is how
+	 * far the dump has got. */
+	if (s >= 1 && s != run->progress_s && run->on_event) {
+		int dumping = r->dump.fd >= 0 && !fstat(r->dump.fd, &st);
+		struct cli_event e = { .kind = dumping ? CLI_EV_DUMP_RUNNING : CLI_EV_RUNNING,
+				       .pid = run->pid, .r = r, .elapsed_us = elapsed_us,
+				       .bytes = dumping ? (uint64_t)st.st_size : 0 };
+		run->on_event(run->event_arg, &e);
 		run->progress_s = s;
 	}
 	if (leave && !can_leave && !run->said_cannot_leave) {
@@ -205,6 +208,41 @@ static void restore_after_for(struct cli_run *run, const struct options *o, int 
 		 (int)run->pid);
 }
 
+/* In a run that waits (--for, --every), a dump is told as it lands, and a
+ * warning as it is found; a run without waits has only its report. */
+static void tell_finished(struct cli_run *run, int i)
+{
+	const struct act *a = &run->plan->steps[i];
+	const struct act_result *r = &run->res[i];
+	if (!run->on_event || run->plan->nsegs < 2 || !r->ran)
+		return;
+	struct cli_event e = { .pid = run->pid, .r = r, .seq = a->seq, .count = run->plan->ndumps };
+	if (r->warning[0]) {
+		e.kind = CLI_EV_WARNING;
+		run->on_event(run->event_arg, &e);
+	}
+	if (a->kind == ACT_DUMP) {
+		e.kind = CLI_EV_DUMP;
+		run->on_event(run->event_arg, &e);
+	}
+}
+
+/* The run failed after --for turned prof.active on, and its end will not
+ * run: in this segment (a step before it failed, no thread could be held)
+ * or in a later one, which a failure skips (the baseline's file could not
+ * be written after the first hold). */
+static void restore_if_left_on(struct cli_run *run, const struct options *o,
+			       const struct plan_seg *seg)
+{
+	if (run->code == JE_EXIT_OK || run->sess.prev_active != 0 || !target_alive(&run->t))
+		return;
+	for (int i = seg->first; i < run->nsteps; i++)
+		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran) {
+			restore_after_for(run, o, i);
+			return;
+		}
+}
+
 enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
@@ -219,16 +257,15 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	if (e && run->code == JE_EXIT_OK)
 		stage_error(run, o, JE_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
-	for (int i = seg->first; i < seg->last; i++)
-		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran &&
-		    run->sess.prev_active == 0 && target_alive(t))
-			restore_after_for(run, o, i);
 	/* A pass asked for by this hold's steps, one thread at a time. */
 	if (run->code == JE_EXIT_OK)
 		cli_each_pass(run, o);
 	for (int i = seg->first; i < seg->last && run->code == JE_EXIT_OK; i++)
 		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
+		else
+			tell_finished(run, i);
+	restore_if_left_on(run, o, seg);
 	for (int i = seg->first; i < seg->last; i++) /* descriptors are not kept across waits */
 		act_result_drop_dump(&run->res[i]);
 	/* Whatever failed, if the process is gone that is the whole story

@@ -5,6 +5,7 @@
 #ifndef JEATTACH_CLI_RUN_H
 #define JEATTACH_CLI_RUN_H
 
+#include "cli_event.h"
 #include "options.h"
 #include "plan.h"
 
@@ -25,6 +26,8 @@ struct cli_run {
 	int current;              /* the step running now */
 	int64_t progress_s;       /* the last second of a running call said */
 	int said_cannot_leave;
+	cli_event_fn on_event;    /* what happens as it happens (cli_progress.c) */
+	void *event_arg;
 };
 
 /* Open the target and find jemalloc, for plan p (kept until cli_run_close). */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli_progress.h"
 #include "cli_report.h"
 #include "cli_signal.h"
 #include "cli_top.h"
@@ -26,20 +27,26 @@
 #include "pt.h"
 #include "rcall.h"
 
-/* Fail before touching any target when a dump could not be written. */
-/* One dump's file for one target: a directory that cannot be written, or
- * the name of a directory itself, is said now. */
-static int check_output(const char *pattern, pid_t pid, char *err, size_t len)
+/* One dump's file for one target, before any target is touched (so the
+ * target does no work for nothing): the name of a directory, an existing
+ * file without --force, or a directory that cannot be written is said
+ * now. The rename that publishes the dump checks again (act_publish.c). */
+static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 {
 	char file[4096], copy[4096];
 	struct stat st;
-	if (!pattern)
+	if (!a->arg)
 		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
-	else if (act_expand_pattern(pattern, pid, 0, file, sizeof(file)))
-		return snprintf(err, len, "--dump %s: unknown %% escape", pattern), -1;
+	else if (act_expand_pattern(a->arg, pid, a->seq, file, sizeof(file)))
+		return snprintf(err, len, "--dump %s: unknown %% escape", a->arg), -1;
 	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "--dump %.200s: that is a directory; give a file name in it, "
-			 "such as %.200s/x.heap", file, file);
+		snprintf(err, len, "--dump %.200s: is a directory: give a file name, such as "
+			 "%.200s/x.heap", file, file);
+		return -1;
+	}
+	if (a->arg && !a->force && !lstat(file, &st)) {
+		snprintf(err, len, "--dump %.200s: the file exists; give --force to replace it, "
+			 "or a new name (%%n, %%t, %%p in it make names unique)", file);
 		return -1;
 	}
 	snprintf(copy, sizeof(copy), "%s", file);
@@ -53,14 +60,16 @@ static int check_output(const char *pattern, pid_t pid, char *err, size_t len)
 }
 
 /* Fail before touching any target when a dump could not be written: each
- * pattern as it expands for each target (%p may name its directory). */
+ * pattern as it expands for each target and step (%p may name its
+ * directory, %n each file of a series), the --baseline's too. */
 static int check_outputs(const struct plan *p, const struct options *o, char *err, size_t len)
 {
 	for (int i = 0; i < p->nsteps; i++) {
-		if (p->steps[i].kind != ACT_DUMP)
+		const struct act *a = &p->steps[i];
+		if (a->kind != ACT_DUMP && !(a->kind == ACT_FOR_BEGIN && a->baseline))
 			continue;
 		for (int k = 0; k < o->npids; k++)
-			if (check_output(p->steps[i].arg, o->pids[k], err, len))
+			if (check_output(a, o->pids[k], err, len))
 				return -1;
 	}
 	return 0;
@@ -111,6 +120,7 @@ struct invocation {
 	struct cli_run *runs; /* one per target, in the order of o.pids */
 	sigset_t fatal;       /* blocked for the whole run (see run_plan) */
 	int interrupted;      /* the fatal signal taken, or 0 */
+	struct cli_progress progress; /* the live view of the run */
 	char err[512];
 };
 
@@ -191,14 +201,18 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 
 /* Wait us microseconds, or until SIGINT/SIGTERM/SIGHUP (blocked: taken
  * here with sigtimedwait). Returns the signal, or 0. Every tick, threads
- * that were slow to stop are let go as soon as they have (rcall_sweep). */
-static int wait_interruptibly(struct invocation *in, int64_t us)
+ * that were slow to stop are let go as soon as they have (rcall_sweep),
+ * and the time left is told (then: what follows the wait). */
+static int wait_interruptibly(struct invocation *in, int64_t us, const char *then)
 {
 	pt_usec_t until = pt_now_us() + us;
 	for (;;) {
 		pt_usec_t left = until - pt_now_us();
 		if (left <= 0)
 			return 0;
+		struct cli_event e = { .kind = CLI_EV_WAIT, .remaining_us = left, .total_us = us,
+				       .then = then };
+		cli_progress_event(&in->progress, &e);
 		if (left > RCALL_TICK_US)
 			left = RCALL_TICK_US;
 		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };
@@ -210,14 +224,44 @@ static int wait_interruptibly(struct invocation *in, int64_t us)
 	}
 }
 
+/* What follows the wait seg, in words, and what Ctrl-C does to it: --for
+ * still dumps and restores, --every keeps the dumps made. */
+static void then_text(const struct invocation *in, const struct plan_seg *seg, char *buf,
+		      size_t len)
+{
+	const struct plan *p = &in->plan;
+	const struct plan_seg *next = seg + 1 < p->segs + p->nsegs ? seg + 1 : NULL;
+	int restore = 0, dump = -1;
+	for (int i = next ? next->first : 0; next && i < next->last; i++) {
+		restore |= p->steps[i].kind == ACT_FOR_END;
+		if (p->steps[i].kind == ACT_DUMP)
+			dump = i;
+	}
+	if (restore)
+		snprintf(buf, len, "dump and put prof.active back; Ctrl-C ends the wait early, "
+			 "and still dumps and restores");
+	else if (dump >= 0)
+		snprintf(buf, len, "dump %u of %ld; Ctrl-C stops, the dumps made are kept",
+			 p->steps[dump].seq + 1, p->ndumps);
+	else
+		snprintf(buf, len, "the next actions; Ctrl-C stops");
+}
+
 /* A PLAN_WAIT segment: every target let go meanwhile; a fatal signal ends
  * it early (or skips it, if one came before). */
 static void wait_segment(struct invocation *in, const struct plan_seg *seg)
 {
+	char then[200];
+	then_text(in, seg, then, sizeof(then));
 	pt_usec_t t0 = pt_now_us();
-	int sig = in->interrupted ? in->interrupted : wait_interruptibly(in, seg->wait_us);
+	int skipped = in->interrupted != 0;
+	int sig = skipped ? in->interrupted : wait_interruptibly(in, seg->wait_us, then);
 	if (sig)
 		in->interrupted = sig;
+	struct cli_event e = { .kind = CLI_EV_WAIT_END, .elapsed_us = pt_now_us() - t0,
+			       .interrupted = sig != 0 };
+	if (!skipped) /* a wait skipped after an interruption never began */
+		cli_progress_event(&in->progress, &e);
 	for (int k = 0; k < in->o.npids; k++)
 		cli_run_waited(&in->runs[k], seg, pt_now_us() - t0, sig != 0);
 }
@@ -244,8 +288,11 @@ static int run_plan(struct invocation *in)
 		fprintf(stderr, "jeattach: out of memory\n");
 		return JE_EXIT_INTERNAL;
 	}
+	cli_progress_init(&in->progress, &in->o);
 	for (int i = 0; i < in->o.npids; i++) {
 		in->runs[i].pid = in->o.pids[i];
+		in->runs[i].on_event = cli_progress_event;
+		in->runs[i].event_arg = &in->progress;
 		cli_run_open(&in->runs[i], &in->o, &in->plan);
 	}
 	for (int s = 0; s < in->plan.nsegs; s++) {
@@ -259,6 +306,8 @@ static int run_plan(struct invocation *in)
 	 * a running call) still decides the exit code. */
 	if (!in->interrupted)
 		in->interrupted = cli_pending_signal();
+	struct cli_event done = { .kind = CLI_EV_DONE };
+	cli_progress_event(&in->progress, &done);
 	return GO_ON;
 }
 

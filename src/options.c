@@ -20,6 +20,7 @@ enum {
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
 	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
+	O_FORCE,
 	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
 };
 
@@ -79,6 +80,9 @@ static const struct options_row rows[] = {
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "SIZE",
 	  .help = "with --dump: refuse a profile larger than SIZE\n"
 		  "(default 4G; K, M, G, T suffixes)" },
+	{ .name = "force", .id = O_FORCE, .section = ACTIONS, .take = take_output,
+	  .help = "with --dump: replace an existing file (without it,\n"
+		  "an existing file is an error)" },
 	{ .name = "stats", .id = O_STATS, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_OPTIONAL, .words = "full", .value = OPTIONS_VALUE_WORDS,
 	  .help = "allocator statistics; =full: jemalloc's own report" },
@@ -669,6 +673,8 @@ static int take_output(struct options *o, int id, const char *arg, struct option
 		o->json = 1;
 	else if (id == O_SYMBOLIZE)
 		o->symbolize = 1;
+	else if (id == O_FORCE)
+		o->force = 1;
 	else if (id == 'v')
 		o->verbose++;
 	else if (id == 'q')

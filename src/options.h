@@ -28,6 +28,7 @@ struct options {
 	long count;               /* --count */
 	int baseline;             /* --baseline */
 	int symbolize;            /* --symbolize */
+	int force;                /* --force: a dump may replace a file */
 	enum act_rearm rearm;     /* --no-rearm, --discard-samples */
 	const char *prefix; /* --prefix, or NULL: try the known ones */
 	pid_t tid;          /* --tid: borrow this thread (0: any at a safe point) */

@@ -40,10 +40,11 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 		snprintf(err, errlen, "--every needs --count N");
 		return -1;
 	}
-	if (o->every_us && o->count > 1 && file && !strstr(file, "%n")) {
+	if (o->every_us && o->count > 1 && file && !o->force &&
+	    !act_pattern_varies(file, o->every_us)) {
 		snprintf(err, errlen,
-			 "--dump %s with --count %ld: every dump would overwrite the last; put %%n "
-			 "(the sequence number) in the name",
+			 "--dump %s with --count %ld: each dump would replace the last; put %%n "
+			 "(the sequence number) in the name, or give --force to keep the latest",
 			 file, o->count);
 		return -1;
 	}
@@ -122,14 +123,16 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			a->arg = "json";
 		if (a->kind == ACT_ACTIVATE || a->kind == ACT_FOR_BEGIN)
 			a->rearm = o->rearm;
+		p->ndumps += a->kind == ACT_DUMP;
 		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
 			a->symbolize = o->symbolize;
 			a->max_bytes = o->max_dump;
+			a->force = o->force;
 			ndumps++;
 		}
 	}
-	if (o->symbolize && !ndumps) {
-		snprintf(err, errlen, "--symbolize goes with --dump");
+	if ((o->symbolize || o->force) && !ndumps) {
+		snprintf(err, errlen, "--%s goes with --dump", o->symbolize ? "symbolize" : "force");
 		return -1;
 	}
 	return 0;

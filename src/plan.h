@@ -31,6 +31,7 @@ struct plan {
 	struct plan_seg *segs; /* cover the steps, in order, none empty */
 	int nsegs;
 	char *baseline; /* --baseline's file pattern, FILE.base; a step points at it */
+	long ndumps;    /* ACT_DUMP steps: a series' length, for "dump 2 of 3" */
 };
 
 /* The plan for o (its actions, --for, --every, --count, --baseline,

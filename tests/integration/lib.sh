@@ -137,7 +137,14 @@ scratch_maps() {
 	done <"/proc/$1/maps" | sort
 }
 
-# json_get JSON PYTHON-EXPR: evaluate an expression over the parsed object j.
+# json_get JSON PYTHON-EXPR: evaluate an expression over the parsed object j
+# (the per-target record: the event lines a run prints before it are left out).
 json_get() {
-	printf '%s' "$1" | python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($2)"
+	printf '%s\n' "$1" | grep -v '^{"event":' |
+		python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($2)"
+}
+
+# json_events JSON: the event lines of a --json run, one per line.
+json_events() {
+	printf '%s\n' "$1" | grep '^{"event":'
 }

@@ -155,7 +155,7 @@ start_victim grow "$TARGETS/victim_dyn" -b 1 -w -G
 i=0
 while :; do
 	i=$((i + 1)); [ $i -gt 40 ] && fail "no dump met a grown memfd in 40 tries"
-	timeout 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap" >"$WORK/stdout" 2>"$WORK/stderr"
+	timeout 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap" --force >"$WORK/stdout" 2>"$WORK/stderr"
 	rc=$?
 	ERR=$(cat "$WORK/stderr")
 	[ $rc = 8 ] && break
@@ -190,6 +190,6 @@ expect_rc 0 "$JEATTACH" -p "$slash" --dump "$WORK/d%p/x%%y.heap"
 [ -f "$WORK/d$slash/x%y.heap" ] || fail "%p directory / %%: $(ls "$WORK/d$slash")"
 # A directory as --dump: said before attaching.
 expect_rc 8 "$JEATTACH" -p "$slash" --dump "$WORK"
-echo "$ERR" | grep -q 'that is a directory; give a file name in it' || fail "directory: $ERR"
+echo "$ERR" | grep -q 'is a directory: give a file name' || fail "directory: $ERR"
 finish_victim slash
 pass "automatic name under prof_prefix:/, %p directories, %%, a directory refused"

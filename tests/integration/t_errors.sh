@@ -107,7 +107,7 @@ xpid=$!
 track "$xpid"
 n=0
 while kill -0 "$xpid" 2>/dev/null; do
-	"$JEATTACH" -p "$xpid" --status --activate --dump "$WORK/x.heap" --timeout 5 \
+	"$JEATTACH" -p "$xpid" --status --activate --dump "$WORK/x.heap" --force --timeout 5 \
 		>/dev/null 2>"$WORK/x.err"
 	rc=$?
 	case $rc in 0|3|6) ;; *) fail "exit $rc while the target exited: $(cat "$WORK/x.err")" ;; esac

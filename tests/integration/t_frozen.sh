@@ -63,7 +63,9 @@ frozen_during_call() {
 	grep -q 'frozen while the call ran' "$WORK/big.err" || fail "$(cat "$WORK/big.err")"
 	[ -e "$WORK/big.heap" ] && fail "a partial profile was published"
 	sleep 1
-	expect_rc 0 "$JEATTACH" -p "$big" --status --timeout 10
+	# The dump left running finishes after the thaw; on a loaded machine
+	# that takes seconds, and its thread is in jemalloc until then.
+	expect_rc 0 "$JEATTACH" -p "$big" --status --timeout 30
 	kill -USR1 "$big"
 	i=0
 	while kill -0 "$big" 2>/dev/null; do

@@ -28,11 +28,11 @@ jeattach, pid, trials, wall_us, out = sys.argv[1], int(sys.argv[2]), int(sys.arg
 # leaves out its start (a libtool wrapper, the dynamic linker), and kills
 # drawn from that alone would mostly land before any thread is held.
 t0 = time.monotonic()
-subprocess.run([jeattach, "-p", str(pid), "--status", "--dump", out, "--timeout", "10"],
+subprocess.run([jeattach, "-p", str(pid), "--status", "--dump", out, "--force", "--timeout", "10"],
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 wall_us = max(wall_us, int((time.monotonic() - t0) * 1e6))
 for i in range(trials):
-    p = subprocess.Popen([jeattach, "-p", str(pid), "--status", "--dump", out, "--timeout", "10"],
+    p = subprocess.Popen([jeattach, "-p", str(pid), "--status", "--dump", out, "--force", "--timeout", "10"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     delay = random.uniform(0, 3 * wall_us / 1e6)
     time.sleep(delay)

@@ -18,7 +18,7 @@ op() {
 	case $(($1 % 5)) in
 	0) "$JEATTACH" -p "$v" --status -q ;;
 	1) "$JEATTACH" -p "$v" --activate -q ;;
-	2) "$JEATTACH" -p "$v" --dump "$WORK/s.heap" -q ;;
+	2) "$JEATTACH" -p "$v" --dump "$WORK/s.heap" --force -q ;;
 	3) "$JEATTACH" -p "$v" --stats -q ;;
 	4) "$JEATTACH" -p "$v" --deactivate -q ;;
 	esac

@@ -16,8 +16,12 @@ done
 
 start_victim v "$TARGETS/victim_dyn" -b 2
 # --for with a baseline: two holds, two files, prof.active back to false.
+# The baseline needs samples from before (t_stale.sh): blocks sampled while
+# profiling was on, kept live.
+start_victim_env k "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" "$TARGETS/victim_bigprof" -n 64
+expect_rc 0 "$JEATTACH" -p "$k" --deactivate
 t0=$(date +%s%N)
-expect_rc 0 "$JEATTACH" -p "$v" --for 1s --baseline --dump "$WORK/f.heap" --json
+expect_rc 0 "$JEATTACH" -p "$k" --for 1s --baseline --dump "$WORK/f.heap" --json
 t1=$(date +%s%N)
 [ $(( (t1 - t0) / 1000000 )) -ge 1000 ] || fail "--for 1s returned early"
 [ "$(json_get "$OUT" "[a['action'] for a in j['actions']]")" = \
@@ -25,8 +29,9 @@ t1=$(date +%s%N)
 [ "$(json_get "$OUT" "j['holds']")" = 2 ] || fail "not two holds: $OUT"
 head -1 "$WORK/f.heap" | grep -q '^heap_v2/' || fail "no profile"
 head -1 "$WORK/f.heap.base" | grep -q '^heap_v2/' || fail "no baseline"
-expect_rc 0 "$JEATTACH" -p "$v" --get prof.active --json
+expect_rc 0 "$JEATTACH" -p "$k" --get prof.active --json
 [ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "prof.active not restored"
+finish_victim k
 # Already active: says so and leaves it on.
 expect_rc 0 "$JEATTACH" -p "$v" --activate
 expect_rc 0 "$JEATTACH" -p "$v" --for 200ms --dump "$WORK/g.heap" --json

@@ -15,13 +15,13 @@ for role in epoll sigwait sem aio; do
 	tid=$(victim_tid tw "$role")
 	[ -n "$tid" ] || fail "no $role thread: $(cat "$tw_out")"
 	for i in 1 2; do
-		expect_rc 0 "$JEATTACH" -p "$tw" --tid "$tid" --dump "$WORK/tw.heap"
+		expect_rc 0 "$JEATTACH" -p "$tw" --tid "$tid" --dump "$WORK/tw.heap" --force
 		sleep 0.15 # the next interrupt lands anywhere in a 300 ms wait
 	done
 done
 pass "each kind of timed wait borrowed with --tid, twice"
 for i in 1 2 3 4; do
-	expect_rc 0 "$JEATTACH" -p "$tw" --status --dump "$WORK/tw.heap"
+	expect_rc 0 "$JEATTACH" -p "$tw" --status --dump "$WORK/tw.heap" --force
 	sleep 0.15
 done
 pass "threads chosen by jeattach, four times"

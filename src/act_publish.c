@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Publishing a finished dump at the operator's name: a rename of the
+ * fsync'ed temporary, which replaces nothing unless --force said so.
+ * jeattach checks before the hold that the name is free (main.c), but
+ * another program can create it meanwhile; the check that counts is the
+ * one the kernel makes, atomically, at the rename. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "act.h"
+
+/* renameat2(2) RENAME_NOREPLACE (Linux 3.15; glibc 2.28 declares it in
+ * stdio.h): EEXIST if newpath exists. Filesystems that do not implement
+ * the flag answer EINVAL (renameat2(2): "RENAME_NOREPLACE ... was
+ * specified but not supported by the filesystem": NFS before 6.x, some
+ * FUSE). There link(2) does the same job, since it never replaces its
+ * newpath (EEXIST), and unlink(2) then drops the temporary's name. */
+static int publish_noreplace(const char *tmp, const char *file)
+{
+#ifdef RENAME_NOREPLACE
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, file, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+#endif
+	if (link(tmp, file) < 0) {
+		int e = errno;
+		/* No hard links either (vfat, some FUSE): only the check made
+		 * before the hold stands between the dump and an existing
+		 * file; jeattach(1) says so. */
+		if (e != EPERM && e != EOPNOTSUPP)
+			return -e;
+		struct stat st;
+		if (!lstat(file, &st))
+			return -EEXIST;
+		return rename(tmp, file) < 0 ? -errno : 0;
+	}
+	unlink(tmp);
+	return 0;
+}
+
+int act_publish(const char *tmp, const char *file, int force)
+{
+	if (force)
+		return rename(tmp, file) < 0 ? -errno : 0;
+	return publish_noreplace(tmp, file);
+}

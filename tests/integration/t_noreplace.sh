@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# A dump never replaces a file unless --force says so: an existing file is
+# refused before any thread is held (exit 8, the target untouched), a file
+# that appears while jeattach works is not replaced either (the publishing
+# rename is RENAME_NOREPLACE), a directory gets "is a directory", and a
+# --every pattern that would reuse one name is refused at parse time.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+# Parse time: --every with one name for all dumps; %t (seconds) varies
+# only a second or more apart; --force keeps the latest.
+expect_rc 2 "$JEATTACH" -p 1 --every 200ms --count 2 --dump "$WORK/same.heap"
+echo "$ERR" | grep -q 'each dump would replace the last; put %n .* or give --force' || fail "$ERR"
+[ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "not one line: $ERR"
+expect_rc 2 "$JEATTACH" -p 1 --every 200ms --count 2 --dump "$WORK/t%t.heap"
+expect_rc 2 "$JEATTACH" -p 1 --every 1s --count 2 --dump "$WORK/lit%%n.heap"
+expect_rc 2 "$JEATTACH" -p 1 --status --force
+echo "$ERR" | grep -q -- '--force goes with --dump' || fail "$ERR"
+pass "--every with one name refused at parse time, with the fix"
+
+start_victim v "$TARGETS/victim_dyn" -b 2
+echo precious >"$WORK/x.heap"
+expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/x.heap" --json
+echo "$ERR" | grep -q 'the file exists; give --force to replace it' || fail "$ERR"
+[ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "not one line: $ERR"
+[ -z "$OUT" ] || fail "a target was touched: $OUT"
+[ "$(cat "$WORK/x.heap")" = precious ] || fail "the file was replaced"
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/x.heap" --force
+head -1 "$WORK/x.heap" | grep -q '^heap_v2/' || fail "--force did not replace it"
+pass "an existing file is refused before the hold, replaced with --force"
+
+# The --baseline's file is checked too.
+echo precious >"$WORK/b.heap.base"
+expect_rc 8 "$JEATTACH" -p "$v" --for 200ms --baseline --dump "$WORK/b.heap"
+echo "$ERR" | grep -q 'b.heap.base: the file exists' || fail "$ERR"
+[ "$(cat "$WORK/b.heap.base")" = precious ] || fail "the baseline replaced a file"
+
+# A file made while jeattach waits (after the check): left alone.
+"$JEATTACH" -p "$v" --for 2s --dump "$WORK/race.heap" >"$WORK/race.out" 2>"$WORK/race.err" &
+jp=$!
+sleep 1
+echo theirs >"$WORK/race.heap"
+wait $jp
+rc=$?
+[ $rc = 8 ] || fail "exit $rc (wanted 8): $(cat "$WORK/race.err")"
+grep -q 'it exists (made while jeattach worked) and was left alone' "$WORK/race.err" ||
+	fail "$(cat "$WORK/race.err")"
+[ "$(cat "$WORK/race.heap")" = theirs ] || fail "a file made meanwhile was replaced"
+ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
+expect_rc 0 "$JEATTACH" -p "$v" --get prof.active --json
+[ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "prof.active not restored"
+pass "a file made while jeattach worked is not replaced (RENAME_NOREPLACE)"
+
+# A directory.
+mkdir "$WORK/dir"
+expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/dir"
+echo "$ERR" | grep -q 'is a directory: give a file name' || fail "$ERR"
+
+# --every --force with one name: the latest dump, each replacing the last.
+expect_rc 0 "$JEATTACH" -p "$v" --every 200ms --count 2 --dump "$WORK/latest.heap" --force
+head -1 "$WORK/latest.heap" | grep -q '^heap_v2/' || fail "no latest profile"
+finish_victim v
+pass "a directory refused; --every --force keeps the latest"
