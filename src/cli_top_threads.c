@@ -33,37 +33,6 @@
 #define TOP_IOV 512                /* counters read per process_vm_readv */
 #define TOP_MIN_AGE_S 1.0          /* a younger thread is not borrowed yet */
 
-/* comm and start time from /proc/PID/task/TID/stat; -1 when gone. The
- * comm is in parentheses and may hold ')' or spaces: the last ')' ends it. */
-static int thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start)
-{
-	/* open/read/close, not stdio: this runs once a second for every
-	 * thread (a thousand, in doc/benchmarks.md), and fopen's buffer and
-	 * locking only add to it. Most of the cost is the kernel's making of
-	 * the stat text (do_task_stat). */
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-	if (!open || !close || close < open)
-		return -1;
-	snprintf(comm, clen, "%.*s", (int)(close - open - 1), open + 1);
-	/* After ") ": state is field 3; starttime is field 22. */
-	const char *p = close + 2;
-	for (int field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		p = p ? p + 1 : NULL;
-	}
-	return p && sscanf(p, "%llu", start) == 1 ? 0 : -1;
-}
-
 /* One thread's two counters, one by one (after a batch failed). */
 static int read_one(pid_t pid, struct top_thread *x, uint64_t out[2])
 {
@@ -119,7 +88,7 @@ static int relist(pid_t pid, struct top_threads *th, const uint64_t *vals, const
 	int m = 0;
 	for (int i = 0; i < n; i++) {
 		struct top_thread x = { .tid = tids[i] };
-		if (thread_stat(pid, tids[i], x.comm, sizeof(x.comm), &x.start))
+		if (target_thread_stat(pid, tids[i], x.comm, sizeof(x.comm), &x.start))
 			continue; /* gone since the listing */
 		struct top_thread *old = find(th, tids[i]);
 		if (old && old->start == x.start) {
@@ -151,7 +120,7 @@ static void first_read(struct target *t, struct top_thread *x)
 	unsigned long long start;
 	char comm[sizeof(x->comm)];
 	if (read_one(t->io_pid, x, v) ||
-	    thread_stat(t->pid, x->tid, comm, sizeof(comm), &start) || start != x->start) {
+	    target_thread_stat(t->pid, x->tid, comm, sizeof(comm), &start) || start != x->start) {
 		x->allocp = x->deallocp = 0; /* gone: its addresses are no one's */
 		return;
 	}
@@ -160,17 +129,6 @@ static void first_read(struct target *t, struct top_thread *x)
 	x->valid = 1;
 }
 
-/* Seconds since boot, in the unit of stat's start time. */
-static double uptime_ticks(void)
-{
-	char buf[64] = "";
-	int fd = open("/proc/uptime", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return atof(buf) * (double)sysconf(_SC_CLK_TCK);
-}
 
 /* Borrow threads that have no addresses yet, one short hold each, until
  * deadline or a signal. A thread is borrowed only once it is a second old.
@@ -187,7 +145,7 @@ static double uptime_ticks(void)
  * long before it ends. */
 static void borrow_new(struct target *t, struct top_threads *th, pt_usec_t deadline)
 {
-	double now = uptime_ticks(), min_age = TOP_MIN_AGE_S * (double)sysconf(_SC_CLK_TCK);
+	double now = target_uptime_ticks(), min_age = TOP_MIN_AGE_S * (double)sysconf(_SC_CLK_TCK);
 	th->pending = 0;
 	for (int i = 0; i < th->n; i++) {
 		struct top_thread *x = &th->v[i];

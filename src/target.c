@@ -257,3 +257,56 @@ void target_close(struct target *t)
 	sym_jemalloc_free(&t->je);
 	sym_maps_free(&t->maps);
 }
+
+/* comm and start time from /proc/PID/task/TID/stat; -1 when gone. The
+ * comm is in parentheses and may hold ')' or spaces: the last ')' ends it. */
+int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start)
+{
+	/* open/read/close, not stdio: this runs once a second for every
+	 * thread (a thousand, in doc/benchmarks.md), and fopen's buffer and
+	 * locking only add to it. Most of the cost is the kernel's making of
+	 * the stat text (do_task_stat). */
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	if (!open || !close || close < open)
+		return -1;
+	snprintf(comm, clen, "%.*s", (int)(close - open - 1), open + 1);
+	/* After ") ": state is field 3; starttime is field 22. */
+	const char *p = close + 2;
+	for (int field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	return p && sscanf(p, "%llu", start) == 1 ? 0 : -1;
+}
+
+/* Seconds since boot, in the unit of stat's start time. */
+double target_uptime_ticks(void)
+{
+	char buf[64] = "";
+	int fd = open("/proc/uptime", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return atof(buf) * (double)sysconf(_SC_CLK_TCK);
+}
+
+int target_thread_age(pid_t pid, pid_t tid, double *seconds)
+{
+	char comm[32];
+	unsigned long long start;
+	if (target_thread_stat(pid, tid, comm, sizeof(comm), &start))
+		return -1;
+	*seconds = (target_uptime_ticks() - (double)start) / (double)sysconf(_SC_CLK_TCK);
+	return 0;
+}

@@ -77,5 +77,12 @@ const char *target_status_field(const char *text, const char *key);
 char target_thread_state(pid_t pid, pid_t tid);
 /* The ids of pid's threads, leader first; count or -errno. */
 int target_threads(pid_t pid, pid_t *tids, int max);
+/* Thread tid's comm and start time (stat's field 22, clock ticks since
+ * boot), the identity of a thread across tid reuse; -1 when gone. */
+int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start);
+/* Seconds since boot, in clock ticks (the unit of a thread's start time). */
+double target_uptime_ticks(void);
+/* How long thread tid has lived, in seconds; -1 when gone. */
+int target_thread_age(pid_t pid, pid_t tid, double *seconds);
 
 #endif

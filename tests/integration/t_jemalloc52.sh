@@ -48,6 +48,7 @@ a['threads_missed'] <= 2 and all('did not stop' in x for x in m))(j['actions'][0
 
 # --status: the version, and that activation alone would not do.
 start_victim_env v "$PRE" "$TARGETS/victim_plain" -b 3 -i 2
+age_threads
 expect_rc 0 "$JEATTACH" -p "$v" --status --json
 [ "$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")" = 5.2.1 ] || fail "version: $OUT"
 [ "$(json_get "$OUT" "j['actions'][0]['activation_reaches_existing_threads']")" = False ] || fail "$OUT"
@@ -112,6 +113,7 @@ pass "--no-rearm on 5.2.1: no pre-existing thread samples (the bug the re-arm fi
 # --for re-arms too; threads that cannot be borrowed are reported, not
 # waited on: one in a signal handler (-H), never at a safe point.
 start_victim_env f "$PRE" "$TARGETS/victim_plain" -b 3 -H
+age_threads
 inhandler=$(victim_tid f inhandler)
 expect_rc 0 "$JEATTACH" -p "$f" --for 1s --dump "$WORK/for.heap" --json
 [ "$(json_get "$OUT" "j['actions'][0]['threads_missed']")" = 1 ] || fail "$OUT"
@@ -123,6 +125,7 @@ pass "--for re-arms; the thread in a signal handler is reported as missed"
 # A thread in an uninterruptible wait (vfork parent, 3 s): it costs its
 # budget, is reported, and is let go when it stops, not held.
 start_victim_env vf "$PRE" "$TARGETS/victim_vfork" -s 3000
+age_threads
 expect_rc 0 "$JEATTACH" -p "$vf" --activate --json
 [ "$(json_get "$OUT" "j['actions'][0]['threads_missed']")" = 1 ] || fail "$OUT"
 json_get "$OUT" "j['actions'][0]['threads_missed_list']" | grep -q "^$vf (did not stop.*uninterruptible" || fail "$OUT"
@@ -134,6 +137,7 @@ pass "the thread in vfork is reported and let go (vfork_ms=$ms)"
 
 # 200 threads, all there before activation.
 start_victim_env big "$PRE" "$TARGETS/victim_plain" -b 2 -i 193
+age_threads
 nthreads=$(ls /proc/"$big"/task | wc -l)
 [ "$nthreads" -ge 200 ] || fail "the victim has $nthreads threads"
 expect_rc 0 "$JEATTACH" -p "$big" --activate --json --timeout 10
@@ -149,6 +153,7 @@ pass "$nthreads threads re-armed (median hold $med us)"
 # A kill storm during the per-thread pass: each held thread restores
 # itself (crash-safe calls); none is left stopped, the victim goes on.
 start_victim_env k "$PRE" "$TARGETS/victim_plain" -b 3 -i 20
+age_threads
 cat >"$WORK/storm.py" <<'PY'
 import os, random, subprocess, sys, time
 jeattach, pid, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
