@@ -262,11 +262,17 @@ static int judge_object(const jeheap_symbolizer *s, const struct jh_mapping *m,
 	return jh_identity_verdict(&x, st, o->build_id);
 }
 
+/* The file name of a path (what follows its last '/'). */
+static const char *file_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
 /* jemalloc's shared library by its name. */
 static int named_like_jemalloc(const char *path)
 {
-	const char *b = strrchr(path, '/');
-	return !strncmp(b ? b + 1 : path, "libjemalloc", 11);
+	return !strncmp(file_name(path), "libjemalloc", 11);
 }
 
 /* A library is all allocator only when it is jemalloc's own: one that
@@ -311,9 +317,8 @@ static void load_object(jeheap_symbolizer *s, const struct jh_mapping *m)
  * and gdb's `info symbol` take. */
 static const char *unnamed(jeheap_symbolizer *s, const struct jh_object *o, uint64_t vaddr)
 {
-	const char *b = strrchr(o->path, '/');
 	char buf[512];
-	int n = snprintf(buf, sizeof(buf), "%.400s+0x%" PRIx64, b ? b + 1 : o->path, vaddr);
+	int n = snprintf(buf, sizeof(buf), "%.400s+0x%" PRIx64, file_name(o->path), vaddr);
 	return jh_pool_strndup(&s->pool, buf, (size_t)n);
 }
 
@@ -377,13 +382,9 @@ JH_EXPORT size_t jeheap_symbolize_frames(jeheap_symbolizer *s, uint64_t addr,
  * 0x400000, or a PIE's 0x55... against 0x7f...). */
 static size_t main_object(const jeheap_symbolizer *s, const char *program)
 {
-	const char *pb = strrchr(program, '/');
-	pb = pb ? pb + 1 : program;
-	for (size_t i = 0; i < s->nobjs; i++) {
-		const char *b = strrchr(s->objs[i].path, '/');
-		if (!strcmp(b ? b + 1 : s->objs[i].path, pb))
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (!strcmp(file_name(s->objs[i].path), file_name(program)))
 			return i;
-	}
 	return s->maps[0].object;
 }
 
