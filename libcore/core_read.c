@@ -52,3 +52,18 @@ int core_read_file(const char *path, size_t max, char **text, size_t *len)
 	close(fd);
 	return e;
 }
+
+int core_write_all(int fd, const void *buf, size_t n)
+{
+	const char *s = buf;
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

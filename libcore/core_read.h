@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* core_read: a whole file into memory, bounded. /proc files report size 0,
+/* core_read: a whole file into memory, bounded; and a buffer out whole. /proc files report size 0,
  * so nothing is trusted but what read() returns; and a file a target
  * controls may be endless, so every read has a ceiling. */
 #ifndef CORE_READ_H
@@ -15,5 +15,8 @@
 int core_read_fd(int fd, size_t max, char **text, size_t *len);
 /* The same for a path, opened read-only. */
 int core_read_file(const char *path, size_t max, char **text, size_t *len);
+/* Write all n bytes of buf to fd (short writes and EINTR resumed): 0 or
+ * -errno. */
+int core_write_all(int fd, const void *buf, size_t n);
 
 #endif

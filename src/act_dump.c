@@ -239,14 +239,9 @@ static int copy_all(int in, int out, uint64_t max, uint64_t *bytes)
 		first = 0;
 		if ((uint64_t)n > max - *bytes)
 			return -EFBIG;
-		for (ssize_t o = 0; o < n;) {
-			ssize_t w = write(out, buf + o, (size_t)(n - o));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -errno;
-			o += w;
-		}
+		int e = core_write_all(out, buf, (size_t)n);
+		if (e)
+			return e;
 		*bytes += (uint64_t)n;
 	}
 }

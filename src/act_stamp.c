@@ -18,25 +18,12 @@
 #include "core_grow.h"
 #include "core_maps.h"
 #include "core_open.h"
+#include "core_read.h"
 #include "core_stamp.h"
 
 /* The most objects stamped: a process mapping more files than this is
  * strange enough that the rest go unstamped rather than cost seconds. */
 #define STAMP_MAX_OBJECTS 4096
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* The executable file mappings of the dump's own maps section; their
  * paths point into text. */
@@ -120,7 +107,7 @@ static int stamp_object(const struct target *t, const struct core_maps_line *l, 
 	if (!*id)
 		return 0;
 	int n = snprintf(line, sizeof(line), CORE_STAMP_BUILD "%s %s\n", id, path);
-	return n > 0 && (size_t)n < sizeof(line) ? write_all(out, line, (size_t)n) : 0;
+	return n > 0 && (size_t)n < sizeof(line) ? core_write_all(out, line, (size_t)n) : 0;
 }
 
 int act_stamp(const struct target *t, int out)
@@ -137,11 +124,11 @@ int act_stamp(const struct target *t, int out)
 	/* The section ends with a newline; a profile cut short may not. */
 	size_t tl = strlen(ml.text);
 	if (tl && ml.text[tl - 1] != '\n')
-		e = write_all(out, "\n", 1);
+		e = core_write_all(out, "\n", 1);
 	core_stamp_boot_id(boot);
 	if (!e && *boot) {
 		int n = snprintf(line, sizeof(line), CORE_STAMP_BOOT "%s\n", boot);
-		e = write_all(out, line, (size_t)n);
+		e = core_write_all(out, line, (size_t)n);
 	}
 	for (size_t i = 0, done = 0; !e && i < ml.n && done < STAMP_MAX_OBJECTS; i++) {
 		if (i && same_path(&ml.v[i], &ml.v[i - 1]))
