@@ -94,6 +94,11 @@ struct jh_pcinfo {
 	 * inline wrapper named calloc, as ld.so's rtld-malloc.h has): dropped
 	 * when this address is the first one kept. */
 	uint32_t lead_skip;
+	/* The containing function's name as jeheap_symbolize gives it (NULL:
+	 * unknown), and its --exclude/--retain verdict: 0 not yet, 1 keep,
+	 * 2 drop. */
+	const char *func;
+	signed char verdict;
 };
 
 struct jh_reducer {
@@ -115,13 +120,10 @@ struct jh_reducer {
 	jeheap_symbolizer *sym; /* the current input's */
 	regex_t focus_re, ignore_re;
 	int have_focus, have_ignore;
-	/* jeprof's --exclude and --retain (FilterFrames): single frames. Each
-	 * address's verdict is kept by address id: 0 not yet known, 1 keep,
-	 * 2 drop. */
+	/* jeprof's --exclude and --retain (FilterFrames): single frames, each
+	 * address's verdict kept in its jh_pcinfo. */
 	regex_t exclude_re, retain_re;
 	int have_exclude, have_retain;
-	signed char *frame_verdict;
-	size_t frame_verdict_cap;
 	uint32_t *path;
 	size_t path_cap;
 	uint32_t *apath; /* the addresses kept by reduce(): address ids, leaf first */
@@ -180,7 +182,6 @@ static void reducer_free(struct jh_reducer *r)
 		regfree(&r->exclude_re);
 	if (r->have_retain)
 		regfree(&r->retain_re);
-	free(r->frame_verdict);
 }
 
 void jh_entries_free(struct jh_entries *x)
@@ -259,7 +260,7 @@ static char *frame_name(const struct jh_reducer *r, uint64_t a, const struct jeh
 }
 
 /* What address a reduces to (symbolized once per address and profile). */
-static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
+static struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 {
 	uint32_t *slot = jh_u64map_slot(&r->pcs, a);
 	if (!slot)
@@ -269,6 +270,7 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	struct jeheap_frame f[64];
 	int je = JH_JE_NONE;
 	size_t n = r->sym ? jh_symbolize_at(r->sym, a, f, 64, &je) : 0;
+	const char *func = n && n <= 64 ? f[n - 1].function : NULL; /* jeheap_symbolize's */
 	if (n > 64)
 		n = 64; /* deeper inline chains are cut at the innermost 64 */
 	size_t nf = n ? n : 1;
@@ -276,6 +278,8 @@ static const struct jh_pcinfo *info_for_pc(struct jh_reducer *r, uint64_t a)
 	    jh_grow((void **)&r->pc_ent, &r->pc_ent_cap, r->npc_ent + nf, sizeof(*r->pc_ent)))
 		return NULL;
 	struct jh_pcinfo *pi = &r->pcinfo[r->npcinfo];
+	pi->func = func;
+	pi->verdict = 0;
 	pi->ffirst = (uint32_t)r->nframes;
 	pi->nframes = r->keep_frames ? (uint32_t)n : 0;
 	if (pi->nframes) {
@@ -321,27 +325,23 @@ static int matches(regex_t *re, int *cache, const char *name)
 	return *cache;
 }
 
-/* jeprof's FilterFrames: is the frame at address id k kept under
- * --exclude/--retain? It tests the containing function's name (the first
- * of the address's symbol list), or the address when unknown. 1 keep, 0
- * drop, -1 without memory. */
-static int keep_frame(struct jh_reducer *r, uint32_t k, uint64_t a)
+/* jeprof's FilterFrames: is the frame at pi kept under --exclude/--retain?
+ * It tests the containing function's name (the first of the address's
+ * symbol list), or the address when unknown. */
+static int keep_frame(const struct jh_reducer *r, struct jh_pcinfo *pi)
 {
-	if (jh_grow_zeroed((void **)&r->frame_verdict, &r->frame_verdict_cap, k + 1,
-			   sizeof(*r->frame_verdict)))
-		return -1;
-	if (!r->frame_verdict[k]) {
+	if (!pi->verdict) {
 		char hex[24];
-		const char *name = r->sym ? jeheap_symbolize(r->sym, a) : NULL;
+		const char *name = pi->func;
 		if (!name) {
-			snprintf(hex, sizeof(hex), "0x%016" PRIx64, a);
+			snprintf(hex, sizeof(hex), "0x%016" PRIx64, pi->addr);
 			name = hex;
 		}
 		int keep = (!r->have_retain || !regexec(&r->retain_re, name, 0, NULL, 0)) &&
 			   (!r->have_exclude || regexec(&r->exclude_re, name, 0, NULL, 0));
-		r->frame_verdict[k] = keep ? 1 : 2;
+		pi->verdict = keep ? 1 : 2;
 	}
-	return r->frame_verdict[k] == 1;
+	return pi->verdict == 1;
 }
 
 /* One stack: *path gets entry ids, leaf first (an address with inlined
@@ -359,7 +359,7 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 		uint64_t a = i ? pcs[i] - 1 : pcs[i];
 		if (a > 0x7fffffffffffffffULL) /* jeprof drops these (TranslateStack) */
 			continue;
-		const struct jh_pcinfo *pi = info_for_pc(r, a);
+		struct jh_pcinfo *pi = info_for_pc(r, a);
 		if (!pi)
 			return JEHEAP_ENOMEM;
 		/* jeprof's rule: an entry point anywhere means what came
@@ -374,10 +374,7 @@ static int reduce(struct jh_reducer *r, const uint64_t *pcs, size_t npcs, const 
 			continue;
 		}
 		if (r->have_exclude || r->have_retain) {
-			int keep = keep_frame(r, (uint32_t)(pi - r->pcinfo), a);
-			if (keep < 0)
-				return JEHEAP_ENOMEM;
-			if (!keep)
+			if (!keep_frame(r, pi))
 				continue;
 		}
 		uint32_t drop = r->napath == 0 ? pi->lead_skip : 0;
