@@ -126,13 +126,11 @@ JH_EXPORT int jeheap_profile_foreach_stack(const jeheap_profile *p, int scale, j
  * nor would a profile whose lines were counted while the process ran (a
  * dump taken under allocation can have tN: lines that do not add up to
  * their t*: line). */
-static void share(const jeheap_profile *p, const struct jh_stack *st, const uint64_t raw[4],
-		  const uint64_t sum[4], struct jeheap_counts *c)
+static void share(const struct jeheap_counts *all, const uint64_t raw[4], const uint64_t sum[4],
+		  struct jeheap_counts *c)
 {
-	struct jeheap_counts all;
-	jh_counts(p, st->raw, JEHEAP_UNSAMPLED, &all);
-	const double whole[4] = { all.inuse_objects, all.inuse_bytes, all.alloc_objects,
-				  all.alloc_bytes };
+	const double whole[4] = { all->inuse_objects, all->inuse_bytes, all->alloc_objects,
+				  all->alloc_bytes };
 	double part[4];
 	for (int k = 0; k < 4; k++)
 		part[k] = sum[k] ? whole[k] * ((double)raw[k] / (double)sum[k]) : 0;
@@ -148,20 +146,22 @@ static int thread_lines(const jeheap_profile *p, int only, uint64_t tid, uint64_
 			int split, jeheap_stack_cb cb, void *arg)
 {
 	uint64_t sum[4] = { 0 };
+	struct jeheap_counts all = { 0 }; /* the stack's, once per stack */
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct jh_thread_line *tl = &p->threads[i];
 		if (tl->stack == SIZE_MAX || (only && tl->tid != tid))
 			continue;
+		const struct jh_stack *st = &p->stacks[tl->stack];
 		if (split && (i == 0 || p->threads[i - 1].stack != tl->stack)) {
 			memset(sum, 0, sizeof(sum));
 			for (size_t j = i; j < p->nthreads && p->threads[j].stack == tl->stack; j++)
 				for (int k = 0; k < 4; k++)
 					sum[k] += p->threads[j].raw[k];
+			jh_counts(p, st->raw, JEHEAP_UNSAMPLED, &all);
 		}
-		const struct jh_stack *st = &p->stacks[tl->stack];
 		struct jeheap_counts c;
 		if (split)
-			share(p, st, tl->raw, sum, &c);
+			share(&all, tl->raw, sum, &c);
 		else
 			jh_counts(p, tl->raw, JEHEAP_UNSAMPLED, &c);
 		if (thread)
