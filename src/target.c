@@ -173,18 +173,6 @@ name:
 		read_comm(in->tracer, in->tracer_comm, sizeof(in->tracer_comm));
 }
 
-char target_thread_state(pid_t pid, pid_t tid)
-{
-	char path[80], *text;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (core_read_file(path, 4096, &text, NULL))
-		return '?';
-	/* "TID (COMM) STATE ...": comm may hold any byte but NUL, ')' too. */
-	const char *p = strrchr(text, ')');
-	char st = p && p[1] == ' ' ? p[2] : '?';
-	free(text);
-	return st;
-}
 
 /* A thread of pid that has not exited, 0 if none. */
 static pid_t live_thread(pid_t pid)
@@ -258,30 +246,44 @@ void target_close(struct target *t)
 	sym_maps_free(&t->maps);
 }
 
-/* comm and start time from /proc/PID/task/TID/stat; -1 when gone. The
- * comm is in parentheses and may hold ')' or spaces: the last ')' ends it. */
-int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start)
+/* Thread tid's /proc stat line in buf, "TID (COMM) STATE ...": the '('
+ * and the last ')' around its comm (which may hold any byte but NUL, ')'
+ * and spaces too) in *lp and *rp; -1 when gone. */
+static int task_stat(pid_t pid, pid_t tid, char *buf, size_t len, char **lp, char **rp)
 {
-	/* open/read/close, not stdio: this runs once a second for every
+	/* open/read/close, not stdio: --top runs this once a second for every
 	 * thread (a thousand, in doc/benchmarks.md), and fopen's buffer and
 	 * locking only add to it. Most of the cost is the kernel's making of
 	 * the stat text (do_task_stat). */
-	char path[64], buf[1024];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-	if (!open || !close || close < open)
+	*lp = strchr(buf, '(');
+	*rp = strrchr(buf, ')');
+	return *lp && *rp && *rp > *lp && (*rp)[1] == ' ' ? 0 : -1;
+}
+
+char target_thread_state(pid_t pid, pid_t tid)
+{
+	char buf[1024], *lp, *rp;
+	return task_stat(pid, tid, buf, sizeof(buf), &lp, &rp) ? '?' : rp[2];
+}
+
+int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start)
+{
+	char buf[1024], *lp, *rp;
+	if (task_stat(pid, tid, buf, sizeof(buf), &lp, &rp))
 		return -1;
-	snprintf(comm, clen, "%.*s", (int)(close - open - 1), open + 1);
+	snprintf(comm, clen, "%.*s", (int)(rp - lp - 1), lp + 1);
 	/* After ") ": state is field 3; starttime is field 22. */
-	const char *p = close + 2;
+	const char *p = rp + 2;
 	for (int field = 3; field < 22 && p; field++) {
 		p = strchr(p, ' ');
 		p = p ? p + 1 : NULL;
