@@ -6,43 +6,13 @@
  * symbolized input gives its profile part only, under fresh symbols. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include "core_read.h"
 #include "jeheap_cli.h"
 #include "jeheap_raw.h"
-
-/* The whole file, or NULL (errno set). */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	int bad = !f;
-	while (!bad) {
-		if (cap - n < 65536) {
-			char *nb = realloc(buf, cap = cap * 2 + 65536);
-			if (!(bad = !nb))
-				buf = nb;
-			continue;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (!got) {
-			bad = ferror(f);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
 
 /* Past a symbolized profile's "--- symbol" section and its "--- heap"
  * line: the profile itself (the whole text if not symbolized). */
@@ -84,9 +54,11 @@ int write_raw(const char *path, const jeheap_profile *p, jeheap_symbolizer *s,
 	      const char *program, FILE *out)
 {
 	size_t len = 0;
-	char *text = slurp(path, &len);
-	if (!text) {
-		fprintf(stderr, "jeheap: cannot read %s: %s\n", path, strerror(errno ? errno : EIO));
+	char *text;
+	/* No bound: the profile was read whole already, by the parser. */
+	int r = core_read_file(path, SIZE_MAX, &text, &len);
+	if (r) {
+		fprintf(stderr, "jeheap: cannot read %s: %s\n", path, strerror(-r));
 		return EXIT_INPUT;
 	}
 	const char *body = profile_part(text, &len);
