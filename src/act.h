@@ -6,6 +6,7 @@
 #define JEATTACH_ACT_H
 
 #include <stdio.h>
+#include "act_counters.h"
 #include "exitcode.h"
 #include "rctl.h"
 #include "target.h"
@@ -54,6 +55,9 @@ struct act_session {
 	 * profiling mallctl itself; pass_name, name each thread's data. */
 	int pass_rearm, pass_name;
 	int pass_step; /* the step whose report gets the pass's fields; -1 none */
+	/* Where the threads' counters are, learnt in the hold that asked for
+	 * the pass: a thread whose counters read zero is not borrowed. */
+	struct act_counters counters;
 	int warned_inactive; /* a dump already said that profiling is off */
 };
 

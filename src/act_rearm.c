@@ -133,6 +133,7 @@ static enum je_exit activate_rearm(struct target *t, struct act_session *s, enum
 	}
 	s->pass_rearm = 1;
 	s->pass_name = names;
+	act_counters_learn(t, &s->counters);
 	act_field_str(r, "rearm", "done");
 	act_field_bool(r, "samples_discarded", mode == ACT_REARM_DISCARD);
 	return JE_EXIT_OK;
@@ -178,5 +179,6 @@ enum je_exit act_name_threads(struct target *t, struct act_session *s, struct ac
 				"threads' own names already",
 				doing);
 	s->pass_name = 1;
+	act_counters_learn(t, &s->counters);
 	return JE_EXIT_OK;
 }

@@ -6,11 +6,10 @@
  *
  * Everything else is read with no stop at all, from addresses jemalloc
  * hands out once:
- * - thread.allocatedp / thread.deallocatedp (5.0+, ctl.c
- *   thread_allocatedp_ctl): pointers to the calling thread's tsd counters
- *   (tsd_thread_allocatedp_get), which the allocation and free fast paths
- *   bump (thread_alloc_event / thread_dalloc_event in 5.3). Only the thread
- *   itself can ask, so the CLI borrows each thread once.
+ * - each thread's allocated / deallocated byte counters, which the
+ *   allocation and free fast paths bump (thread_alloc_event /
+ *   thread_dalloc_event in 5.3): located for every thread from the held
+ *   thread's own (act_counters.c), learnt in the first hold.
  * - experimental.arenas.<i>.pactivep (5.2.1+): the arena's atomic active
  *   page count (pa_shard's nactive in 5.3). Arenas are never freed unless
  *   the program destroys one (arena.<i>.destroy), which an automatic arena
@@ -58,6 +57,7 @@ static enum je_exit learn(struct target *t, struct act_result *r, struct act_top
 		 * (before 5.2.1): no line for it. */
 		s->pactivep[i] = merr ? 0 : v.u;
 	}
+	act_counters_learn(t, &s->counters); /* not there: no per-thread figures */
 	s->known = 1;
 	return JE_EXIT_OK;
 }
@@ -82,26 +82,4 @@ enum je_exit act_top_stats(struct target *t, struct act_result *r, struct act_to
 		s->v[i] = v.u;
 	}
 	return JE_EXIT_OK;
-}
-
-int act_top_thread_addrs(struct target *t, uint64_t *allocp, uint64_t *deallocp, char *why,
-			 size_t whylen)
-{
-	const char *names[] = { "thread.allocatedp", "thread.deallocatedp" };
-	uint64_t *out[] = { allocp, deallocp };
-	for (int i = 0; i < 2; i++) {
-		struct rctl_value v;
-		int merr = 0;
-		int e = rctl_read(t, names[i], &v, &merr);
-		if (e) {
-			snprintf(why, whylen, "%s", je_err_text(-e));
-			return e;
-		}
-		if (merr || !v.u) {
-			snprintf(why, whylen, "%s: mallctl returned %d", names[i], merr);
-			return -EIO;
-		}
-		*out[i] = v.u;
-	}
-	return 0;
 }

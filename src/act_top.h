@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "act.h"
+#include "act_counters.h"
 
 /* jemalloc's summary statistics, in this order (stats.<name>). */
 enum { ACT_TOP_ALLOCATED, ACT_TOP_ACTIVE, ACT_TOP_RESIDENT, ACT_TOP_MAPPED, ACT_TOP_RETAINED,
@@ -25,14 +26,11 @@ struct act_top_stats {
 	uint64_t page;
 	unsigned narenas;
 	uint64_t pactivep[ACT_TOP_MAX_ARENAS];
+	struct act_counters counters; /* where each thread's counters are */
 };
 
 /* Under a hold: epoch, then stats.*; the first time (s->known 0) also
- * config.stats, arenas.page and each arena's pactivep. */
+ * config.stats, arenas.page, each arena's pactivep and where the threads'
+ * counters are. */
 enum je_exit act_top_stats(struct target *t, struct act_result *r, struct act_top_stats *s);
-/* Under a hold of the thread itself: the addresses of its allocated and
- * deallocated byte counters (thread.allocatedp, thread.deallocatedp). */
-int act_top_thread_addrs(struct target *t, uint64_t *allocp, uint64_t *deallocp, char *why,
-			 size_t whylen);
-
 #endif

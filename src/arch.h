@@ -34,6 +34,9 @@ long arch_syscall_ret(const arch_gpregs_t *r);
  * make, by the syscall ABI. */
 uint64_t arch_syscall_arg(const arch_gpregs_t *r, int i);
 void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v);
+/* The thread pointer, from which static TLS is found at fixed offsets
+ * (x86_64: fs_base, TLS variant II: the blocks lie below it). */
+uint64_t arch_thread_pointer(const arch_gpregs_t *r);
 /* Is the thread running code of another ABI (32-bit compat mode)? */
 int arch_is_compat(const arch_gpregs_t *r);
 

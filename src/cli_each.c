@@ -10,7 +10,8 @@
  * vfork parent) or one that stays inside the allocator costs that and is
  * reported, never waited on for good. Threads born after the pass started
  * need nothing: their first sample threshold is drawn when they make their
- * tdata (prof_tdata_init), with prof.active already on. */
+ * tdata (prof_tdata_init), with prof.active already on, and so do threads
+ * that never allocated (idle()), which are let go without a call. */
 #include "config.h"
 
 #include <errno.h>
@@ -21,23 +22,26 @@
 #include "cli_signal.h"
 #include "errors.h"
 #include "rcall.h"
+#include "sym_maps.h"
 
 #define CLI_EACH_BUDGET_US 500000
 #define CLI_EACH_MAX_THREADS 65536
-/* A thread younger than this is not borrowed. A thread caught on its way
- * out, after jemalloc's tsd destructor ran (tsd_cleanup, a pthread key
- * destructor), has its tsd and tcache made again by our mallctl
- * (tsd_fetch_slow's reincarnation) and nothing frees them: the tcache stays
- * on its arena's list in memory the next thread reuses, and the next
- * "epoch", the target's own or ours, walks it (seen as a SIGSEGV inside
- * epoch that left jemalloc's ctl lock taken, on a victim that makes
+/* Where the threads' counters cannot be located (act_counters.c), a
+ * thread younger than this is not borrowed. A thread caught on its way
+ * out, after its pthread key destructors ran, with no tsd yet, gets a tsd
+ * and a tcache from our mallctl (tsd_fetch_slow) that nothing frees: the
+ * tcache stays on its arena's list in memory the next thread reuses, and
+ * the next "epoch", the target's own or ours, walks it (seen as a SIGSEGV
+ * inside epoch that left jemalloc's ctl lock taken, on a victim that makes
  * threads nonstop; doc/robustness.md). Short-lived threads end before they
- * are this old; a long-lived one is rarely caught ending. A mitigation,
- * not a proof: see doc/robustness.md. */
+ * are this old. Where the counters can be located, a thread whose counters
+ * read zero is never borrowed instead (idle()), which covers that case
+ * whatever the thread's age. */
 #define CLI_EACH_MIN_AGE_S 1.0
 
 struct each_tally {
-	int done, named, missed;
+	int done, named, missed, idle;
+	struct sym_maps maps; /* read at the start, to locate counters */
 	char missed_list[4000]; /* "TID (why); ..." as far as it fits */
 	int64_t *us;            /* each borrowed thread's hold, for the median */
 	int nus;
@@ -72,6 +76,39 @@ static const char *hold_failure(struct target *t, int e)
 	return open + 1;
 }
 
+/* Has the thread with registers r made no allocation, by its counters
+ * (act_counters.c)? Then jemalloc has no tsd for it, or an empty one, and
+ * a mallctl would make one with a tcache (about 32 KiB: 5.3 src/tsd.c
+ * tsd_data_init), or on a thread past its key destructors one that is
+ * never freed. Nothing to rearm or name in it either: it has no profiling
+ * data, and its first allocation draws its first sample threshold with
+ * profiling as it is then. 1 idle, 0 allocated or counters not known, -1
+ * its thread pointer does not lead to them (a thread glibc did not
+ * create). */
+static int idle(struct cli_run *run, const struct sym_maps *maps, const arch_gpregs_t *r)
+{
+	const struct act_counters *k = &run->sess.counters;
+	uint64_t at[2], v[2];
+	if (k->state != 1)
+		return 0;
+	if (act_counters_at(k, maps, arch_thread_pointer(r), at) ||
+	    pt_read(run->t.io_pid, at[0], &v[0], 8) || pt_read(run->t.io_pid, at[1], &v[1], 8))
+		return -1;
+	return !v[0] && !v[1];
+}
+
+/* Before a hold: a stop for the registers alone (rcall_peek) tells an
+ * idle thread at a fraction of a hold's cost (no errno call, no scratch
+ * mapping), and it is let go with nothing run in it. */
+static int peek_idle(struct cli_run *run, pid_t tid, const struct sym_maps *maps,
+		     pt_usec_t deadline)
+{
+	arch_gpregs_t r;
+	if (run->sess.counters.state != 1 || rcall_peek(&run->t, tid, deadline, &r))
+		return 0;
+	return idle(run, maps, &r) > 0;
+}
+
 /* One thread: hold it, let it make its calls, give it back. */
 static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 		       struct each_tally *y)
@@ -82,15 +119,29 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 		budget = (int64_t)(o->timeout_s * 1e6);
 	t->why[0] = 0;
 	pt_usec_t t0 = pt_now_us();
+	if (peek_idle(run, tid, &y->maps, t0 + (pt_usec_t)budget)) {
+		y->idle++;
+		return;
+	}
 	int e = rcall_hold_tid(t, tid, t0 + (pt_usec_t)budget);
 	if (e) {
 		missed(y, tid, hold_failure(t, e));
 		return;
 	}
+	/* Again under the hold: the tid may be another thread's by now. */
 	char why[160] = "";
-	int named = 0;
-	e = act_thread_pass(t, &run->sess, tid, &named, why, sizeof(why));
+	arch_gpregs_t regs;
+	int named = 0, none = rcall_held_regs(t, &regs) ? 0 : idle(run, &y->maps, &regs);
+	if (none < 0)
+		snprintf(why, sizeof(why), "its thread pointer does not lead to jemalloc's data");
+	e = none ? 0 : act_thread_pass(t, &run->sess, tid, &named, why, sizeof(why));
 	int r = rcall_release(t);
+	if (none > 0 && !r) {
+		y->idle++;
+		return;
+	}
+	if (none < 0)
+		e = -EIO;
 	y->us[y->nus++] = pt_now_us() - t0;
 	if (e || r) {
 		missed(y, tid, e ? why : "could not be restored");
@@ -113,6 +164,7 @@ static void report(struct act_result *r, const struct act_session *s, struct eac
 		act_field_u64(r, "threads_rearmed", (uint64_t)y->done);
 	if (s->pass_name)
 		act_field_u64(r, "threads_named", (uint64_t)y->named);
+	act_field_u64(r, "threads_idle", (uint64_t)y->idle);
 	act_field_u64(r, "threads_missed", (uint64_t)y->missed);
 	act_field_str(r, "threads_missed_list", y->missed_list);
 	qsort(y->us, (size_t)y->nus, sizeof(*y->us), cmp_i64);
@@ -131,6 +183,9 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	pid_t *tids = malloc(sizeof(*tids) * CLI_EACH_MAX_THREADS);
 	int n = tids ? target_threads(run->pid, tids, CLI_EACH_MAX_THREADS) : -ENOMEM;
 	y.us = n > 0 ? calloc((size_t)n, sizeof(*y.us)) : NULL;
+	/* After the listing: every thread listed has its stack mapped. */
+	if (s->counters.state == 1 && sym_maps_read(run->t.io_pid, &y.maps))
+		s->counters.state = -1; /* cannot locate: borrow as before */
 	pt_usec_t t0 = pt_now_us();
 	for (int i = 0; y.us && i < n; i++) {
 		if (cli_pending_signal()) {
@@ -144,7 +199,8 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 			continue;
 		}
 		double age;
-		if (!target_thread_age(run->t.io_pid, tids[i], &age) && age < CLI_EACH_MIN_AGE_S) {
+		if (s->counters.state != 1 && !target_thread_age(run->t.io_pid, tids[i], &age) &&
+		    age < CLI_EACH_MIN_AGE_S) {
 			missed(&y, tids[i], "started less than a second ago: not borrowed");
 			continue;
 		}
@@ -162,6 +218,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	}
 	free(y.us);
 	free(tids);
+	sym_maps_free(&y.maps);
 	s->pass_rearm = s->pass_name = 0;
 	s->pass_step = -1;
 }

@@ -26,7 +26,7 @@
 #include "errors.h"
 #include "rcall.h"
 
-#define TOP_BORROW_SHARE 0.3 /* of an interval, for borrowing new threads */
+#define TOP_LOCATE_SHARE 0.3 /* of an interval, for locating new threads */
 
 struct top_run {
 	const struct options *o;
@@ -72,7 +72,7 @@ static int hold_for_stats(struct top_run *tr)
 	if (t->info.tracer)
 		return fail(tr, JE_EXIT_PERM, -EPERM, JE_AT_ATTACH);
 	struct rcall_timing tm;
-	rcall_timing(t, &tm); /* the threads' borrows count there too */
+	rcall_timing(t, &tm); /* holds only: a thread's peek is not one */
 	int64_t held_before = tm.us_total;
 	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(tr->o->timeout_s * 1e6));
 	int e = rcall_hold(t);
@@ -128,8 +128,8 @@ static int refresh(struct top_run *tr)
 	for (int i = 0; i < ACT_TOP_NSTATS; i++)
 		v->rate[i] = v->dt > 0 ? ((double)v->st.v[i] - (double)before[i]) / v->dt : 0;
 	read_arenas(tr, v->dt);
-	pt_usec_t budget = (pt_usec_t)((double)v->interval_us * TOP_BORROW_SHARE);
-	cli_top_threads_refresh(&tr->t, &tr->th, now + budget, v->dt);
+	pt_usec_t budget = (pt_usec_t)((double)v->interval_us * TOP_LOCATE_SHARE);
+	cli_top_threads_refresh(&tr->t, &tr->th, &v->st.counters, now + budget, v->dt);
 	cli_top_threads_sort(&tr->th, v->sort);
 	return 0;
 }

@@ -17,8 +17,8 @@ struct top_thread {
 	pid_t tid;
 	unsigned long long start; /* field 22 of its stat: a reused tid differs */
 	char comm[17];            /* as /proc says: the program chose it, escape it */
-	uint64_t allocp, deallocp; /* counter addresses; 0 until borrowed */
-	int tries;                /* borrows that failed */
+	uint64_t allocp, deallocp; /* counter addresses; 0 until located */
+	int tries;                /* attempts to locate them that failed */
 	int valid;                /* counters read at this refresh */
 	uint64_t alloc, dealloc;  /* bytes, since the thread began */
 	double alloc_rate, dealloc_rate; /* bytes/s over the last interval */
@@ -28,10 +28,12 @@ struct top_threads {
 	struct top_thread *v;
 	int n;
 	pid_t *tids;     /* the listing's buffer, kept across refreshes */
-	int pending;     /* threads still to borrow */
-	int borrowed;    /* borrows made, since the start */
-	int missed;      /* borrows that failed, since the start */
-	int64_t borrow_us_max;
+	int pending;     /* threads still to locate */
+	int located;     /* threads whose counters were found, since the start */
+	int peeked;      /* stops for a thread pointer (rcall_peek), since the start */
+	int missed;      /* peeks that failed, since the start */
+	int64_t peek_us_max;
+	pid_t last_tid;  /* the last thread tried: the next refresh goes on after it */
 };
 
 enum top_sort { TOP_SORT_ALLOC, TOP_SORT_FREE, TOP_SORT_TOTAL, TOP_SORT_TID, TOP_NSORTS };
@@ -61,12 +63,12 @@ extern const char *const top_sort_names[TOP_NSORTS];
 /* The whole --top / --prometheus run for o->pids[0]: the exit code. */
 int cli_top_main(const struct options *o);
 
-/* cli_top_threads.c: list the target's threads, drop those gone or whose
- * tid was reused, borrow new ones (one short hold each) until deadline,
- * then read every known counter with no stop. */
+/* cli_top_threads.c: read every known counter with no stop, list the
+ * target's threads, drop those gone or whose tid was reused, and locate
+ * new ones' counters from their thread pointers (k) until deadline. */
 struct target;
-void cli_top_threads_refresh(struct target *t, struct top_threads *th, pt_usec_t deadline,
-			     double dt);
+void cli_top_threads_refresh(struct target *t, struct top_threads *th,
+			     const struct act_counters *k, pt_usec_t deadline, double dt);
 void cli_top_threads_sort(struct top_threads *th, enum top_sort how);
 void cli_top_threads_free(struct top_threads *th);
 /* "1.2 MiB" */

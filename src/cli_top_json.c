@@ -42,9 +42,17 @@ static void arenas(FILE *f, const struct top_view *v)
 static void threads(FILE *f, const struct top_view *v)
 {
 	const struct top_threads *th = v->th;
-	fprintf(f, "\"threads_pending\":%d,\"threads_borrowed\":%d,\"threads_missed\":%d,"
-		   "\"threads\":[",
-		th->pending, th->borrowed, th->missed);
+	const struct act_counters *k = &v->st.counters;
+	fprintf(f, "\"threads_pending\":%d,\"threads_located\":%d,\"threads_peeked\":%d,"
+		   "\"threads_missed\":%d,",
+		th->pending, th->located, th->peeked, th->missed);
+	fprintf(f, "\"threads_peek_us_max\":%lld,", (long long)th->peek_us_max);
+	if (k->state != 1) { /* no per-thread figures: why */
+		fputs("\"threads_note\":", f);
+		core_json_put_string(f, k->why);
+		fputc(',', f);
+	}
+	fputs("\"threads\":[", f);
 	for (int i = 0; i < th->n; i++) {
 		const struct top_thread *x = &th->v[i];
 		fprintf(f, "%s{\"tid\":%d,\"name\":", i ? "," : "", (int)x->tid);

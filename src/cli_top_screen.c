@@ -100,13 +100,19 @@ static void threads(const struct top_view *v, int rows)
 	const struct top_threads *th = v->th;
 	printf("\033[K\n\033[7m%-8s %-16s %14s %14s %12s %12s\033[K\033[m\n", "TID", "NAME",
 	       "ALLOC/s", "FREE/s", "ALLOCATED", "FREED");
+	if (v->st.counters.state < 0) { /* say once why no thread has figures */
+		char why[200];
+		core_text_escape(v->st.counters.why, why, sizeof(why));
+		printf("no per-thread figures: %.150s\033[K\n", why);
+		rows--;
+	}
 	for (int i = 0; i < th->n && i < rows; i++) {
 		const struct top_thread *x = &th->v[i];
 		char name[80], a[32], f[32], ta[32], tf[32];
 		core_text_escape(x->comm, name, sizeof(name));
 		if (!x->valid) {
 			printf("%-8d %-16.16s %14s\033[K\n", (int)x->tid, name,
-			       x->allocp ? "" : x->tries >= 3 ? "(not borrowed)" : "(pending)");
+			       x->allocp ? "" : x->tries >= 3 ? "(not located)" : "(pending)");
 			continue;
 		}
 		cli_top_bytes(x->alloc_rate, a, sizeof(a));
@@ -127,7 +133,7 @@ void cli_top_screen_draw(const struct top_view *v, const char *note)
 	printf("jeattach --top  pid %d (%s)  jemalloc %.20s  every %.1f s  #%u%s\033[K\n",
 	       (int)v->pid, comm, v->st.version, (double)v->interval_us / 1e6, v->seq,
 	       v->paused ? "  PAUSED" : "");
-	printf("q quit  s sort (%s)  p pause  threads %d, %d to borrow\033[K\n",
+	printf("q quit  s sort (%s)  p pause  threads %d, %d to locate\033[K\n",
 	       top_sort_names[v->sort], v->th->n, v->th->pending);
 	summary(v);
 	int used = 3 + ACT_TOP_NSTATS + 1;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* --top's threads: each borrowed once for the addresses of its counters
- * (act_top_thread_addrs), then read with process_vm_readv at every refresh,
- * no thread stopped.
+/* --top's threads: each located once, then its counters read with
+ * process_vm_readv at every refresh, no thread stopped.
+ *
+ * Located by its thread pointer, jemalloc's tsd being in static TLS
+ * (act_counters.c): each new thread is stopped once, for its registers
+ * only (rcall_peek), and nothing runs in it.
  *
  * A counter lives in the thread's tsd, inside its static TLS block, on
  * memory glibc reuses for the next thread it creates (its stack cache,
@@ -26,12 +29,11 @@
 #include "cli_top.h"
 #include "core_read.h"
 #include "rcall.h"
+#include "sym_maps.h"
 
 #define TOP_MAX_THREADS 65536
-#define TOP_BORROW_BUDGET_US 50000 /* to find one thread at a safe point */
-#define TOP_BORROW_TRIES 3         /* refreshes a thread is tried at */
+#define TOP_PEEK_TRIES 3         /* refreshes a thread is tried at */
 #define TOP_IOV 512                /* counters read per process_vm_readv */
-#define TOP_MIN_AGE_S 1.0          /* a younger thread is not borrowed yet */
 
 /* One thread's two counters, one by one (after a batch failed). */
 static int read_one(pid_t pid, struct top_thread *x, uint64_t out[2])
@@ -111,9 +113,9 @@ static int relist(pid_t pid, struct top_threads *th, const uint64_t *vals, const
 	return m;
 }
 
-/* A thread just borrowed: its counters now, so that a single refresh
+/* A thread just located: its counters now, so that a single refresh
  * (--prometheus once) has them. It was alive, with this start time, when
- * it was held; if it still is after the read, the read was its own. */
+ * it was stopped; if it still is after the read, the read was its own. */
 static void first_read(struct target *t, struct top_thread *x)
 {
 	uint64_t v[2];
@@ -130,58 +132,96 @@ static void first_read(struct target *t, struct top_thread *x)
 }
 
 
-/* Borrow threads that have no addresses yet, one short hold each, until
- * deadline or a signal. A thread is borrowed only once it is a second old.
- * Seen here: SIGSEGV at 0x14 inside epoch on victim_dyn -c (which makes
- * and joins threads nonstop), about one --top run in seven, never with
- * --stats alone. The likely path (read in jemalloc's sources, not traced):
- * a thread caught on its way out, after jemalloc's tsd destructor ran
- * (tsd_cleanup, a pthread key destructor), has its tsd and tcache made
- * again by the mallctl (tsd_fetch_slow's reincarnation), and nothing
- * frees them: the tcache stays on its arena's list in memory the next
- * thread reuses, and the next epoch's ctl_refresh walks it (the fault
- * left jemalloc's ctl lock taken: every later mallctl blocked). Short-lived
- * threads die before they are old enough; a long-lived one is borrowed
- * long before it ends. */
-static void borrow_new(struct target *t, struct top_threads *th, pt_usec_t deadline)
+/* Stop x once for its thread pointer, and find its counters from it. A
+ * thread in a timed wait is watched until its next wait begins, for as
+ * long as the refresh's budget allows (rcall_peek). */
+static int peek(struct target *t, struct top_threads *th, struct top_thread *x,
+		const struct act_counters *k, const struct sym_maps *maps, pt_usec_t deadline,
+		uint64_t at[2])
 {
-	double now = target_uptime_ticks(), min_age = TOP_MIN_AGE_S * (double)sysconf(_SC_CLK_TCK);
-	th->pending = 0;
-	for (int i = 0; i < th->n; i++) {
-		struct top_thread *x = &th->v[i];
-		if (x->allocp || x->tries >= TOP_BORROW_TRIES)
-			continue;
-		if (now - (double)x->start < min_age) {
-			th->pending++;
-			continue;
-		}
-		if (pt_now_us() >= deadline || cli_pending_signal()) {
-			th->pending++;
-			continue;
-		}
-		pt_usec_t t0 = pt_now_us();
-		char why[160];
-		uint64_t a = 0, d = 0;
-		int e = rcall_hold_tid(t, x->tid, t0 + TOP_BORROW_BUDGET_US);
-		if (!e)
-			e = act_top_thread_addrs(t, &a, &d, why, sizeof(why));
-		int r = rcall_release(t);
-		int64_t us = pt_now_us() - t0;
-		th->borrow_us_max = us > th->borrow_us_max ? us : th->borrow_us_max;
-		if (e || r) {
-			x->tries++;
-			th->missed++;
-			continue;
-		}
-		x->allocp = a;
-		x->deallocp = d;
-		th->borrowed++;
-		first_read(t, x);
-	}
+	arch_gpregs_t r;
+	th->peeked++;
+	pt_usec_t t0 = pt_now_us();
+	int e = rcall_peek(t, x->tid, deadline, &r);
+	int64_t us = pt_now_us() - t0;
+	th->peek_us_max = us > th->peek_us_max ? us : th->peek_us_max;
+	return e ? e : act_counters_at(k, maps, arch_thread_pointer(&r), at);
 }
 
-void cli_top_threads_refresh(struct target *t, struct top_threads *th, pt_usec_t deadline,
-			     double dt)
+static int by_tid(const void *a, const void *b)
+{
+	pid_t x = (*(struct top_thread *const *)a)->tid, y = (*(struct top_thread *const *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* The threads to locate, in tid order from the one after the last tried,
+ * so that threads a refresh's budget does not reach (one long watch of a
+ * timed wait can take it all) come first at the next. */
+static int to_locate(struct target *t, struct top_threads *th, struct top_thread **out,
+		     int *first)
+{
+	int m = 0;
+	for (int i = 0; i < th->n; i++) {
+		struct top_thread *x = &th->v[i];
+		/* An ended leader (a zombie) has no thread to stop. */
+		if (!x->allocp && x->tries < TOP_PEEK_TRIES &&
+		    !(t->io_pid != t->pid && x->tid == t->pid))
+			out[m++] = x;
+	}
+	qsort(out, (size_t)m, sizeof(*out), by_tid);
+	for (*first = 0; *first < m && out[*first]->tid <= th->last_tid;)
+		++*first;
+	return m;
+}
+
+/* Locate the counters of threads that have none yet, until deadline or a
+ * signal. Where they cannot be located from thread pointers (k->state not
+ * 1: a jemalloc whose tsd is not in static TLS), threads are listed with
+ * no figures, and the output says why: the other way, borrowing each
+ * thread for its own thread.allocatedp, costs a thread that never
+ * allocated a tsd and a tcache, and one caught as it ends a tcache that
+ * is never freed, which a later epoch walks into (a SIGSEGV with
+ * jemalloc's ctl lock taken, seen on victim_dyn -c; act_counters.c). */
+static void locate_new(struct target *t, struct top_threads *th, const struct act_counters *k,
+		       pt_usec_t deadline)
+{
+	struct sym_maps maps = { 0 };
+	struct top_thread **todo =
+		k->state == 1 ? malloc(sizeof(*todo) * (size_t)(th->n + 1)) : NULL;
+	th->pending = 0;
+	if (!todo)
+		return;
+	int first, m = to_locate(t, th, todo, &first);
+	/* Read after the listing: every thread listed has its stack. */
+	if (m && sym_maps_read(t->io_pid, &maps))
+		m = 0;
+	for (int j = 0; j < m; j++) {
+		struct top_thread *x = todo[(first + j) % m];
+		uint64_t at[2];
+		if (pt_now_us() >= deadline || cli_pending_signal()) {
+			th->pending += m - j; /* at the next refresh */
+			break;
+		}
+		th->last_tid = x->tid;
+		int e = peek(t, th, x, k, &maps, deadline, at);
+		if (e > 0) {
+			th->pending++; /* not now (a wait, a signal): later */
+		} else if (e < 0) {
+			x->tries++;
+			th->missed++;
+		} else {
+			x->allocp = at[0];
+			x->deallocp = at[1];
+			th->located++;
+			first_read(t, x);
+		}
+	}
+	sym_maps_free(&maps);
+	free(todo);
+}
+
+void cli_top_threads_refresh(struct target *t, struct top_threads *th,
+			     const struct act_counters *k, pt_usec_t deadline, double dt)
 {
 	if (!th->tids && !(th->tids = malloc(sizeof(*th->tids) * TOP_MAX_THREADS)))
 		return;
@@ -197,7 +237,7 @@ void cli_top_threads_refresh(struct target *t, struct top_threads *th, pt_usec_t
 		free(th->v);
 		th->v = fresh;
 		th->n = m;
-		borrow_new(t, th, deadline);
+		locate_new(t, th, k, deadline);
 	}
 	free(vals);
 	free(ok);

@@ -56,6 +56,16 @@ int rcall_hold(struct target *t);
  * -JE_ERR_NOT_THREAD when tid is no longer a thread of the target. */
 int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline);
 
+/* Stop thread tid, read its registers and let it go at once (rcall_peek.c):
+ * nothing injected, nothing changed, no safe point needed. A thread in a
+ * timed wait is watched until its wait begins, at most until deadline; one
+ * waiting on a socket is not stopped. 0 read, 1 not now (gone, taking a
+ * signal, slow to stop, in such a wait),
+ * -EBUSY while a thread is held, other <0 errors. */
+int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, arch_gpregs_t *r);
+/* The held thread's registers as they were found. */
+int rcall_held_regs(const struct target *t, arch_gpregs_t *r);
+
 /* Call fn(args...) in the held thread; *ret gets its return value. An
  * injected call that faults returns -JE_ERR_FAULT, or -JE_ERR_SECCOMP for
  * SIGSYS (nothing is delivered to the target; t->why names the signal and

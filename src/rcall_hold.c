@@ -142,32 +142,6 @@ static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wl
 	return clear;
 }
 
-/* A thread asleep in a timed wait that an interrupt would stretch
- * (rcall_wait.c) is taken only when nothing else is, right as its wait
- * begins; one waiting on a socket, whose timeout is unknown, is taken then
- * as it is (*began 0). Any other: a wait it enters before the interrupt
- * began no later than the interrupt (*began -1: rcall_stop_thread takes
- * the time). 0 go on, 1 pass it over (why in reason). */
-static int timed_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *began,
-			    char *reason, size_t rlen)
-{
-	struct rcall_ctx *c = t->rc;
-	int kind = rcall_wait_timed(t, tid);
-	*began = kind == RCALL_WAIT_SOCKET ? 0 : -1;
-	if (kind && !last_round && !c->only_tid) {
-		snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
-		return 1;
-	}
-	if (kind == RCALL_WAIT_TIMED && rcall_wait_watch(t, tid, c->deadline, began)) {
-		snprintf(reason, rlen,
-			 "thread %d stayed in a timed wait; interrupting it would make the wait end "
-			 "late",
-			 (int)tid);
-		return 1;
-	}
-	return 0;
-}
-
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
  * 1 not usable now (let go; reason says why), <0 an error that ends the
  * search. take_restartblock: accept a thread that sleeps with a timeout. */
@@ -178,7 +152,7 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	if (is_straggler(c, tid))
 		return 1; /* seized already, still slow to stop */
 	pt_usec_t began;
-	if (timed_wait_check(t, tid, take_restartblock, &began, reason, rlen))
+	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
 	struct rcall_hold *h = calloc(1, sizeof(*h));
 	if (!h)

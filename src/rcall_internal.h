@@ -111,6 +111,11 @@ int rcall_wait_timed(struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
 int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began);
+/* Before tid is stopped: may it be now (0, *began as rcall_stop_thread
+ * wants it), or is it to be passed over, in a timed wait (1, why in
+ * reason)? last_round: nothing else is left to take. */
+int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *began, char *reason,
+		     size_t rlen);
 /* Registers r of a call that returned the interrupt's EINTR, begun no
  * earlier than began (0: unknown): rewind it to be made again, its
  * register timeout cut to what is left (*ends: when that is, 0 if none),

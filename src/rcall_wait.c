@@ -201,6 +201,32 @@ int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t 
 	return e < 0 ? e : -ETIMEDOUT;
 }
 
+/* A thread asleep in a timed wait that an interrupt would stretch
+ * (rcall_wait.c) is taken only when nothing else is, right as its wait
+ * begins; one waiting on a socket, whose timeout is unknown, is taken then
+ * as it is (*began 0). Any other: a wait it enters before the interrupt
+ * began no later than the interrupt (*began -1: rcall_stop_thread takes
+ * the time). 0 go on, 1 pass it over (why in reason). */
+int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *began, char *reason,
+		     size_t rlen)
+{
+	struct rcall_ctx *c = t->rc;
+	int kind = rcall_wait_timed(t, tid);
+	*began = kind == RCALL_WAIT_SOCKET ? 0 : -1;
+	if (kind && !last_round && !c->only_tid) {
+		snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
+		return 1;
+	}
+	if (kind == RCALL_WAIT_TIMED && rcall_wait_watch(t, tid, c->deadline, began)) {
+		snprintf(reason, rlen,
+			 "thread %d stayed in a timed wait; interrupting it would make the wait end "
+			 "late",
+			 (int)tid);
+		return 1;
+	}
+	return 0;
+}
+
 static void syscall_args(const arch_gpregs_t *r, uint64_t *args)
 {
 	for (int i = 0; i < 6; i++)

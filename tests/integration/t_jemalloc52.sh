@@ -36,12 +36,14 @@ sampled_threads() {
 		awk '{ gsub(/[\[\]]/, ""); if ($3 + $5 > 0) n++ } END { print n + 0 }'
 }
 
-# all_rearmed JSON N: the pass reached all N threads, except at most two
-# that were too slow to stop on a saturated machine (make check runs
-# tests in parallel on few cores: a thread may not stop within the 100 ms
-# stop budget, and is then reported, by design).
+# all_rearmed JSON N: the pass reached all N threads (re-armed, or let go
+# without a call for never having allocated: threads_idle), except at
+# most two that were too slow to stop on a saturated machine (make check
+# runs tests in parallel on few cores: a thread may not stop within the
+# 100 ms stop budget, and is then reported, by design).
 all_rearmed() {
-	json_get "$1" "(lambda a, m: a['threads_rearmed'] + a['threads_missed'] == $2 and \
+	json_get "$1" "(lambda a, m: a['threads_rearmed'] + a['threads_idle'] + a['threads_missed'] == $2 and \
+a['threads_rearmed'] >= 3 and \
 a['threads_missed'] <= 2 and all('did not stop' in x for x in m))(j['actions'][0], \
 [x for x in j['actions'][0]['threads_missed_list'].split('; ') if x])"
 }
@@ -89,7 +91,7 @@ expect_rc 2 "$JEATTACH" -p "$v" --activate --no-rearm --discard-samples
 expect_rc 2 "$JEATTACH" -p "$v" --dump --discard-samples
 expect_rc 0 "$JEATTACH" -p "$v" --activate --discard-samples --json
 [ "$(json_get "$OUT" "j['actions'][0]['samples_discarded']")" = True ] || fail "$OUT"
-[ "$(json_get "$OUT" "j['actions'][0]['threads_rearmed']")" -ge 5 ] || fail "$OUT"
+[ "$(json_get "$OUT" "j['actions'][0]['threads_rearmed']")" -ge 4 ] || fail "$OUT"
 # stats and deactivate, as on any jemalloc.
 expect_rc 0 "$JEATTACH" -p "$v" --stats --deactivate --json
 [ "$(json_get "$OUT" "j['actions'][0]['allocated'] > 0")" = True ] || fail "$OUT"
@@ -142,13 +144,16 @@ nthreads=$(ls /proc/"$big"/task | wc -l)
 [ "$nthreads" -ge 200 ] || fail "the victim has $nthreads threads"
 expect_rc 0 "$JEATTACH" -p "$big" --activate --json --timeout 10
 [ "$(all_rearmed "$OUT" "$nthreads")" = True ] || fail "not all $nthreads threads re-armed: $OUT"
-[ "$(json_get "$OUT" "j['holds']")" -ge $((nthreads - 2)) ] || fail "$OUT"
+# one hold per thread that allocated (main and 2 busy), none for the 193
+# idle ones (a stop for their registers only)
+[ "$(json_get "$OUT" "j['holds'] >= j['actions'][0]['threads_rearmed'] >= 3")" = True ] || fail "$OUT"
+[ "$(json_get "$OUT" "j['actions'][0]['threads_idle'] >= 190")" = True ] || fail "$OUT"
 med=$(json_get "$OUT" "j['actions'][0]['pass_hold_us_median']")
 sleep 1
 expect_rc 0 "$JEATTACH" -p "$big" --dump "$WORK/big.heap"
 [ "$(sampled_threads "$WORK/big.heap")" -ge 2 ] || fail "200 threads: $(head -4 "$WORK/big.heap")"
 finish_victim big
-pass "$nthreads threads re-armed (median hold $med us)"
+pass "$nthreads threads reached, idle ones without a call (median hold $med us)"
 
 # A kill storm during the per-thread pass: each held thread restores
 # itself (crash-safe calls); none is left stopped, the victim goes on.

@@ -3,12 +3,13 @@
 # --top: bad input refused with one line; on a non-terminal one JSON line
 # per refresh (totals, rates, arenas, every thread's counters read with no
 # stop after one borrow each); threads that come and go; the target's exit
-# and SIGTERM end it cleanly; the victims' self-checks stay clean.
+# and SIGTERM end it cleanly; the victims' self-checks stay clean. Threads
+# are located by their thread pointers, never borrowed: idle threads cost
+# the target nothing (no tsd, no tcache: stats.metadata stays flat).
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
 start_victim v "$TARGETS/victim_dyn" -b 4 -t
-sleep 1 # --top borrows a thread once it is a second old (cli_top_threads.c)
 
 # Bad input: exit 2, one line naming the fix.
 expect_rc 2 "$JEATTACH" -p "$v,$v" --top
@@ -42,15 +43,21 @@ pid = int(sys.argv[2])
 for k, j in enumerate(lines):
     assert j["pid"] == pid and j["seq"] == k + 1 and j["holds"] == k + 1, j
     assert j["allocated"] <= j["active"] <= j["resident"] <= j["mapped"], j
-    for key in ("retained", "metadata", "allocated_rate", "hold_us", "threads_pending"):
+    for key in ("retained", "metadata", "allocated_rate", "hold_us", "threads_pending",
+                "threads_peek_us_max"):
         assert key in j, key
     assert j["jemalloc_version"].startswith("5."), j["jemalloc_version"]
     assert abs(j["active_per_allocated"] - j["active"] / j["allocated"]) < 1e-3
     assert len(j["arenas"]) >= 1 and all(a["active"] >= 0 for a in j["arenas"])
 last = lines[-1]
-# 4 busy threads, a ticker and main at least; each borrowed once at most
+# 4 busy threads, a ticker and main at least; each stopped once at most,
+# none borrowed (one hold per refresh)
 assert len(last["threads"]) >= 6, last["threads"]
-assert last["threads_borrowed"] <= len(last["threads"]) + last["threads_missed"], last
+assert "threads_note" not in last, last
+assert last["threads_located"] + last["threads_missed"] <= last["threads_peeked"], last
+# the acceptor waits in accept(): a socket wait, left for later each time
+acc = [t for t in last["threads"] if t["allocated"] is None]
+assert len(acc) <= 1 and last["threads_pending"] == len(acc), last
 read = [t for t in last["threads"] if t["allocated"] is not None]
 assert len(read) >= 5, last["threads"]
 assert all(t["name"] == "victim_dyn" for t in last["threads"]), last["threads"]
@@ -62,14 +69,41 @@ assert all(t["allocated"] >= first[t["tid"]] for t in read if t["tid"] in first)
 PY
 pass "JSON lines: totals, rates, arenas, per-thread counters and rates"
 
-# The per-thread counters cost no hold once read: as many holds as
-# refreshes (the stats), and borrows only for threads not seen before.
+# The per-thread counters cost no hold: as many holds as refreshes (the
+# stats), and a stop only for a thread not seen before.
 expect_rc 0 "$JEATTACH" -p "$v" --top --json --interval 200ms --count 8
 last=$(printf '%s\n' "$OUT" | tail -1)
 [ "$(json_get "$last" "j['holds']")" = 8 ] || fail "holds: $last"
-[ "$(json_get "$last" "j['threads_borrowed'] + j['threads_missed'] <= 3 * len(j['threads'])")" = True ] ||
-	fail "borrowed again and again: $last"
+[ "$(json_get "$last" "j['threads_peeked'] <= 3 * len(j['threads'])")" = True ] ||
+	fail "stopped again and again: $last"
 pass "one hold per refresh"
+
+# Idle threads that never allocated: located, read as 0, and given
+# nothing. A mallctl in each (the old way: one borrow for its own
+# thread.allocatedp) made jemalloc create a tsd and a tcache per thread,
+# about 32 KiB of metadata each, which every later epoch merged.
+start_victim i "$TARGETS/victim_dyn" -b 1 -i 120 -t
+expect_rc 0 "$JEATTACH" -p "$i" --stats --json
+meta0=$(json_get "$OUT" "j['actions'][0]['metadata']")
+expect_rc 0 "$JEATTACH" -p "$i" --top --interval 300ms --count 3
+printf '%s\n' "$OUT" | tail -1 >"$WORK/idle.json"
+expect_rc 0 "$JEATTACH" -p "$i" --stats --json
+meta1=$(json_get "$OUT" "j['actions'][0]['metadata']")
+python3 - "$WORK/idle.json" "$meta0" "$meta1" <<'PY' || fail "idle threads: $(cat "$WORK/idle.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+m0, m1 = int(sys.argv[2]), int(sys.argv[3])
+assert j["holds"] == 3, j["holds"]
+ts = j["threads"]
+assert len(ts) >= 122, len(ts)
+zero = [t for t in ts if t["allocated"] == 0 and t["deallocated"] == 0]
+assert len(zero) >= 120, [t for t in ts if t["allocated"] != 0][:5]
+assert max(t["allocated"] or 0 for t in ts) > 0, "no thread allocated?"
+# 120 tcaches would be ~3.8 MB; allow the busy thread's own growth
+assert m1 - m0 < 1 << 20, f"stats.metadata grew by {m1 - m0} bytes"
+PY
+finish_victim i
+pass "idle threads: read as 0, jemalloc's metadata unchanged"
 
 # Threads that come and go (-c: short-lived threads nonstop).
 start_victim c "$TARGETS/victim_dyn" -b 1 -c

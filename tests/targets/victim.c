@@ -21,8 +21,9 @@
  *          -f FIFO a thread that calls mallctl("prof.dump", FIFO): it blocks
  *             inside jemalloc (holding its dump lock) until a reader opens
  *             the FIFO; its tid is printed as infifo=TID
- *          -H a thread that sits in a signal handler (sigsuspend inside
- *             it) for the whole run; its tid is printed as inhandler=TID
+ *          -H a thread that allocates, then sits in a signal handler
+ *             (sigsuspend inside it) for the whole run; its tid is printed
+ *             as inhandler=TID
  *          -c a thread that creates and joins short-lived threads nonstop
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
@@ -354,6 +355,11 @@ static void handler_sleep(int sig)
 static void *in_handler(void *arg)
 {
 	(void)arg;
+	/* An allocation first: a thread that never allocated is let go
+	 * untouched by the per-thread pass (cli_each.c idle), and this one
+	 * must be borrowed, and found never at a safe point. */
+	void *volatile p = malloc(64);
+	free(p);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler_sleep;

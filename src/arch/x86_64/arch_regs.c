@@ -24,6 +24,11 @@ uint64_t arch_sp(const arch_gpregs_t *r)
 	return r->rsp;
 }
 
+uint64_t arch_thread_pointer(const arch_gpregs_t *r)
+{
+	return r->fs_base;
+}
+
 int arch_in_syscall(const arch_gpregs_t *r)
 {
 	return (long)r->orig_rax >= 0;

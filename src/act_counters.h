@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Where every thread's jemalloc byte counters are, learnt from one borrowed
+ * thread (act_counters.c). */
+#ifndef JEATTACH_ACT_COUNTERS_H
+#define JEATTACH_ACT_COUNTERS_H
+
+#include <stdint.h>
+#include "sym_maps.h"
+
+struct target;
+
+struct act_counters {
+	int state; /* 0 not learnt yet, 1 known, -1 not here (why says why) */
+	/* Each counter's distance from the thread pointer: the same for every
+	 * thread when jemalloc's tsd is in static TLS. */
+	int64_t alloc_off, dealloc_off;
+	char why[160];
+};
+
+/* Under a hold: the held thread's own counter addresses (thread.allocatedp,
+ * thread.deallocatedp), as jemalloc hands them out. */
+int act_counters_held(struct target *t, uint64_t *allocp, uint64_t *deallocp, char *why,
+		      size_t whylen);
+/* Under a hold, once: learn the offsets from the held thread and check that
+ * they point into static TLS; k->state says how it went. */
+void act_counters_learn(struct target *t, struct act_counters *k);
+/* Thread with thread pointer tp: its counters' addresses (out[0] allocated,
+ * out[1] deallocated). 0, or -1 when they would not lie in tp's own
+ * mapping (a thread without glibc's TLS, or one created after maps was
+ * read). */
+int act_counters_at(const struct act_counters *k, const struct sym_maps *maps, uint64_t tp,
+		    uint64_t out[2]);
+
+#endif
