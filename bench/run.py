@@ -165,14 +165,16 @@ def cpu_ticks(pid):
 def bench_top(build, seconds):
     """jeattach --top --json at 1 s on the busy 8-thread and the 1000-thread
     victims for SECONDS refreshes: holds per refresh, each stats hold (the
-    first, which also learns the arenas, apart), the threads borrowed and
-    when the borrowing ended (after it, every refresh reads all counters
-    with no stop), jeattach's own CPU from the refresh after the borrowing
-    to the end (/proc/PID/stat), the longest pause the victim's ticker felt."""
+    first, which also learns the arenas, apart), the threads located (one
+    stop each for the thread pointer) and when locating ended (after it,
+    every refresh reads all counters with no stop), jeattach's own CPU from
+    that refresh to the end (/proc/PID/stat), the longest pause the
+    victim's ticker felt, and jemalloc's stats.metadata at the first and
+    last refresh (a thread given a tcache by a borrow would grow it)."""
     je = f"{build}/src/jeattach"
     hz = os.sysconf("SC_CLK_TCK")
-    print("\n| victim | threads | refreshes | holds | stats hold, us (after the 1st) | 1st hold, us | threads borrowed / missed | borrowing done at refresh | jeattach CPU after it, % of a core | ticker gap, us | victim checks |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| victim | threads | refreshes | holds | stats hold, us (after the 1st) | 1st hold, us | threads located / missed | locating done at refresh | jeattach CPU after it, % of a core | ticker gap, us | metadata first -> last, MB | victim checks |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kind, args in (("busy, 8 threads", ["-b", "8", "-t"]),
                        ("idle, 1000 threads", ["-b", "0", "-i", "1000", "-t"])):
         v = Victim(build, args)
@@ -185,7 +187,7 @@ def bench_top(build, seconds):
             j = json.loads(line)
             lines.append(j)
             if done_at is None and j["threads_pending"] == 0 and j["seq"] > 1 and \
-                    j["threads_borrowed"] + j["threads_missed"] == lines[-2]["threads_borrowed"] + lines[-2]["threads_missed"]:
+                    j["threads_peeked"] == lines[-2]["threads_peeked"]:
                 done_at = j["seq"]
                 mark = (cpu_ticks(p.pid), time.monotonic())
             if j["seq"] == seconds - 1 and mark:
@@ -198,8 +200,9 @@ def bench_top(build, seconds):
         cpu = 100.0 * (end[0] - mark[0]) / hz / (end[1] - mark[1]) if mark else float("nan")
         ok = "clean" if rep and rep[1:] == (0, 0, 0) else f"{rep}"
         print(f"| {kind} | {nthreads} | {len(lines)} | {last['holds']} | {spread(holds)} | "
-              f"{lines[0]['hold_us']} | {last['threads_borrowed']} / {last['threads_missed']} | "
-              f"{done_at} | {cpu:.2f} | {gap} | {ok} |")
+              f"{lines[0]['hold_us']} | {last['threads_located']} / {last['threads_missed']} | "
+              f"{done_at} | {cpu:.2f} | {gap} | {lines[0]['metadata'] / 1e6:.1f} -> "
+              f"{last['metadata'] / 1e6:.1f} | {ok} |")
 
 def run_measured(cmd, stdout=subprocess.DEVNULL):
     t0 = time.perf_counter()

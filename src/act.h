@@ -19,6 +19,9 @@ enum act_kind {
 	ACT_FOR_END,   /* --for: put prof.active back */
 	ACT_WAIT,      /* no thread held, no tracer attached: run by the CLI */
 	ACT_NAME_THREADS, /* --name-threads: each thread's profile data named comm/TID */
+	ACT_RECENT_BEGIN, /* --recent N: keep the last N sampled allocations */
+	ACT_RECENT_DUMP,  /* --recent: jemalloc's record of them, to a file */
+	ACT_RECENT_END,   /* --recent: put the number kept back */
 };
 
 /* What --activate and --for do on a jemalloc whose activation does not
@@ -43,6 +46,7 @@ struct act {
 	int symbolize;  /* a dump in jeprof's symbolized form (--symbolize) */
 	int force;      /* a dump may replace an existing file (--force) */
 	uint64_t max_bytes; /* a dump: refused past this size (--max-dump) */
+	long n;             /* ACT_RECENT_BEGIN: how many allocations to keep */
 	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
 };
 
@@ -59,6 +63,10 @@ struct act_session {
 	 * the pass: a thread whose counters read zero is not borrowed. */
 	struct act_counters counters;
 	int warned_inactive; /* a dump already said that profiling is off */
+	/* --recent: experimental.prof_recent.alloc_max as found, to put back
+	 * (recent_set: it was changed, and not put back yet). */
+	int64_t recent_prev;
+	int recent_set;
 };
 
 struct act_field {
@@ -96,6 +104,10 @@ struct act_result {
 	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
 	int blob_json;      /* ... in its JSON form */
 	int skipped;        /* not run: the user interrupted a periodic series */
+	/* --recent: jemalloc's record, re-encoded, for act_recent_finish, and
+	 * its clock's reading when it was taken (nanoseconds). */
+	char *recent;
+	uint64_t recent_now_ns;
 };
 
 const char *act_name(enum act_kind kind);
@@ -168,6 +180,9 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a,
 /* Give the written temporary tmp its final name file: 0, or -errno
  * (-EEXIST: file exists and force is 0; nothing was replaced). */
 int act_publish(const char *tmp, const char *file, int force);
+/* Why a file could not be published at file (e: -errno), in one line;
+ * what: "the profile", "the record"... */
+enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);
@@ -183,6 +198,12 @@ enum je_exit act_arena_op(struct target *t, const char *op, struct act_result *r
 enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r);
 enum je_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r);
+enum je_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r);
+enum je_exit act_recent_dump(struct target *t, struct act_result *r);
+enum je_exit act_recent_end(struct target *t, struct act_session *s, struct act_result *r);
+/* After the release: the record to its file (a->arg, or an automatic name). */
+enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r);
 enum je_exit act_get(struct target *t, const char *name, struct act_result *r);
 enum je_exit act_set(struct target *t, const char *assignment, struct act_result *r);
 

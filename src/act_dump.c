@@ -296,7 +296,6 @@ static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
 static enum je_exit finish_error(struct act_result *r, const struct act *a, const char *file,
 				 int e, uint64_t bytes)
 {
-	struct stat st;
 	if (e == -EFBIG)
 		return too_big(r, a->max_bytes + 1, a->max_bytes);
 	if (e == -JE_ERR_NOT_PROFILE)
@@ -304,16 +303,7 @@ static enum je_exit finish_error(struct act_result *r, const struct act *a, cons
 				"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
 				"not a heap profile",
 				(unsigned long long)bytes);
-	if (e == -EISDIR || ((e == -EEXIST || e == -ENOTEMPTY) && !stat(file, &st) &&
-			     S_ISDIR(st.st_mode)))
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
-				"name", file);
-	if (e == -EEXIST)
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it exists (made while "
-				"jeattach worked) and was left alone; the profile was discarded; "
-				"give --force to replace it, or another name", file);
-	return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
-			"another directory", file, je_err_text(-e));
+	return act_publish_error(r, file, e, "the profile");
 }
 
 enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)

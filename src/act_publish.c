@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "act.h"
+#include "errors.h"
 
 /* renameat2(2) RENAME_NOREPLACE (Linux 3.15; glibc 2.28 declares it in
  * stdio.h): EEXIST if newpath exists. Filesystems that do not implement
@@ -48,4 +49,19 @@ int act_publish(const char *tmp, const char *file, int force)
 	if (force)
 		return rename(tmp, file) < 0 ? -errno : 0;
 	return publish_noreplace(tmp, file);
+}
+
+enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what)
+{
+	struct stat st;
+	if (e == -EISDIR || ((e == -EEXIST || e == -ENOTEMPTY) && !stat(file, &st) &&
+			     S_ISDIR(st.st_mode)))
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
+				"name", file);
+	if (e == -EEXIST)
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it exists (made while "
+				"jeattach worked) and was left alone; %s was discarded; give "
+				"--force to replace it, or another name", file, what);
+	return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
+			"another directory", file, je_err_text(-e));
 }

@@ -15,6 +15,7 @@ const char *act_name(enum act_kind kind)
 		"status", "activate", "deactivate", "dump", "get",   "set",
 		"stats",  "stats_full", "reset", "gdump", "thread_active_init", "purge",
 		"decay",  "for_begin", "for_end", "wait", "name_threads",
+		"recent_begin", "recent_dump", "recent_end",
 	};
 	return names[kind];
 }
@@ -40,6 +41,8 @@ void act_result_free(struct act_result *r)
 	act_result_drop_dump(r);
 	free(r->blob);
 	r->blob = NULL;
+	free(r->recent);
+	r->recent = NULL;
 	free(r->f);
 	r->f = NULL;
 	r->nf = r->capf = 0;

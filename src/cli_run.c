@@ -117,6 +117,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	struct target *t = &run->t;
 	run->start = pt_now_us();
 	run->sess.prev_active = -1;
+	run->sess.recent_prev = -1;
 	run->sess.pass_step = -1;
 	run->plan = p;
 	run->res = calloc((size_t)p->nsteps, sizeof(*run->res));
@@ -137,7 +138,10 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 		struct rcall_opts ro = { .only_tid = o->tid };
 		unsigned needs = 0;
 		for (int i = 0; i < p->nsteps; i++)
-			needs |= p->steps[i].kind == ACT_STATS_FULL ? RPROC_STATS_PRINT : 0;
+			needs |= p->steps[i].kind == ACT_STATS_FULL ||
+						 p->steps[i].kind == ACT_RECENT_DUMP ?
+					 RPROC_STATS_PRINT :
+					 0;
 		e = rcall_prepare(t, &ro);
 		if (!e)
 			e = rproc_prepare(t, needs);
@@ -185,15 +189,19 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
 	return JE_EXIT_OK;
 }
 
-/* --for turned prof.active on and its end (step i) did not run, because
+/* --for turned prof.active on, or --recent raised the number of records
+ * kept, and the step that puts it back (step i) did not run, because
  * something before it in the segment failed or no thread could be held:
- * put prof.active back in a hold of its own, or say loudly that it stays
- * on. The failure that got here stays the run's outcome. */
-static void restore_after_for(struct cli_run *run, const struct options *o, int i)
+ * put it back in a hold of its own, or say loudly that it stays. The
+ * failure that got here stays the run's outcome. */
+static void restore_after(struct cli_run *run, const struct options *o, int i)
 {
 	struct target *t = &run->t;
 	struct act_result *r = &run->res[i];
-	narrate(o, run->pid, "putting prof.active back after a failed --for");
+	int recent = run->plan->steps[i].kind == ACT_RECENT_END;
+	long long prev = (long long)run->sess.recent_prev;
+	narrate(o, run->pid, "putting %s back after a failure",
+		recent ? "experimental.prof_recent.alloc_max" : "prof.active");
 	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
 	int e = rcall_hold(t);
 	if (!e)
@@ -202,10 +210,17 @@ static void restore_after_for(struct cli_run *run, const struct options *o, int 
 	if (!e && r->code == JE_EXIT_OK)
 		return;
 	size_t n = strlen(run->msg);
-	snprintf(run->msg + n, sizeof(run->msg) - n,
-		 "; and prof.active could not be put back: profiling stays ACTIVE (it was "
-		 "off before --for); turn it off with: jeattach -p %d --deactivate",
-		 (int)run->pid);
+	if (recent)
+		snprintf(run->msg + n, sizeof(run->msg) - n,
+			 "; and experimental.prof_recent.alloc_max could not be put back: jemalloc "
+			 "keeps recording recent allocations (it kept %lld); put it back with: "
+			 "jeattach -p %d --set experimental.prof_recent.alloc_max=%lld",
+			 prev, (int)run->pid, prev);
+	else
+		snprintf(run->msg + n, sizeof(run->msg) - n,
+			 "; and prof.active could not be put back: profiling stays ACTIVE (it was "
+			 "off before --for); turn it off with: jeattach -p %d --deactivate",
+			 (int)run->pid);
 }
 
 /* In a run that waits (--for, --every), a dump is told as it lands, and a
@@ -227,20 +242,25 @@ static void tell_finished(struct cli_run *run, int i)
 	}
 }
 
-/* The run failed after --for turned prof.active on, and its end will not
- * run: in this segment (a step before it failed, no thread could be held)
- * or in a later one, which a failure skips (the baseline's file could not
- * be written after the first hold). */
+/* The run failed after --for turned prof.active on, or --recent raised
+ * the records kept, and the step that puts it back will not run: in this
+ * segment (a step before it failed, no thread could be held) or in a
+ * later one, which a failure skips (the baseline's file could not be
+ * written after the first hold). The record first: the order the plan
+ * has them in. */
 static void restore_if_left_on(struct cli_run *run, const struct options *o,
 			       const struct plan_seg *seg)
 {
-	if (run->code == JE_EXIT_OK || run->sess.prev_active != 0 || !target_alive(&run->t))
+	if (run->code == JE_EXIT_OK || !target_alive(&run->t))
 		return;
-	for (int i = seg->first; i < run->nsteps; i++)
-		if (run->plan->steps[i].kind == ACT_FOR_END && !run->res[i].ran) {
-			restore_after_for(run, o, i);
-			return;
-		}
+	for (int i = seg->first; i < run->nsteps; i++) {
+		enum act_kind k = run->plan->steps[i].kind;
+		if (run->res[i].ran)
+			continue;
+		if ((k == ACT_RECENT_END && run->sess.recent_set) ||
+		    (k == ACT_FOR_END && run->sess.prev_active == 0))
+			restore_after(run, o, i);
+	}
 }
 
 enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,

@@ -35,24 +35,26 @@ static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 {
 	char file[4096], copy[4096];
 	struct stat st;
+	const char *opt = a->kind == ACT_RECENT_DUMP ? "--recent-out" : "--dump";
 	if (!a->arg)
 		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
 	else if (act_expand_pattern(a->arg, pid, a->seq, file, sizeof(file)))
-		return snprintf(err, len, "--dump %s: unknown %% escape", a->arg), -1;
+		return snprintf(err, len, "%s %s: unknown %% escape", opt, a->arg), -1;
 	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "--dump %.200s: is a directory: give a file name, such as "
-			 "%.200s/x.heap", file, file);
+		snprintf(err, len, "%s %.200s: is a directory: give a file name, such as "
+			 "%.200s/x.%s", opt, file, file, a->kind == ACT_RECENT_DUMP ? "json" : "heap");
 		return -1;
 	}
 	if (a->arg && !a->force && !lstat(file, &st)) {
-		snprintf(err, len, "--dump %.200s: the file exists; give --force to replace it, "
-			 "or a new name (%%n, %%t, %%p in it make names unique)", file);
+		snprintf(err, len, "%s %.200s: the file exists; give --force to replace it, "
+			 "or a new name (%%n, %%t, %%p in it make names unique)", opt, file);
 		return -1;
 	}
 	snprintf(copy, sizeof(copy), "%s", file);
 	const char *dir = dirname(copy);
 	if (access(dir, W_OK | X_OK) != 0) {
-		snprintf(err, len, "cannot write a profile in %s: %s; choose a writable directory",
+		snprintf(err, len, "cannot write %s in %s: %s; choose a writable directory",
+			 a->kind == ACT_RECENT_DUMP ? "a record" : "a profile",
 			 dir, strerror(errno));
 		return -1;
 	}
@@ -66,7 +68,8 @@ static int check_outputs(const struct plan *p, const struct options *o, char *er
 {
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct act *a = &p->steps[i];
-		if (a->kind != ACT_DUMP && !(a->kind == ACT_FOR_BEGIN && a->baseline))
+		if (a->kind != ACT_DUMP && a->kind != ACT_RECENT_DUMP &&
+		    !(a->kind == ACT_FOR_BEGIN && a->baseline))
 			continue;
 		for (int k = 0; k < o->npids; k++)
 			if (check_output(a, o->pids[k], err, len))
@@ -231,13 +234,17 @@ static void then_text(const struct invocation *in, const struct plan_seg *seg, c
 {
 	const struct plan *p = &in->plan;
 	const struct plan_seg *next = seg + 1 < p->segs + p->nsegs ? seg + 1 : NULL;
-	int restore = 0, dump = -1;
+	int restore = 0, dump = -1, recent = 0;
 	for (int i = next ? next->first : 0; next && i < next->last; i++) {
-		restore |= p->steps[i].kind == ACT_FOR_END;
+		recent |= p->steps[i].kind == ACT_RECENT_DUMP;
+		restore |= p->steps[i].kind == ACT_FOR_END || p->steps[i].kind == ACT_RECENT_END;
 		if (p->steps[i].kind == ACT_DUMP)
 			dump = i;
 	}
-	if (restore)
+	if (recent)
+		snprintf(buf, len, "%stake the record of recent allocations and put back what "
+			 "was changed; Ctrl-C ends the wait early, and still does", dump >= 0 ? "dump, " : "");
+	else if (restore)
 		snprintf(buf, len, "dump and put prof.active back; Ctrl-C ends the wait early, "
 			 "and still dumps and restores");
 	else if (dump >= 0)

@@ -20,7 +20,7 @@ enum {
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
 	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
-	O_FORCE,
+	O_FORCE, O_RECENT, O_RECENT_OUT,
 	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
 };
 
@@ -44,6 +44,7 @@ static int take_output(struct options *o, int id, const char *arg, struct option
 static int take_info(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_rearm(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_top(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_recent(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 
 #define ACTIONS OPTIONS_SEC_ACTIONS
 #define OVER_TIME OPTIONS_SEC_OVER_TIME
@@ -117,6 +118,13 @@ static const struct options_row rows[] = {
 		  "DURATION, INTERVAL: 500ms, 30s, 5m, 1h" },
 	{ .name = "count", .id = O_COUNT, .section = OVER_TIME, .take = take_timing,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "N", .line = OPTIONS_LINE_WITH },
+	{ .name = "recent", .id = O_RECENT, .section = OVER_TIME, .take = take_recent,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "N",
+	  .help = "keep jemalloc's record of the last N sampled\n"
+		  "allocations and their frees for --for DURATION\n"
+		  "(default 10s; 5.3+), then write it (JSON)" },
+	{ .name = "recent-out", .id = O_RECENT_OUT, .section = OVER_TIME, .take = take_recent,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE", .line = OPTIONS_LINE_WITH },
 	{ .name = "top", .id = O_TOP, .section = OVER_TIME, .take = take_top,
 	  .help = "a live view of one process's allocator: totals, arenas,\n"
 		  "threads (keys q s p); one JSON line a refresh when\n"
@@ -650,15 +658,35 @@ static int take_top(struct options *o, int id, const char *arg, struct options_p
 	return say(ps, "option %d is not about the live view", id);
 }
 
+/* --recent N [--recent-out FILE]: the record of recent allocations
+ * (act_recent.c). */
+static int take_recent(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char *end;
+	if (id == O_RECENT_OUT) {
+		o->recent_out = arg;
+		return 0;
+	}
+	errno = 0;
+	o->recent = strtol(arg, &end, 10);
+	if (errno || *end || o->recent < 1 || o->recent > OPT_MAX_RECENT)
+		return say(ps, "--recent '%s': expected 1 to %d (allocations kept)", arg,
+			   OPT_MAX_RECENT);
+	return 0;
+}
+
 /* --top and --prometheus watch one process and do nothing else. */
 static int check_top(struct options *o, struct options_parse_state *ps)
 {
 	const char *what = o->top ? "--top" : "--prometheus";
 	if (!o->top && !o->prometheus)
 		return o->interval_us ? say(ps, "--interval goes with --top or --prometheus") : 0;
-	if (o->nactions || o->for_us || o->every_us)
+	if (o->nactions || o->for_us || o->every_us || o->recent)
 		return say(ps, "%s is a view of its own: run %s separately", what,
-			   o->for_us ? "--for" : o->every_us ? "--every" : "other actions");
+			   o->for_us	 ? "--for"
+			   : o->every_us ? "--every"
+			   : o->recent	 ? "--recent"
+					 : "other actions");
 	if (o->npids > 1 || o->all_name)
 		return say(ps, "%s watches one process: give one pid (-p PID)", what);
 	return 0;
@@ -738,9 +766,9 @@ static int check_whole(struct options *o, struct options_parse_state *ps)
 		return say(ps, "give -p PID or --all NAME, not both");
 	if (check_top(o, ps))
 		return -1;
-	if (!o->nactions && !o->for_us && !o->top && !o->prometheus)
+	if (!o->nactions && !o->for_us && !o->recent && !o->top && !o->prometheus)
 		return say(ps, "nothing to do: give an action (--status, --activate, --dump...)");
-	int activates = o->for_us != 0;
+	int activates = o->for_us || o->recent;
 	for (int i = 0; i < o->nactions; i++)
 		activates |= o->actions[i].kind == ACT_ACTIVATE;
 	if (o->rearm != ACT_REARM_AUTO && !activates)

@@ -10,6 +10,10 @@
 #define OPT_MAX_ACTIONS 64 /* as given on the command line */
 #define OPT_MAX_COUNT 1000 /* --count */
 #define OPT_MAX_PIDS 4096
+/* --recent: each record holds a stack (up to 128 frames) and keeps the
+ * stack's record alive in the target until it is dropped; a million is
+ * already a few hundred MB of output. */
+#define OPT_MAX_RECENT 1000000
 /* A profile is what the target wrote into a memfd: its size is the
  * target's choice (a thread of it can ftruncate the memfd to a terabyte),
  * so a dump is refused past this, unless --max-dump says otherwise. 2^20
@@ -29,6 +33,8 @@ struct options {
 	int baseline;             /* --baseline */
 	int symbolize;            /* --symbolize */
 	int force;                /* --force: a dump may replace a file */
+	long recent;              /* --recent N: 0 if not given */
+	const char *recent_out;   /* --recent-out FILE, or NULL: an automatic name */
 	enum act_rearm rearm;     /* --no-rearm, --discard-samples */
 	const char *prefix; /* --prefix, or NULL: try the known ones */
 	pid_t tid;          /* --tid: borrow this thread (0: any at a safe point) */

@@ -25,6 +25,15 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 		snprintf(err, errlen, "--for and --every do not go together");
 		return -1;
 	}
+	if (o->recent_out && !o->recent) {
+		snprintf(err, errlen, "--recent-out goes with --recent N");
+		return -1;
+	}
+	if (o->recent && o->every_us) {
+		snprintf(err, errlen, "--recent records one window: give it with --for DURATION, "
+				      "not --every");
+		return -1;
+	}
 	if (!o->for_us && !o->every_us)
 		return 0;
 	if (ndumps > 1) {
@@ -53,9 +62,14 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 
 /* --for: activate (after a baseline dump to FILE.base), wait, dump to
  * FILE, put prof.active back. The baseline's pattern is FILE's with
- * ".base" appended, expanded once when the file is written. */
-static int expand_for(struct plan *p, const struct options *o, const char *file)
+ * ".base" appended, expanded once when the file is written. With --recent
+ * N the window also keeps the record of recent allocations (taken before
+ * the restores, put back in the same hold); the heap profile is then
+ * written only if --dump was given. Records come only from sampled
+ * allocations: the window activates profiling as --for does. */
+static int expand_for(struct plan *p, const struct options *o, const char *file, int ndumps)
 {
+	int64_t window = o->for_us ? o->for_us : PLAN_RECENT_WINDOW_US;
 	if (o->baseline) {
 		size_t n = strlen(file) + sizeof(".base");
 		if (!(p->baseline = malloc(n)))
@@ -64,8 +78,15 @@ static int expand_for(struct plan *p, const struct options *o, const char *file)
 	}
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = p->baseline,
 					      .baseline = o->baseline };
-	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
-	p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file };
+	if (o->recent)
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_RECENT_BEGIN, .n = o->recent };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = window };
+	if (!o->recent || ndumps)
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file };
+	if (o->recent) {
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_RECENT_DUMP, .arg = o->recent_out };
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_RECENT_END };
+	}
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_FOR_END };
 	return 0;
 }
@@ -93,8 +114,8 @@ static int expand(struct plan *p, const struct options *o, char *err, size_t err
 		}
 	if (check_timing(o, file, ndumps, err, errlen))
 		return -1;
-	int timed = o->for_us || o->every_us;
-	p->steps = calloc((size_t)o->nactions + 4 + (size_t)o->count * 2, sizeof(*p->steps));
+	int timed = o->for_us || o->every_us || o->recent;
+	p->steps = calloc((size_t)o->nactions + 8 + (size_t)o->count * 2, sizeof(*p->steps));
 	if (!p->steps)
 		goto oom;
 	/* Timed: the other actions first; the --dump given says where the
@@ -102,7 +123,7 @@ static int expand(struct plan *p, const struct options *o, char *err, size_t err
 	for (int i = 0; i < o->nactions; i++)
 		if (!timed || o->actions[i].kind != ACT_DUMP)
 			p->steps[p->nsteps++] = o->actions[i];
-	if (o->for_us && expand_for(p, o, file))
+	if ((o->for_us || o->recent) && expand_for(p, o, file, ndumps))
 		goto oom;
 	if (o->every_us)
 		expand_every(p, o, file);
@@ -115,7 +136,7 @@ oom:
 /* What each step needs beyond its action: the form of its output. */
 static int shape_steps(struct plan *p, const struct options *o, char *err, size_t errlen)
 {
-	int ndumps = 0;
+	int ndumps = 0, nrecent = 0;
 	for (int i = 0; i < p->nsteps; i++) {
 		struct act *a = &p->steps[i];
 		/* --stats=full in JSON form when the output is JSON. */
@@ -124,6 +145,9 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 		if (a->kind == ACT_ACTIVATE || a->kind == ACT_FOR_BEGIN)
 			a->rearm = o->rearm;
 		p->ndumps += a->kind == ACT_DUMP;
+		if (a->kind == ACT_RECENT_DUMP)
+			a->force = o->force;
+		nrecent += a->kind == ACT_RECENT_DUMP;
 		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
 			a->symbolize = o->symbolize;
 			a->max_bytes = o->max_dump;
@@ -131,8 +155,9 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			ndumps++;
 		}
 	}
-	if ((o->symbolize || o->force) && !ndumps) {
-		snprintf(err, errlen, "--%s goes with --dump", o->symbolize ? "symbolize" : "force");
+	if ((o->symbolize && !ndumps) || (o->force && !ndumps && !nrecent)) {
+		snprintf(err, errlen, "--%s goes with --dump%s", o->symbolize ? "symbolize" : "force",
+			 o->symbolize ? "" : " or --recent");
 		return -1;
 	}
 	return 0;
@@ -142,7 +167,7 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
  * steps between waits is one hold. */
 static int cut_segments(struct plan *p, char *err, size_t errlen)
 {
-	p->segs = calloc((size_t)p->nsteps, sizeof(*p->segs));
+	p->segs = calloc(p->nsteps > 0 ? (size_t)p->nsteps : 1, sizeof(*p->segs));
 	if (!p->segs) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

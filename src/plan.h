@@ -8,6 +8,9 @@
 #ifndef JEATTACH_PLAN_H
 #define JEATTACH_PLAN_H
 
+/* --recent without --for: how long the record is kept before it is taken. */
+#define PLAN_RECENT_WINDOW_US 10000000
+
 #include <stddef.h>
 #include "act.h"
 #include "options.h"

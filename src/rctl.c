@@ -148,6 +148,28 @@ int rctl_write(struct target *t, const char *name, const struct rctl_value *newv
 	return call_mallctl(t, name, newv->type, oldv, newv, merr);
 }
 
+int rctl_write_bytes(struct target *t, const char *name, const void *data, size_t len,
+		     int *merr)
+{
+	size_t nlen = strlen(name) + 1, o_new = (nlen + 7) & ~(size_t)7;
+	unsigned char blob[512];
+	if (nlen > 256 || o_new + len > sizeof(blob))
+		return -ENOSPC;
+	memset(blob, 0, o_new);
+	memcpy(blob, name, nlen);
+	memcpy(blob + o_new, data, len);
+	uint64_t base, ret;
+	rcall_scratch_reset(t);
+	int e = rcall_push(t, blob, o_new + len, &base);
+	if (e)
+		return e;
+	uint64_t args[5] = { base, 0, 0, base + o_new, len };
+	if ((e = rcall(t, t->je.mallctl, args, 5, &ret)))
+		return e;
+	*merr = (int)(uint32_t)ret;
+	return 0;
+}
+
 int rctl_exec(struct target *t, const char *name, int *merr)
 {
 	return call_mallctl(t, name, RCTL_VOID, NULL, NULL, merr);

@@ -53,6 +53,11 @@ int rctl_read(struct target *t, const char *name, struct rctl_value *out, int *m
  * (atomic in jemalloc: ctl_mtx is held across both). */
 int rctl_write(struct target *t, const char *name, const struct rctl_value *newv,
 	       struct rctl_value *oldv, int *merr);
+/* Write len raw bytes (a struct jemalloc defines: the {write_cb,
+ * cbopaque} pair of experimental.prof_recent.alloc_dump) to a write-only
+ * control; kept out of rctl_lookup's table, so --set cannot reach it. */
+int rctl_write_bytes(struct target *t, const char *name, const void *data, size_t len,
+		     int *merr);
 /* A control with no value (RCTL_VOID). */
 int rctl_exec(struct target *t, const char *name, int *merr);
 

@@ -178,22 +178,24 @@ static int read_text(struct target *t, uint64_t addr, size_t max, char **out)
  * neighbouring mapping. */
 #define FULL_ROOM (256UL << 20)
 
-/* malloc_stats_print(write_cb, cbopaque, opts) with write_cb NULL writes to
- * the target's stderr: not acceptable. The target has no callback of ours,
- * and no code may be written into it, so the callback is libc's strcat:
- * write_cb(cbopaque, s) is strcat(buffer, s), appending into a buffer
- * mapped in the target for the occasion. jemalloc 5.3 hands write_cb 64 KiB
- * chunks (its buf_writer, STATS_PRINT_BUFSIZE), so strcat's rescans stay
- * cheap. strcat is an IFUNC in glibc: its resolver is called first. */
-int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno)
+/* jemalloc's writers (malloc_stats_print, experimental.prof_recent.alloc_dump)
+ * with write_cb NULL write to the target's stderr: not acceptable. The
+ * target has no callback of ours, and no code may be written into it, so
+ * the callback is libc's strcat: write_cb(cbopaque, s) is strcat(buffer,
+ * s), appending into a buffer mapped in the target for the occasion.
+ * jemalloc 5.3 hands write_cb 64 KiB chunks (its buf_writer:
+ * STATS_PRINT_BUFSIZE, PROF_RECENT_PRINT_BUFSIZE), so strcat's rescans
+ * stay cheap. strcat is an IFUNC in glibc: its resolver is called first. */
+int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, char **text,
+		  int *remote_errno)
 {
 	*text = NULL;
 	*remote_errno = 0;
-	if (!rproc_has_stats_print(t))
+	if (!t->rp || !t->rp->strcat_fn)
 		return -EINVAL;
-	uint64_t fn = t->rp->strcat_fn, a_opts;
+	uint64_t write_cb = t->rp->strcat_fn;
 	int e;
-	if (t->rp->strcat_ifunc && (e = rcall(t, t->rp->strcat_fn, NULL, 0, &fn)))
+	if (t->rp->strcat_ifunc && (e = rcall(t, t->rp->strcat_fn, NULL, 0, &write_cb)))
 		return e;
 	long buf = 0, ret;
 	e = remote_syscall(t, SYS_mmap, 0, FULL_ROOM + 4096, PROT_NONE,
@@ -208,11 +210,7 @@ int rproc_stats_print(struct target *t, const char *opts, char **text, int *remo
 			   0, &ret);
 	rcall_scratch_reset(t);
 	if (!e)
-		e = rcall_push_string(t, opts, &a_opts);
-	if (!e) {
-		uint64_t args[3] = { fn, (uint64_t)buf, a_opts }, unused;
-		e = rcall(t, t->je.malloc_stats_print, args, 3, &unused);
-	}
+		e = fn(t, write_cb, (uint64_t)buf, arg);
 	if (!e)
 		e = read_text(t, (uint64_t)buf, FULL_ROOM, text);
 	int e2 = remote_syscall(t, SYS_munmap, (uint64_t)buf, FULL_ROOM + 4096, 0, 0, 0, 0, &ret);
@@ -222,4 +220,23 @@ int rproc_stats_print(struct target *t, const char *opts, char **text, int *remo
 		return e ? e : e2;
 	}
 	return 0;
+}
+
+static int stats_writer(struct target *t, uint64_t write_cb, uint64_t buf, void *arg)
+{
+	uint64_t a_opts, unused;
+	int e = rcall_push_string(t, arg, &a_opts);
+	if (e)
+		return e;
+	uint64_t args[3] = { write_cb, buf, a_opts };
+	return rcall(t, t->je.malloc_stats_print, args, 3, &unused);
+}
+
+int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno)
+{
+	*text = NULL;
+	*remote_errno = 0;
+	if (!rproc_has_stats_print(t))
+		return -EINVAL;
+	return rproc_collect(t, stats_writer, (void *)opts, text, remote_errno);
 }

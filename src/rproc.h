@@ -13,7 +13,7 @@
 #include "target.h"
 
 enum rproc_need {
-	RPROC_STATS_PRINT = 1, /* rproc_stats_print will be called */
+	RPROC_STATS_PRINT = 1, /* rproc_stats_print or rproc_collect will be called */
 };
 
 /* Before the hold: look up what the needed services call (a libc function
@@ -45,6 +45,13 @@ int rproc_check_seccomp(struct target *t, enum rproc_use use);
  * or mallctl call (answered with EPERM so the callee went on), or 0. */
 int rproc_seccomp_denied(const struct target *t);
 
+/* Collect what a jemalloc writer prints through its write_cb: fn, under the
+ * hold, makes the call with write_cb and cbopaque as given (a callback
+ * that appends to buf); *text gets it all (malloc'd, NUL-terminated).
+ * *remote_errno: the target's mmap refused. Needs RPROC_STATS_PRINT. */
+typedef int (*rproc_writer_fn)(struct target *t, uint64_t write_cb, uint64_t buf, void *arg);
+int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, char **text,
+		  int *remote_errno);
 /* Can rproc_stats_print work here (a libc strcat was found)? */
 int rproc_has_stats_print(const struct target *t);
 /* jemalloc's malloc_stats_print(opts) output, whole, into *text

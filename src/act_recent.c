@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* --recent N: jemalloc's record of its last N sampled allocations, each with
+ * its stack, thread and time and, once freed, the free's stack, thread and
+ * time (5.3.0 and later, src/prof_recent.c). jemalloc keeps none by default
+ * (opt.prof_recent_alloc_max 0): the record is switched on for a window and
+ * put back as found.
+ *
+ * - begin: experimental.prof_recent.alloc_max is raised to N, the old value
+ *   read in the same mallctl (ctl.c experimental_prof_recent_alloc_max_ctl,
+ *   under ctl_mtx), never lowered: a target that keeps more, or all (-1),
+ *   is left alone.
+ * - dump: experimental.prof_recent.alloc_dump takes {write_cb, cbopaque};
+ *   NULL would write to the target's stderr (buf_writer_init falls back to
+ *   malloc_message), so the output is collected into a mapping made for it
+ *   (rproc_collect). Dumping does not clear the record
+ *   (prof_recent_alloc_dump moves the list aside and back).
+ * - end: alloc_max back as found. Lowering it frees the records beyond the
+ *   new maximum, and with them the stack records (tctx) they kept alive
+ *   (prof_recent_alloc_max_ctl_write -> prof_recent_alloc_async_cleanup).
+ *
+ * The record's times are jemalloc's profiling clock: CLOCK_MONOTONIC_COARSE,
+ * or CLOCK_REALTIME with opt.prof_time_resolution "high" (nstime.c
+ * nstime_prof_update_impl). jeattach reads the same clock when it takes
+ * the record, so that ages can be told (jeheap recent). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "act.h"
+#include "core_json.h"
+#include "errors.h"
+#include "rproc.h"
+
+static const char recent_max[] = "experimental.prof_recent.alloc_max";
+
+enum je_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	const char *doing = "cannot record recent allocations";
+	enum je_exit c = act_need_prof(t, r, doing);
+	if (c)
+		return c;
+	struct rctl_value old, want = { .type = RCTL_SSIZE, .i = a->n };
+	int merr = 0, e = rctl_read(t, recent_max, &old, &merr);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (merr == ENOENT)
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"%s: this jemalloc keeps no record of recent allocations "
+				"(experimental.prof_recent: 5.3.0 and later); --for DURATION --dump "
+				"FILE gives what the window allocated and still holds",
+				doing);
+	if (merr)
+		return act_mallctl_error(t, r, doing, recent_max, merr);
+	act_field_value(r, "previous_max", &old);
+	if (old.i == -1 || old.i >= a->n) { /* it keeps as many already: as found */
+		act_field_value(r, "recent_alloc_max", &old);
+		return JE_EXIT_OK;
+	}
+	if ((e = rctl_write(t, recent_max, &want, &old, &merr)))
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, recent_max, merr);
+	s->recent_prev = old.i;
+	s->recent_set = 1;
+	act_field_value(r, "recent_alloc_max", &want);
+	return JE_EXIT_OK;
+}
+
+struct dump_call {
+	int merr;
+};
+
+/* The mallctl whose write_cb appends to buf: write-only, its new value the
+ * {write_cb, cbopaque} pair (ctl.c write_cb_packet_t). */
+static int dump_writer(struct target *t, uint64_t write_cb, uint64_t buf, void *arg)
+{
+	struct dump_call *d = arg;
+	uint64_t packet[2] = { write_cb, buf };
+	return rctl_write_bytes(t, "experimental.prof_recent.alloc_dump", packet, sizeof(packet),
+				&d->merr);
+}
+
+/* The clock jemalloc stamped the records with, now. */
+static uint64_t profiling_clock_now(struct target *t, const char **name)
+{
+	struct rctl_value v;
+	int merr = 0, high = !rctl_read(t, "opt.prof_time_resolution", &v, &merr) && !merr &&
+			     !v.is_null && !strcmp(v.s, "high");
+	struct timespec ts;
+	clock_gettime(high ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE, &ts);
+	*name = high ? "realtime" : "monotonic";
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* How many records a compact record holds: each begins {"size": in
+ * jemalloc's order (prof_recent_alloc_dump_node). A count for the report,
+ * not a parse. */
+static uint64_t count_records(const char *json)
+{
+	uint64_t n = 0;
+	for (const char *p = json; (p = strstr(p, "{\"size\":")); p++)
+		n++;
+	return n;
+}
+
+enum je_exit act_recent_dump(struct target *t, struct act_result *r)
+{
+	const char *doing = "cannot take the record of recent allocations";
+	if (!rproc_has_stats_print(t))
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: no strcat in the target's libc to collect it with", doing);
+	int e = rproc_check_seccomp(t, RPROC_USE_STATS_PRINT);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	const char *clock_name;
+	r->recent_now_ns = profiling_clock_now(t, &clock_name);
+	struct dump_call d = { 0 };
+	char *text;
+	int remote_errno;
+	if ((e = rproc_collect(t, dump_writer, &d, &text, &remote_errno)))
+		return act_transport_error(t, r, doing, e);
+	if (remote_errno)
+		return act_fail(r, JE_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
+				strerror(remote_errno));
+	if (d.merr) {
+		free(text);
+		return act_mallctl_error(t, r, doing, "experimental.prof_recent.alloc_dump", d.merr);
+	}
+	/* The target wrote it: kept only as one valid JSON object, re-encoded
+	 * (a forged record cannot close it early and append keys of ours). */
+	size_t n = strlen(text);
+	e = core_json_reencode(text, &r->recent);
+	free(text);
+	size_t len = r->recent ? strlen(r->recent) : 0;
+	if (e == -ENOMEM)
+		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
+	if (e || len < 2 || r->recent[0] != '{' || r->recent[len - 1] != '}')
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"%s: what the target wrote (%zu bytes) is not one JSON object", doing,
+				n);
+	act_field_u64(r, "records", count_records(r->recent));
+	act_field_str(r, "clock", clock_name);
+	return JE_EXIT_OK;
+}
+
+enum je_exit act_recent_end(struct target *t, struct act_session *s, struct act_result *r)
+{
+	const char *doing = "cannot put experimental.prof_recent.alloc_max back";
+	if (!s->recent_set)
+		return JE_EXIT_OK; /* left as found */
+	struct rctl_value v = { .type = RCTL_SSIZE, .i = s->recent_prev };
+	int merr = 0, e = rctl_write(t, recent_max, &v, NULL, &merr);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, recent_max, merr);
+	s->recent_set = 0;
+	act_field_value(r, "recent_alloc_max", &v);
+	return JE_EXIT_OK;
+}
