@@ -186,8 +186,10 @@ def bench_top(build, seconds):
         for line in p.stdout:
             j = json.loads(line)
             lines.append(j)
-            if done_at is None and j["threads_pending"] == 0 and j["seq"] > 1 and \
-                    j["threads_peeked"] == lines[-2]["threads_peeked"]:
+            # done: nothing located since the refresh before (a thread
+            # waiting on a socket stays pending, and is never stopped)
+            if done_at is None and j["seq"] > 1 and \
+                    j["threads_located"] == lines[-2]["threads_located"]:
                 done_at = j["seq"]
                 mark = (cpu_ticks(p.pid), time.monotonic())
             if j["seq"] == seconds - 1 and mark:
