@@ -101,7 +101,7 @@ void print_trend_json(FILE *out, const jeheap_trend *t, const struct trend_dumps
 {
 	static const char *const rows[] = { "functions", "lines", "addresses" };
 	size_t nd = jeheap_trend_dump_count(t), n = jeheap_trend_count(t);
-	fprintf(out, "{\"metric\":\"%s\",\"unit\":\"%s\",\"rows\":\"%s\",\"min_fit\":%.17g,",
+	fprintf(out, "{\"metric\":\"%s\",\"unit\":\"%s\",\"rows\":\"%s\",\"min_fit\":%.6g,",
 		metric_names[a->q.metric], a->q.metric % 2 ? "objects" : "bytes",
 		rows[a->q.granularity], a->trend.min_fit);
 	json_dumps(out, t, td);
