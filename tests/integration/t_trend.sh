@@ -5,7 +5,8 @@
 # allocate and free: the leaking site ranks first and its slope is within
 # 10% of the rate the victim logged; the JSON parses, the SVG is
 # well-formed and names it; and the errors: one dump, one dump twice, a
-# dump without jeattach's time stamp (its mtime, with a warning), --times.
+# dump without jeattach's time stamp (its mtime, with a warning), --times;
+# names holding markup, control bytes and invalid UTF-8.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
@@ -116,3 +117,22 @@ touch -d @1700000000 "$WORK/forged.heap"
 expect_rc 0 "$JEHEAP" trend --json "$WORK/forged.heap" "$WORK/d1.heap"
 [ "$(json_get "$OUT" "j['dumps'][0]['time_source']")" = file_mtime ] || fail "forged stamp believed: $OUT"
 pass "the mtime fallback, --times, a stamp out of place"
+
+# Names can hold anything (symbols come from the profiled binaries, or
+# here from jeprof's symbolized form): markup, "]]>", control bytes,
+# invalid UTF-8. The chart stays well-formed XML, the JSON valid.
+for i in 0 1; do
+	printf -- '--- symbol\nbinary=/bin/x\n0x0000000000001000 leak]]>&"<\001\377x\n---\n--- heap\nheap_v2/1\n  t*: %d: %d [0: 0]\n@ 0x1000\n  t*: %d: %d [0: 0]\n' \
+		$((i + 1)) $((4096 * (i + 1))) $((i + 1)) $((4096 * (i + 1))) >"$WORK/hostile$i.heap"
+done
+expect_rc 0 "$JEHEAP" trend --times 0,60 -o "$WORK/hostile.svg" "$WORK/hostile0.heap" "$WORK/hostile1.heap"
+python3 - "$WORK/hostile.svg" <<'PY' || fail "hostile names: $(cat "$WORK/hostile.svg")"
+import sys, xml.etree.ElementTree as E
+root = E.parse(sys.argv[1]).getroot()
+texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+assert any('leak]]>&"<\ufffd\ufffdx' in t and "+4.00 KiB/min" in t for t in texts), texts
+PY
+expect_rc 0 "$JEHEAP" trend --json --times 0,60 "$WORK/hostile0.heap" "$WORK/hostile1.heap"
+printf '%s\n' "$OUT" | python3 -c 'import json, sys; j = json.load(sys.stdin); assert j["stacks"][0]["frames"][0].startswith("leak]]>&\"<"), j' ||
+	fail "hostile names in JSON: $OUT"
+pass "names with markup, control bytes and invalid UTF-8"
