@@ -145,10 +145,13 @@ static int flame_option(int c, const char *arg, struct jeheap_flame_options *fo)
 	return c == O_TITLE || c == O_SUBTITLE || c == O_INVERTED;
 }
 
-/* trend's options (O_JSON...): 0, or -1 with a message. */
+/* trend's options (O_JSON...): 1 if c is one of them, 0 if not, -1 with a
+ * message. */
 static int trend_option(int c, const char *arg, struct trend_opts *to)
 {
 	char *end;
+	if (c < O_JSON || c > O_TIMES)
+		return 0;
 	errno = 0;
 	to->set = 1;
 	if (c == O_JSON)
@@ -169,7 +172,7 @@ static int trend_option(int c, const char *arg, struct trend_opts *to)
 			return -1;
 		}
 	}
-	return 0;
+	return 1;
 }
 
 /* getopt_long's table for the plain command line (jeheap_jeprof.c has
@@ -256,11 +259,11 @@ static int parse_options(int argc, char **argv, struct args *a)
 		default:
 			if (flame_option(c, optarg, &a->flame))
 				break;
-			if (c == O_JSON || c == O_SVG || c == O_TOP || c == O_MIN_FIT || c == O_TIMES) {
-				if (trend_option(c, optarg, &a->trend))
-					return EXIT_USAGE;
+			int trend = trend_option(c, optarg, &a->trend);
+			if (trend < 0)
+				return EXIT_USAGE;
+			if (trend)
 				break;
-			}
 			fprintf(stderr, "jeheap: unknown option '%s'; see jeheap --help\n",
 				argv[optind - 1]);
 			return EXIT_USAGE;

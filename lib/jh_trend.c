@@ -40,7 +40,7 @@ static int order_dumps(jeheap_trend *t, const struct jeheap_trend_dump *d, size_
 		return JEHEAP_ENOMEM;
 	/* Insertion sort: tens of dumps, and the ties are found on the way. */
 	for (size_t i = 0; i < n; i++) {
-		if (!isfinite(d[i].time) || !d[i].profile) {
+		if (!isfinite(d[i].time)) {
 			say(ei, JEHEAP_EINVAL, "its time is not a number", d[i].name, "");
 			return JEHEAP_EINVAL;
 		}
@@ -108,7 +108,8 @@ static int reserve_slot(jeheap_trend *t)
 static int new_row(jeheap_trend *t, const uint32_t *path, size_t n, uint32_t *slot)
 {
 	size_t nd = t->ndumps;
-	if (n > UINT32_MAX || jh_grow((void **)&t->rows, &t->rows_cap, t->nrows + 1, sizeof(*t->rows)) ||
+	if (n > UINT32_MAX ||
+	    jh_grow((void **)&t->rows, &t->rows_cap, t->nrows + 1, sizeof(*t->rows)) ||
 	    jh_grow((void **)&t->keys, &t->keys_cap, t->nkeys + n, sizeof(*t->keys)) ||
 	    jh_grow_zeroed((void **)&t->values, &t->values_cap, (t->nrows + 1) * nd,
 			   sizeof(*t->values)))
@@ -196,6 +197,11 @@ static int check_args(const struct jeheap_trend_dump *d, size_t n, const struct 
 		say(ei, JEHEAP_EINVAL, "a trend needs at least two dumps", n ? d[0].name : NULL, "");
 		return JEHEAP_EINVAL;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (!d[i].profile) {
+			say(ei, JEHEAP_EINVAL, "no profile", d[i].name, "");
+			return JEHEAP_EINVAL;
+		}
 	return 0;
 }
 

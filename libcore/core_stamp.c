@@ -104,39 +104,44 @@ size_t core_stamp_time_line(int64_t sec, uint32_t nsec, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
+/* The length of the line at l (up to its newline or the end); *next the
+ * line after it. */
+static size_t line_at(const char *l, const char **next)
+{
+	const char *nl = strchr(l, '\n');
+	size_t len = nl ? (size_t)(nl - l) : strlen(l);
+	*next = l + len + (nl ? 1 : 0);
+	return len;
+}
+
 /* Where the believed block starts: after the last line that is not a
  * comment, or at the last boot-id line after it. */
 static const char *block_start(const char *maps)
 {
-	const char *start = maps;
-	for (const char *l = maps; *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+	const char *start = maps, *next;
+	for (const char *l = maps; *l; l = next) {
+		size_t len = line_at(l, &next), vl, pl;
 		int kind;
 		const char *v, *p;
-		size_t vl, pl;
 		if (*l != '#' && len)
-			start = l + len;
+			start = next;
 		else if (*l == '#' && !core_stamp_parse(l, len, &kind, &v, &vl, &p, &pl) &&
 			 kind == CORE_STAMP_IS_BOOT)
 			start = l;
-		l += len + (nl ? 1 : 0);
 	}
 	return start;
 }
 
 int core_stamp_foreach(const char *maps, core_stamp_cb cb, void *arg)
 {
-	for (const char *l = block_start(maps); *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+	const char *next;
+	for (const char *l = block_start(maps); *l; l = next) {
+		size_t len = line_at(l, &next), vl, pl;
 		int kind, r;
 		const char *v, *p;
-		size_t vl, pl;
 		if (*l == '#' && !core_stamp_parse(l, len, &kind, &v, &vl, &p, &pl) &&
 		    (r = cb(kind, v, vl, p, pl, arg)))
 			return r;
-		l += len + (nl ? 1 : 0);
 	}
 	return 0;
 }
