@@ -5,6 +5,7 @@
 bench/run.py BUILDDIR [--runs N] [--gdb-runs M] [--big] [--skip-attach] [--skip-heap]
 bench/run.py BUILDDIR --compare OLDBUILDDIR [--runs N] [--big]
 bench/run.py BUILDDIR --top-cost SECONDS
+bench/run.py BUILDDIR --trend-only [--runs N]
 
 Attach: a busy 8-thread victim and a 1000-idle-thread victim (tests/targets/
 victim_dyn with a ticker thread that measures the longest gap between its
@@ -17,6 +18,11 @@ what each victim counted in its blocked threads, one victim per tool.
 Heap: ../shared/bench/bigprof.c profiles (20,000 stacks; with --big also
 200,000 stacks, ~68 MB): `jeheap top` against `jeprof --text`, wall time and
 peak RSS, and jeheap's parsing throughput.
+
+Trend (--trend-only, also part of the heap run): `jeheap trend` over 30
+dumps made from the 20,000-stack profile, one a minute by their stamps,
+every tenth stack growing by its own size each dump (not 30 identical
+files).
 
 Medians of all runs, with min and max; ratios to the peer from the same run.
 
@@ -324,6 +330,53 @@ def bench_writers(build, exe, heap, n, size, runs, out2):
                     f"({min(w for w, _ in r):.3f}-{max(w for w, _ in r):.3f}, n={runs}) | "
                     f"{rss / 1e6:.0f} MB | {peer} |")
 
+def make_series(heap, work, count=30):
+    """count dumps of one process a minute apart, made from heap: every
+    tenth stack holds (k + 1) times its objects and bytes in dump k (its t*:
+    and tN: lines alike), and each ends with jeattach's stamp block (a boot
+    id, the dump's time), as jeattach --every would leave them."""
+    boot = open("/proc/sys/kernel/random/boot_id").read().strip()
+    lines = open(heap).read().rstrip("\n").split("\n")
+    line = re.compile(r"  (t[^:]*): (\d+): (\d+) (.*)")
+    paths = []
+    for k in range(count):
+        out, stack = [], -1
+        for l in lines:
+            stack += l.startswith("@")
+            m = line.match(l) if stack >= 0 and stack % 10 == 0 else None
+            if m:
+                l = f"  {m[1]}: {int(m[2]) * (k + 1)}: {int(m[3]) * (k + 1)} {m[4]}"
+            out.append(l)
+        path = os.path.join(work, f"series{k:02d}.heap")
+        with open(path, "w") as f:
+            f.write("\n".join(out) + f"\n# jeattach boot-id {boot}\n"
+                    f"# jeattach dump-time {1700000000 + 60 * k}.000000000\n")
+        paths.append(path)
+    return paths
+
+def bench_trend(build, heap, work, n, runs, out2):
+    """jeheap trend over 30 dumps of the n-stack profile: text, and the SVG."""
+    series = make_series(heap, work)
+    size = sum(os.path.getsize(p) for p in series)
+    for name, args in (("trend (30 dumps)", ["trend"]),
+                       ("trend -o x.svg (30 dumps)", ["trend", "-o", os.path.join(work, "t.svg")])):
+        r = [run_measured(jeheap_of(build) + args + series) for _ in range(runs)]
+        t, rss = med([w for w, _ in r]), max(x for _, x in r)
+        out2.append(f"| {n:,} stacks x 30, {size / 1e6:.0f} MB | jeheap {name} | {t:.3f} s "
+                    f"({min(w for w, _ in r):.3f}-{max(w for w, _ in r):.3f}, n={runs}) | "
+                    f"{rss / 1e6:.0f} MB | |")
+
+def bench_trend_only(build, runs):
+    work, _, heaps = make_profiles(False)
+    if not heaps:
+        raise SystemExit("bigprof.c not found next to the repository (../shared/bench)")
+    out2 = []
+    bench_trend(build, heaps[0][1], work, heaps[0][0], runs, out2)
+    print("\n| profile | command | wall | peak RSS | peer (same run) |")
+    print("|---|---|---|---|---|")
+    print("\n".join(out2))
+    subprocess.run(["rm", "-rf", work])
+
 def bench_heap(build, big, runs, out, out2):
     work, exe, heaps = make_profiles(big)
     if not heaps:
@@ -340,6 +393,8 @@ def bench_heap(build, big, runs, out, out2):
                    f"{max(w for w, _ in jh):.3f}, n={runs}) | {jr / 1e6:.0f} MB | {pt:.2f} s (n={jp_runs}) "
                    f"| {pr / 1e6:.0f} MB | {pt / jt:.0f}x | {size / 1e6 / jt:.0f} MB/s |")
         bench_writers(build, exe, heap, n, size, runs, out2)
+        if n <= 20000:
+            bench_trend(build, heap, work, n, runs, out2)
     subprocess.run(["rm", "-rf", work])
 
 def main():
@@ -355,11 +410,16 @@ def main():
                     help="only the per-thread pass on 200 threads (doc/benchmarks.md)")
     ap.add_argument("--top-cost", type=int, metavar="SECONDS",
                     help="only --top's cost at 1 s refresh, SECONDS refreshes (doc/benchmarks.md)")
+    ap.add_argument("--trend-only", action="store_true",
+                    help="only jeheap trend over 30 dumps of 20,000 stacks (doc/benchmarks.md)")
     a = ap.parse_args()
     print(f"# bench/run.py {' '.join(sys.argv[1:])}")
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M')}")
     if a.top_cost:
         bench_top(os.path.abspath(a.build), a.top_cost)
+        return
+    if a.trend_only:
+        bench_trend_only(os.path.abspath(a.build), a.runs)
         return
     if a.pass_only:
         bench_pass(os.path.abspath(a.build), a.runs)

@@ -10,8 +10,18 @@
 
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
 
-enum command { CMD_TOP, CMD_COLLAPSED, CMD_FLAME, CMD_DOT, CMD_PPROF, CMD_JSON, CMD_RAW,
-	       CMD_LIST };
+enum command { CMD_TOP, CMD_COLLAPSED, CMD_FLAME, CMD_DOT, CMD_PPROF, CMD_JSON, CMD_TREND,
+	       CMD_RAW, CMD_LIST };
+
+/* trend's own options. */
+struct trend_opts {
+	int set;            /* any of them given */
+	int json, svg;      /* --json; --svg (or -o FILE.svg) */
+	long top;           /* --top N, or 0: text and SVG 10, JSON all */
+	double min_fit;     /* --min-fit, once trend_operands set its default */
+	int min_fit_given;
+	const char *times;  /* --times T,T,...: one per dump, in seconds */
+};
 
 /* How the jeprof mode differs in what it writes. */
 struct jeprof_style {
@@ -36,6 +46,7 @@ struct args {
 	struct jeheap_query q;
 	struct jeheap_flame_options flame; /* --title, --subtitle, --inverted */
 	struct jeprof_style jeprof;
+	struct trend_opts trend;
 };
 
 /* The operands from argv[i] on: a leading PROGRAM (an ELF file, by its

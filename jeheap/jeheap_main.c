@@ -24,11 +24,12 @@
 
 enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
        O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES,
-       O_TITLE, O_SUBTITLE, O_INVERTED };
+       O_TITLE, O_SUBTITLE, O_INVERTED, O_JSON, O_SVG, O_TOP, O_MIN_FIT, O_TIMES };
 
 static void usage(FILE *f)
 {
 	fputs("Usage: jeheap top|collapsed|flame|dot|pprof|json [OPTION...] [PROGRAM] PROFILE...\n"
+	      "       jeheap trend [OPTION...] [PROGRAM] DUMP DUMP...\n"
 	      "       jeheap jeprof [JEPROF-OPTION...] [PROGRAM] PROFILE...   (or as jeheap-jeprof)\n"
 	      "Analyse jemalloc heap profiles (jemalloc 4+ heap_v2, 3.x/gperftools one-line,\n"
 	      "jeprof's symbolized form). Several profiles are added together. PROGRAM, an\n"
@@ -47,6 +48,13 @@ static void usage(FILE *f)
 	      "  pprof                 pprof's profile.proto, gzipped, for go tool pprof,\n"
 	      "                        Pyroscope, ... (binary: needs -o or a pipe)\n"
 	      "  json                  top as one JSON object (values un-sampled, not rounded)\n"
+	      "  trend                 what keeps growing over a series of dumps of one process\n"
+	      "                        (jeattach --every): per stack, a least-squares line\n"
+	      "                        through its values over time, its slope and fit (R^2);\n"
+	      "                        steady growth (slope > 0, fit >= --min-fit: \"likely\n"
+	      "                        leak\") first, by rate; then the rest, shrinking last.\n"
+	      "                        Times: jeattach's dump-time stamps, else each file's\n"
+	      "                        mtime (with a warning), or --times\n"
 	      "  jeprof                jeprof's own command line: --text, --svg, --raw, --list=RE,\n"
 	      "                        ... (see jeheap(1), JEPROF COMPATIBILITY; jeheap jeprof --help)\n"
 	      "\n"
@@ -64,21 +72,31 @@ static void usage(FILE *f)
 	      "  --inuse_objects       objects in use\n"
 	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
 	      "  --alloc_objects       objects allocated over time (needs prof_accum)\n"
-	      "  --title TEXT          flame: the title (default: the profiled program)\n"
+	      "  --title TEXT          flame, trend's chart: the title (default: the profiled\n"
+	      "                        program; the metric and the number of dumps)\n"
 	      "  --subtitle TEXT       flame: the subtitle (default: the profile, the metric,\n"
 	      "                        the total)\n"
 	      "  --inverted            flame: an icicle graph, the root on top\n"
+	      "  --json                trend: one JSON object, stacks ranked first to last\n"
+	      "  --svg                 trend: an SVG chart, the total and the top stacks over\n"
+	      "                        time (implied by -o FILE.svg)\n"
+	      "  --top N               trend: N stacks (text and SVG default 10; JSON: all)\n"
+	      "  --min-fit R           trend: the fit (0 to 1) steady growth needs (default 0.9)\n"
+	      "  --times T,T,...       trend: each dump's time in seconds, in the order given,\n"
+	      "                        instead of its stamp or its file's mtime\n"
 	      "  -n N                  print the first N lines only (dot: at most N nodes;\n"
 	      "                        flame and pprof keep everything)\n"
 	      "  --root DIR            find the profiled binaries under DIR (a sysroot)\n"
 	      "  -o FILE               write to FILE instead of standard output\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
-	      "Exit codes: 0 ok, 2 usage, 3 unreadable or malformed profile, 4 output error.\n",
+	      "Exit codes: 0 ok, 2 usage, 3 unreadable or malformed profile (trend: also\n"
+	      "dumps whose times are equal or unknown), 4 output error.\n",
 	      f);
 }
 
-static const char *const commands[] = { "top", "collapsed", "flame", "dot", "pprof", "json" };
+static const char *const commands[] = { "top",   "collapsed", "flame", "dot",
+					"pprof", "json",      "trend" };
 
 /* -1: not a number of lines. */
 static long parse_limit(const char *text)
@@ -128,6 +146,36 @@ static int flame_option(int c, const char *arg, struct jeheap_flame_options *fo)
 	return c == O_TITLE || c == O_SUBTITLE || c == O_INVERTED;
 }
 
+/* trend's options (O_JSON...): 1 if c is one of them, 0 if not, -1 with a
+ * message. */
+static int trend_option(int c, const char *arg, struct trend_opts *to)
+{
+	char *end;
+	if (c < O_JSON || c > O_TIMES)
+		return 0;
+	errno = 0;
+	to->set = 1;
+	if (c == O_JSON)
+		to->json = 1;
+	else if (c == O_SVG)
+		to->svg = 1;
+	else if (c == O_TIMES)
+		to->times = arg;
+	else if (c == O_TOP && (to->top = parse_limit(arg)) <= 0) {
+		fprintf(stderr, "jeheap: --top '%s': expected a number of stacks\n", arg);
+		return -1;
+	} else if (c == O_MIN_FIT) {
+		to->min_fit = strtod(arg, &end);
+		to->min_fit_given = 1;
+		if (errno || end == arg || *end || !(to->min_fit >= 0 && to->min_fit <= 1)) {
+			fprintf(stderr, "jeheap: --min-fit '%s': expected a fit (R^2) from 0 to 1\n",
+				arg);
+			return -1;
+		}
+	}
+	return 1;
+}
+
 /* getopt_long's table for the plain command line (jeheap_jeprof.c has
  * jeprof's). */
 static const struct option longopts[] = {
@@ -146,6 +194,11 @@ static const struct option longopts[] = {
 	{ "title", required_argument, NULL, O_TITLE },
 	{ "subtitle", required_argument, NULL, O_SUBTITLE },
 	{ "inverted", no_argument, NULL, O_INVERTED },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "svg", no_argument, NULL, O_SVG },
+	{ "top", required_argument, NULL, O_TOP },
+	{ "min-fit", required_argument, NULL, O_MIN_FIT },
+	{ "times", required_argument, NULL, O_TIMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -207,6 +260,11 @@ static int parse_options(int argc, char **argv, struct args *a)
 		default:
 			if (flame_option(c, optarg, &a->flame))
 				break;
+			int trend = trend_option(c, optarg, &a->trend);
+			if (trend < 0)
+				return EXIT_USAGE;
+			if (trend)
+				break;
 			fprintf(stderr, "jeheap: unknown option '%s'; see jeheap --help\n",
 				argv[optind - 1]);
 			return EXIT_USAGE;
@@ -229,7 +287,7 @@ static int parse_command(int argc, char **argv, struct args *a)
 			a->cmd = (int)i;
 	if (a->cmd < 0) {
 		fprintf(stderr, "jeheap: unknown command '%s'; the commands are top, collapsed, "
-				"flame, dot, pprof, json, jeprof\n",
+				"flame, dot, pprof, json, trend, jeprof\n",
 			a->name);
 		return EXIT_USAGE;
 	}

@@ -17,6 +17,7 @@
 #include "jeheap_program.h"
 #include "jeheap_raw.h"
 #include "jeheap_text.h"
+#include "jeheap_trend.h"
 #include "jeheap_warn.h"
 
 static int read_profile(const char *path, jeheap_profile **p)
@@ -143,6 +144,8 @@ static int run(const struct args *a, const struct inputs *in, FILE *out)
 		return run_top(a, in, out);
 	case CMD_DOT:
 		return run_dot(a, in, out);
+	case CMD_TREND:
+		return run_trend(a, in->p, in->s, in->n, out);
 	case CMD_RAW:
 		return write_raw(a->profiles[0], p, s, a->program, out);
 	case CMD_LIST:
@@ -212,6 +215,9 @@ int jeheap_operands(int argc, char **argv, int i, struct args *a)
 		}
 		regfree(&re);
 	}
+	int rc = trend_operands(a);
+	if (rc >= 0)
+		return rc;
 	if (a->cmd == CMD_PPROF && !a->outpath && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "jeheap: pprof writes gzipped binary; give -o FILE or a pipe\n");
 		return EXIT_USAGE;

@@ -300,6 +300,85 @@ int jeheap_flamegraph_svg_opts(const jeheap_profile *p, jeheap_symbolizer *s,
 			       const struct jeheap_query *q,
 			       const struct jeheap_flame_options *o, FILE *out);
 
+/* ---- trends over a series of dumps (since libjeheap 5) ---- */
+
+/* Where jeheap_profile_time found the time. */
+enum jeheap_time_source {
+	JEHEAP_TIME_STAMP = 1, /* jeattach's dump-time stamp: CLOCK_REALTIME when
+				* jemalloc's prof.dump returned */
+	JEHEAP_TIME_FILE = 2,  /* the file's mtime: when it was last written (a
+				* copy that did not keep times has its own) */
+};
+/* When profile p was dumped, in seconds since the epoch, and (source, may be
+ * NULL) where that came from: jeattach's stamp if the block it appends
+ * holds one, else the mtime of the file it was read from. JEHEAP_ENOENT:
+ * neither (no stamp, read from memory or a stream). */
+int jeheap_profile_time(const jeheap_profile *p, double *seconds, int *source);
+
+/* One dump of a series, as the caller has it. */
+struct jeheap_trend_dump {
+	const jeheap_profile *profile;
+	jeheap_symbolizer *symbolizer; /* its own (each dump has its maps), or NULL */
+	double time;      /* when it was dumped, in seconds (jeheap_profile_time) */
+	const char *name; /* what to call it in an error message (its file), or NULL */
+};
+
+/* How a stack's line through its values is judged (fit: R^2 of the
+ * least-squares line, from 0 to 1). */
+enum jeheap_trend_verdict {
+	JEHEAP_TREND_GROWING = 0,   /* slope > 0 and fit >= min_fit: steady growth,
+				     * the shape of a leak */
+	JEHEAP_TREND_UNSTEADY = 1,  /* fit < min_fit, or no slope: noise, or flat */
+	JEHEAP_TREND_SHRINKING = 2, /* slope < 0 and fit >= min_fit */
+};
+
+/* One stack of a trend (or the total: no frames), its values over time. */
+struct jeheap_trend_stack {
+	const char *const *frames; /* names as the query's granularity gives them,
+				    * the allocating frame first */
+	size_t nframes;
+	const double *values; /* one per dump, in time order, un-sampled */
+	double slope;         /* least squares, metric units per second */
+	double fit;           /* R^2 of that line; 0 for values that do not change */
+	int verdict;          /* enum jeheap_trend_verdict */
+};
+
+typedef struct jeheap_trend jeheap_trend;
+
+/* The query's metric of each stack in each dump, stacks matched across
+ * dumps by their reduced names (as jeheap_top and jeheap_collapsed reduce
+ * them: allocator frames pruned, callers' addresses minus one, each dump
+ * through its own symbolizer), so that a site keeps its identity across
+ * dumps of one process whatever moved in memory. A stack absent from a
+ * dump holds 0 there. Ranked: JEHEAP_TREND_GROWING first, then UNSTEADY,
+ * then SHRINKING, each by slope, largest first (ties: first seen first).
+ * n >= 2 dumps with distinct finite times, in any order (sorted here);
+ * q->base and q->more must be NULL (the dumps are the inputs); min_fit in
+ * [0, 1]. Errors: JEHEAP_EINVAL (too few dumps, equal or non-finite times,
+ * a bad query), JEHEAP_EFORMAT (a count that un-samples to no finite
+ * number: an absurd profile), JEHEAP_ENOMEM; ei (may be NULL) says which
+ * dump, by its name. The symbolizers must outlive the trend (its names
+ * point into them). */
+int jeheap_trend_new(const struct jeheap_trend_dump *dumps, size_t n,
+		     const struct jeheap_query *q, double min_fit, jeheap_trend **out,
+		     struct jeheap_error_info *ei);
+void jeheap_trend_free(jeheap_trend *t);
+size_t jeheap_trend_dump_count(const jeheap_trend *t);
+/* The i-th dump in time order: its time, and its position among those given. */
+double jeheap_trend_dump_time(const jeheap_trend *t, size_t i);
+size_t jeheap_trend_dump_given(const jeheap_trend *t, size_t i);
+size_t jeheap_trend_count(const jeheap_trend *t);
+/* The stack of rank i (0: the first), or NULL past the end. */
+const struct jeheap_trend_stack *jeheap_trend_stack(const jeheap_trend *t, size_t i);
+/* All stacks together: each dump's sum, its slope and fit. */
+const struct jeheap_trend_stack *jeheap_trend_total(const jeheap_trend *t);
+/* A self-contained SVG chart: the total and the first top stacks (by rank)
+ * over time, axes with units, a legend naming each line with its slope
+ * and fit; title NULL: a default one. Names are escaped as for the flame
+ * graph (any bytes give a well-formed document). JEHEAP_EIO on a write
+ * error. */
+int jeheap_trend_svg(const jeheap_trend *t, size_t top, const char *title, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

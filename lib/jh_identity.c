@@ -18,22 +18,23 @@
 #include "jh_identity.h"
 #include "jh_object.h"
 
-static int add_stamp(struct jh_recorded *r, size_t *cap, const char *line, size_t len,
-		     const char *boot)
+struct stamp_reading {
+	struct jh_recorded *r;
+	size_t cap;
+	const char *boot; /* this machine's */
+};
+
+static int add_stamp(int kind, const char *v, size_t vl, const char *path, size_t pl, void *arg)
 {
-	int kind;
-	const char *v, *path;
-	size_t vl, pl;
-	if (core_stamp_parse(line, len, &kind, &v, &vl, &path, &pl))
-		return 0;
+	struct stamp_reading *sr = arg;
+	struct jh_recorded *r = sr->r;
 	if (kind == CORE_STAMP_IS_BOOT) {
-		/* jeattach's block starts with its boot line: whatever came
-		 * before is the target's text, forged or not. */
-		r->n = 0;
-		r->same_boot = *boot && vl == strlen(boot) && !memcmp(v, boot, vl);
+		r->same_boot = *sr->boot && vl == strlen(sr->boot) && !memcmp(v, sr->boot, vl);
 		return 0;
 	}
-	if (CORE_GROW(&r->ids, cap, r->n + 1))
+	if (kind != CORE_STAMP_IS_BUILD)
+		return 0;
+	if (CORE_GROW(&r->ids, &sr->cap, r->n + 1))
 		return -1;
 	struct jh_stamped *s = &r->ids[r->n];
 	if (!(s->build_id = jh_pool_strndup(&r->pool, v, vl)) ||
@@ -48,21 +49,9 @@ int jh_recorded_read(struct jh_recorded *r, const char *maps)
 	memset(r, 0, sizeof(*r));
 	char boot[40];
 	core_stamp_boot_id(boot);
-	size_t cap = 0;
-	for (const char *l = maps; *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		/* Only the block jeattach appended counts: it is last, so a
-		 * stamp followed by any other line was the target's own. */
-		if (*l == '#' && add_stamp(r, &cap, l, len, boot))
-			return -1;
-		if (*l != '#' && len) {
-			r->n = 0;
-			r->same_boot = 0;
-		}
-		l += len + (nl ? 1 : 0);
-	}
-	return 0;
+	/* Only the block jeattach appended counts (core_stamp_foreach). */
+	struct stamp_reading sr = { r, 0, boot };
+	return core_stamp_foreach(maps, add_stamp, &sr) ? -1 : 0;
 }
 
 void jh_recorded_free(struct jh_recorded *r)

@@ -42,6 +42,7 @@ struct jeheap_profile {
 	/* When the file it was read from was last written (seconds since the
 	 * epoch); 0: read from memory or a stream. */
 	int64_t written;
+	long written_nsec; /* its nanoseconds (jeheap_profile_time's fallback) */
 };
 
 struct jh_symbol {

@@ -436,8 +436,10 @@ JH_EXPORT int jeheap_profile_read_file(const char *path, jeheap_profile **out,
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	int r = jeheap_profile_read_stream(f, out, ei);
 	struct stat st;
-	if (!r && !fstat(fileno(f), &st))
-		(*out)->written = st.st_mtime;
+	if (!r && !fstat(fileno(f), &st)) {
+		(*out)->written = st.st_mtim.tv_sec;
+		(*out)->written_nsec = st.st_mtim.tv_nsec;
+	}
 	fclose(f);
 	return r;
 }

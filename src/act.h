@@ -6,6 +6,7 @@
 #define JEATTACH_ACT_H
 
 #include <stdio.h>
+#include <time.h>
 #include "act_counters.h"
 #include "exitcode.h"
 #include "rctl.h"
@@ -80,6 +81,8 @@ struct act_field {
 struct act_dump_out {
 	int fd;             /* our handle on the profile, copied after release; -1: none */
 	pt_usec_t us;       /* time jemalloc took to write it */
+	struct timespec done; /* CLOCK_REALTIME when prof.dump returned: the
+			       * dump's time, stamped into the file */
 	char *prof_prefix;  /* opt.prof_prefix, which starts jemalloc's automatic
 			     * name (malloc'd; NULL if unreadable or unset) */
 	int prof_active;    /* prof.active when it was written: 0 means it holds

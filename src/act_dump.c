@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "act.h"
 #include "act_stamp.h"
@@ -204,6 +205,10 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	pt_usec_t t0 = pt_now_us();
 	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
 	r->dump.us = pt_now_us() - t0;
+	/* The profile's moment: jemalloc wrote its counts during the call,
+	 * and its end is when they were last true (a series of dumps is put
+	 * on a time axis by jeheap trend). */
+	clock_gettime(CLOCK_REALTIME, &r->dump.done);
 	c = dump_outcome(t, r, doing, e, merr, fd);
 	if (!c)
 		c = dump_facts(t, r, doing);
@@ -339,7 +344,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	if (!e && bytes == 0)
 		e = -JE_ERR_NOT_PROFILE;
 	/* A symbolized profile carries its names: nothing to check later. */
-	if (!e && !a->symbolize && !(e = act_stamp(t, out)) && !fstat(out, &st))
+	if (!e && !a->symbolize && !(e = act_stamp(t, out, &r->dump.done)) && !fstat(out, &st))
 		bytes = (uint64_t)st.st_size;
 	if (!e && fsync(out) < 0)
 		e = -errno;

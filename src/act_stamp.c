@@ -110,7 +110,7 @@ static int stamp_object(const struct target *t, const struct core_maps_line *l, 
 	return n > 0 && (size_t)n < sizeof(line) ? core_write_all(out, line, (size_t)n) : 0;
 }
 
-int act_stamp(const struct target *t, int out)
+int act_stamp(const struct target *t, int out, const struct timespec *when)
 {
 	struct mapped_list ml = { 0 };
 	char boot[40], line[80];
@@ -130,6 +130,10 @@ int act_stamp(const struct target *t, int out)
 		int n = snprintf(line, sizeof(line), CORE_STAMP_BOOT "%s\n", boot);
 		e = core_write_all(out, line, (size_t)n);
 	}
+	/* After the boot id: a reader believes the block from there on. */
+	size_t tn = core_stamp_time_line(when->tv_sec, (uint32_t)when->tv_nsec, line, sizeof(line));
+	if (!e && tn)
+		e = core_write_all(out, line, tn);
 	for (size_t i = 0, done = 0; !e && i < ml.n && done < STAMP_MAX_OBJECTS; i++) {
 		if (i && same_path(&ml.v[i], &ml.v[i - 1]))
 			continue;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* libcore, the shared core of jeattach and libjeheap: growth, bounded
  * reads, maps lines, the search, the opener's identity check, the ELF
- * reader (on this very test program). */
+ * reader (on this very test program), jeattach's stamp block. */
 #include "config.h"
 
 #include <check.h>
@@ -18,6 +18,7 @@
 #include "core_elf.h"
 #include "core_grow.h"
 #include "core_json.h"
+#include "core_stamp.h"
 #include "core_maps.h"
 #include "core_open.h"
 #include "core_read.h"
@@ -306,6 +307,51 @@ START_TEST(elf_reader)
 }
 END_TEST
 
+static int count_kinds(int kind, const char *v, size_t vl, const char *path, size_t pl, void *arg)
+{
+	(void)v;
+	(void)vl;
+	(void)path;
+	(void)pl;
+	((int *)arg)[kind]++;
+	return 0;
+}
+
+START_TEST(stamp_time)
+{
+	int64_t sec;
+	uint32_t nsec;
+	char line[80];
+	size_t n = core_stamp_time_line(1700000000, 5, line, sizeof(line));
+	ck_assert_str_eq(line, "# jeattach dump-time 1700000000.000000005\n");
+	ck_assert_uint_eq(n, strlen(line));
+	const char *v = line + strlen(CORE_STAMP_TIME);
+	ck_assert_int_eq(core_stamp_time(v, n - strlen(CORE_STAMP_TIME) - 1, &sec, &nsec), 0);
+	ck_assert_int_eq(sec, 1700000000);
+	ck_assert_uint_eq(nsec, 5);
+	/* Not what jeattach writes: no fraction, a short one, a sign, 13
+	 * digits of seconds (could not be a time, and would near overflow). */
+	static const char *const bad[] = { "1700000000", "1700000000.5", "-1.000000000",
+					   "1234567890123.000000000", ".000000000", "1e9.000000000" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(core_stamp_time(bad[i], strlen(bad[i]), &sec, &nsec), -1);
+	/* Only the trailing block, from its boot-id line, is read. */
+	static const char maps[] =
+		"00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n"
+		"# jeattach dump-time 1.000000000\n"
+		"00500000-00501000 r-xp 00000000 08:01 2 /bin/y\n"
+		"# jeattach dump-time 2.000000000\n"
+		"# jeattach boot-id 00000000-0000-0000-0000-000000000000\n"
+		"# jeattach dump-time 3.000000000\n"
+		"# jeattach build-id 0123456789abcdef /bin/x\n";
+	int kinds[4] = { 0 };
+	ck_assert_int_eq(core_stamp_foreach(maps, count_kinds, kinds), 0);
+	ck_assert_int_eq(kinds[CORE_STAMP_IS_BOOT], 1);
+	ck_assert_int_eq(kinds[CORE_STAMP_IS_TIME], 1);
+	ck_assert_int_eq(kinds[CORE_STAMP_IS_BUILD], 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -320,6 +366,7 @@ int main(void)
 	tcase_add_test(tc, json_reencode);
 	tcase_add_test(tc, text_escape);
 	tcase_add_test(tc, elf_reader);
+	tcase_add_test(tc, stamp_time);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
