@@ -119,6 +119,7 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 		return act_transport_error(t, r, doing, e);
 	const char *clock_name;
 	r->recent_now_ns = profiling_clock_now(t, &clock_name);
+	clock_gettime(CLOCK_REALTIME, &r->dump.done); /* the record's time, as a dump's */
 	struct dump_call d = { 0 };
 	char *text;
 	int remote_errno;

@@ -45,7 +45,7 @@ static void automatic_name(pid_t pid, char *buf, size_t len)
 
 /* The stamp lines for maps (act_stamp reads a dump's MAPPED_LIBRARIES
  * section and appends to it: given one in a memfd, what it appends). */
-static char *stamp_text(const struct target *t, const char *maps)
+static char *stamp_text(const struct target *t, const char *maps, const struct timespec *when)
 {
 	static const char head[] = "\nMAPPED_LIBRARIES:\n";
 	int fd = memfd_create("jeattach-stamp", MFD_CLOEXEC);
@@ -53,7 +53,8 @@ static char *stamp_text(const struct target *t, const char *maps)
 	size_t hl = sizeof(head) - 1, ml = strlen(maps);
 	if (fd < 0)
 		return NULL;
-	if (!core_write_all(fd, head, hl) && !core_write_all(fd, maps, ml) && !act_stamp(t, fd)) {
+	if (!core_write_all(fd, head, hl) && !core_write_all(fd, maps, ml) &&
+	    !act_stamp(t, fd, when)) {
 		struct stat st;
 		size_t from = hl + ml;
 		if (!fstat(fd, &st) && (size_t)st.st_size >= from &&
@@ -72,7 +73,7 @@ static char *stamp_text(const struct target *t, const char *maps)
 static int write_record(const struct target *t, const struct act_result *r, FILE *out)
 {
 	char path[64], *maps = NULL, *stamp;
-	struct timespec now;
+	const struct timespec *now = &r->dump.done;
 	const struct act_field *clock = NULL;
 	for (size_t k = 0; k < r->nf; k++)
 		if (!strcmp(r->f[k].key, "clock"))
@@ -80,13 +81,12 @@ static int write_record(const struct target *t, const struct act_result *r, FILE
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->io_pid);
 	if (core_read_file(path, RECENT_MAPS_MAX, &maps, NULL))
 		maps = NULL;
-	stamp = maps ? stamp_text(t, maps) : NULL;
-	clock_gettime(CLOCK_REALTIME, &now);
+	stamp = maps ? stamp_text(t, maps, now) : NULL;
 	size_t len = strlen(r->recent);
 	fwrite(r->recent, 1, len - 1, out); /* all but its closing brace */
 	fprintf(out, ",\"jeattach\":{\"pid\":%d,\"time\":%lld.%09ld,\"clock\":\"%s\","
 		     "\"clock_now_ns\":%llu,\"maps\":",
-		(int)t->pid, (long long)now.tv_sec, now.tv_nsec, clock ? clock->v.s : "monotonic",
+		(int)t->pid, (long long)now->tv_sec, now->tv_nsec, clock ? clock->v.s : "monotonic",
 		(unsigned long long)r->recent_now_ns);
 	core_json_put_string(out, maps ? maps : "");
 	fputs(",\"stamp\":", out);
