@@ -90,25 +90,25 @@ void act_counters_learn(struct target *t, struct act_counters *k)
 		snprintf(k->why, sizeof(k->why), "no thread is held");
 		return;
 	}
-	uint64_t tp = arch_thread_pointer(&r);
-	struct sym_maps maps = { 0 };
-	int e = sym_maps_read(t->io_pid, &maps);
-	if (e) {
-		snprintf(k->why, sizeof(k->why), "cannot read its maps: %s", je_err_text(-e));
+	k->tp = arch_thread_pointer(&r);
+	k->alloc_off = (int64_t)(a - k->tp);
+	k->dealloc_off = (int64_t)(d - k->tp);
+	k->state = 2;
+}
+
+void act_counters_check(struct act_counters *k, const struct sym_maps *maps)
+{
+	if (k->state != 2)
 		return;
-	}
-	if (!tp || !near(&maps, tp, a) || !near(&maps, tp, d))
+	uint64_t a = k->tp + (uint64_t)k->alloc_off, d = k->tp + (uint64_t)k->dealloc_off;
+	k->state = 1;
+	if (!k->tp || !near(maps, k->tp, a) || !near(maps, k->tp, d)) {
+		k->state = -1;
 		snprintf(k->why, sizeof(k->why),
 			 "jemalloc's thread data is not in static TLS here (counter at 0x%llx, "
 			 "thread pointer 0x%llx)",
-			 (unsigned long long)a, (unsigned long long)tp);
-	else {
-		k->alloc_off = (int64_t)(a - tp);
-		k->dealloc_off = (int64_t)(d - tp);
-		k->state = 1;
-		k->why[0] = 0;
+			 (unsigned long long)a, (unsigned long long)k->tp);
 	}
-	sym_maps_free(&maps);
 }
 
 int act_counters_at(const struct act_counters *k, const struct sym_maps *maps, uint64_t tp,

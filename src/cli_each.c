@@ -184,8 +184,11 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	int n = tids ? target_threads(run->pid, tids, CLI_EACH_MAX_THREADS) : -ENOMEM;
 	y.us = n > 0 ? calloc((size_t)n, sizeof(*y.us)) : NULL;
 	/* After the listing: every thread listed has its stack mapped. */
-	if (s->counters.state == 1 && sym_maps_read(run->t.io_pid, &y.maps))
-		s->counters.state = -1; /* cannot locate: borrow as before */
+	if (s->counters.state == 2 && sym_maps_read(run->t.io_pid, &y.maps)) {
+		s->counters.state = -1; /* cannot locate: threads a second old only */
+		snprintf(s->counters.why, sizeof(s->counters.why), "its maps cannot be read");
+	}
+	act_counters_check(&s->counters, &y.maps);
 	pt_usec_t t0 = pt_now_us();
 	for (int i = 0; y.us && i < n; i++) {
 		if (cli_pending_signal()) {

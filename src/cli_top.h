@@ -68,7 +68,7 @@ int cli_top_main(const struct options *o);
  * new ones' counters from their thread pointers (k) until deadline. */
 struct target;
 void cli_top_threads_refresh(struct target *t, struct top_threads *th,
-			     const struct act_counters *k, pt_usec_t deadline, double dt);
+			     struct act_counters *k, pt_usec_t deadline, double dt);
 void cli_top_threads_sort(struct top_threads *th, enum top_sort how);
 void cli_top_threads_free(struct top_threads *th);
 /* "1.2 MiB" */

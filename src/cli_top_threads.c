@@ -182,19 +182,23 @@ static int to_locate(struct target *t, struct top_threads *th, struct top_thread
  * allocated a tsd and a tcache, and one caught as it ends a tcache that
  * is never freed, which a later epoch walks into (a SIGSEGV with
  * jemalloc's ctl lock taken, seen on victim_dyn -c; act_counters.c). */
-static void locate_new(struct target *t, struct top_threads *th, const struct act_counters *k,
+static void locate_new(struct target *t, struct top_threads *th, struct act_counters *k,
 		       pt_usec_t deadline)
 {
 	struct sym_maps maps = { 0 };
-	struct top_thread **todo =
-		k->state == 1 ? malloc(sizeof(*todo) * (size_t)(th->n + 1)) : NULL;
+	struct top_thread **todo = k->state == 1 || k->state == 2 ?
+					   malloc(sizeof(*todo) * (size_t)(th->n + 1)) :
+					   NULL;
 	th->pending = 0;
 	if (!todo)
 		return;
 	int first, m = to_locate(t, th, todo, &first);
 	/* Read after the listing: every thread listed has its stack. */
-	if (m && sym_maps_read(t->io_pid, &maps))
-		m = 0;
+	int have = (m || k->state == 2) && !sym_maps_read(t->io_pid, &maps);
+	if (have) /* the first refresh: what its hold learnt */
+		act_counters_check(k, &maps);
+	if (!have || k->state != 1)
+		m = 0; /* maps not read: at the next refresh */
 	for (int j = 0; j < m; j++) {
 		struct top_thread *x = todo[(first + j) % m];
 		uint64_t at[2];
@@ -221,7 +225,7 @@ static void locate_new(struct target *t, struct top_threads *th, const struct ac
 }
 
 void cli_top_threads_refresh(struct target *t, struct top_threads *th,
-			     const struct act_counters *k, pt_usec_t deadline, double dt)
+			     struct act_counters *k, pt_usec_t deadline, double dt)
 {
 	if (!th->tids && !(th->tids = malloc(sizeof(*th->tids) * TOP_MAX_THREADS)))
 		return;
