@@ -61,6 +61,8 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 		return act_set(t, a->arg, r);
 	case ACT_NAME_THREADS:
 		return act_name_threads(t, s, r);
+	case ACT_FRAG:
+		return act_frag(t, r);
 	}
 	return act_fail(r, JE_EXIT_INTERNAL, "unknown action");
 }
@@ -71,5 +73,7 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 		return r->code;
 	if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline))
 		return act_dump_finish(t, a, r);
+	if (a->kind == ACT_FRAG)
+		return act_frag_finish(t, a, r);
 	return r->code;
 }

@@ -123,6 +123,10 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			a->arg = "json";
 		if (a->kind == ACT_ACTIVATE || a->kind == ACT_FOR_BEGIN)
 			a->rearm = o->rearm;
+		if (a->kind == ACT_FRAG) {
+			a->arg = o->frag_profile;
+			a->force = o->force;
+		}
 		p->ndumps += a->kind == ACT_DUMP;
 		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
 			a->symbolize = o->symbolize;
@@ -131,8 +135,13 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			ndumps++;
 		}
 	}
-	if ((o->symbolize || o->force) && !ndumps) {
-		snprintf(err, errlen, "--%s goes with --dump", o->symbolize ? "symbolize" : "force");
+	int frag_files = o->nfrag_out > 0;
+	if (o->symbolize && !ndumps) {
+		snprintf(err, errlen, "--symbolize goes with --dump");
+		return -1;
+	}
+	if (o->force && !ndumps && !frag_files) {
+		snprintf(err, errlen, "--force goes with --dump or --frag-out");
 		return -1;
 	}
 	return 0;

@@ -185,7 +185,8 @@ static int read_text(struct target *t, uint64_t addr, size_t max, char **out)
  * mapped in the target for the occasion. jemalloc 5.3 hands write_cb 64 KiB
  * chunks (its buf_writer, STATS_PRINT_BUFSIZE), so strcat's rescans stay
  * cheap. strcat is an IFUNC in glibc: its resolver is called first. */
-int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno)
+int rproc_stats_print(struct target *t, const char *opts, size_t max, char **text,
+		      int *remote_errno)
 {
 	*text = NULL;
 	*remote_errno = 0;
@@ -214,7 +215,7 @@ int rproc_stats_print(struct target *t, const char *opts, char **text, int *remo
 		e = rcall(t, t->je.malloc_stats_print, args, 3, &unused);
 	}
 	if (!e)
-		e = read_text(t, (uint64_t)buf, FULL_ROOM, text);
+		e = read_text(t, (uint64_t)buf, max && max < FULL_ROOM ? max : FULL_ROOM, text);
 	int e2 = remote_syscall(t, SYS_munmap, (uint64_t)buf, FULL_ROOM + 4096, 0, 0, 0, 0, &ret);
 	if (e || e2) {
 		free(*text);

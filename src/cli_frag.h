@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cli_frag: --frag's analysis (frag.h) shown: as text under the target's
+ * report, as the "frag" object of its JSON line, as a file (--frag-out
+ * FILE.json, FILE.svg). */
+#ifndef JEATTACH_CLI_FRAG_H
+#define JEATTACH_CLI_FRAG_H
+
+#include <stdio.h>
+#include "act.h"
+#include "cli_run.h"
+#include "frag.h"
+
+/* Lines indented by two, after the "PID (comm) frag" line. */
+void cli_frag_text(FILE *out, const struct act_result *r);
+/* One JSON object, compact, no newline. */
+void cli_frag_json(FILE *out, const struct act_result *r);
+/* A self-contained SVG bar chart: the categories of resident memory and
+ * the worst size classes. */
+void cli_frag_svg(FILE *out, const struct frag_report *f, int pid, const char *comm);
+/* Step i's --frag-out files, written (temp file + rename): JE_EXIT_OK, or
+ * JE_EXIT_OUTPUT with the step's result failed and its message set. */
+enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i);
+
+#endif
