@@ -97,6 +97,12 @@ void cli_frag_json(FILE *out, const struct act_result *r)
 		tri[r->frag_out.prof_stats + 1], tri[r->frag_out.background + 1],
 		(unsigned long long)f->st.bg_threads, (long long)f->st.dirty_decay_ms,
 		(long long)f->st.muzzy_decay_ms);
+	if (f->st.prof_stats)
+		fprintf(out, "\"promoted_objects\":%llu,\"promoted_bytes\":%llu,",
+			(unsigned long long)f->promoted_objects,
+			(unsigned long long)f->promoted_bytes);
+	else
+		fputs("\"promoted_objects\":null,\"promoted_bytes\":null,", out);
 	classes(out, f);
 	advice(out, f);
 	sites(out, f->sites);

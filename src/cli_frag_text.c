@@ -32,6 +32,12 @@ static void categories(FILE *out, const struct frag_report *f)
 		if (c == FRAG_ALLOCATED)
 			fprintf(out, "    (of which %llu in thread caches, %llu jemalloc's own)\n",
 				(unsigned long long)st->tcache_bytes, (unsigned long long)st->internal);
+		if (c == FRAG_LARGE_PAD && f->promoted_objects)
+			fprintf(out, "    (profiling holds %llu sampled small objects in %llu-byte "
+				     "extents: %llu bytes of allocated and padding)\n",
+				(unsigned long long)f->promoted_objects,
+				(unsigned long long)st->min_large,
+				(unsigned long long)f->promoted_bytes);
 	}
 	fprintf(out, "  %-28s %14llu %10.1f\n", "sum", (unsigned long long)f->sum,
 		mib((double)f->sum));
@@ -83,6 +89,9 @@ static void prof_stats_line(FILE *out, const struct act_result *r)
 	else if (!ps || !r->frag->st.prof_stats)
 		fprintf(out, "  requested vs usable per class: opt.prof_stats is off (start with "
 			     "MALLOC_CONF=prof:true,prof_stats:true to see it)\n");
+	else if (!r->frag->st.prof_small_live)
+		fprintf(out, "  requested vs usable per class: opt.prof_stats is on, but no sampled "
+			     "small object is live (is profiling active? --activate)\n");
 	else
 		fprintf(out, "  unrequested: usable bytes not asked for, from sampled objects "
 			     "(opt.prof_stats), scaled to the class\n");

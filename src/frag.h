@@ -57,6 +57,7 @@ struct frag_stats {
 	size_t nbins;
 	uint64_t large_allocated, large_extents; /* sums over the large classes */
 	uint64_t min_large;                      /* the smallest large class */
+	uint64_t prof_small_live;                /* sum of the bins' prof_count */
 };
 
 /* Parse jemalloc's JSON report (text of len bytes). 0, or -1 with a
@@ -110,6 +111,11 @@ struct frag_report {
 	int64_t unexplained;   /* resident - sum */
 	int64_t active_gap;    /* active - (allocated + free + tail + pad): a race if not 0 */
 	uint64_t dirty, muzzy; /* bytes */
+	/* Profiling's cost: jemalloc 5.3 gives each sampled small object a
+	 * large extent of the smallest large class (imalloc_sample bumps its
+	 * usize to SC_LARGE_MINCLASS), counted under the large classes.
+	 * Known with opt.prof_stats only (the bins' live sampled counts). */
+	uint64_t promoted_objects, promoted_bytes;
 	struct frag_class *classes; /* worst first, only classes with slabs */
 	size_t nclasses;
 	struct frag_advice advice[8];

@@ -187,6 +187,11 @@ int frag_report_build(struct frag_stats *st, struct frag_report **out)
 	}
 	r->unexplained = (int64_t)r->st.resident - (int64_t)r->sum;
 	r->active_gap = (int64_t)r->st.active - (int64_t)in_active;
+	if (r->st.prof_stats) {
+		r->promoted_objects = r->st.prof_small_live;
+		r->promoted_bytes = r->promoted_objects *
+				    (r->st.min_large + (r->st.cache_oblivious ? r->st.page : 0));
+	}
 	advise(r);
 	*out = r;
 	return 0;

@@ -148,6 +148,7 @@ static int read_bins(struct reader *rd, const struct core_jnode *ar, const struc
 		if (read_bin(rd, s, c, i, &st->bins[i]))
 			return -1;
 		prof &= st->bins[i].has_prof;
+		st->prof_small_live += st->bins[i].prof_count;
 	}
 	st->prof_stats = prof;
 	return 0;

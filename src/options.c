@@ -82,8 +82,8 @@ static const struct options_row rows[] = {
 	  .help = "with --dump: refuse a profile larger than SIZE\n"
 		  "(default 4G; K, M, G, T suffixes)" },
 	{ .name = "force", .id = O_FORCE, .section = ACTIONS, .take = take_output,
-	  .help = "with --dump: replace an existing file (without it,\n"
-		  "an existing file is an error)" },
+	  .help = "with --dump, --frag-out: replace an existing file\n"
+		  "(without it, an existing file is an error)" },
 	{ .name = "stats", .id = O_STATS, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_OPTIONAL, .words = "full", .value = OPTIONS_VALUE_WORDS,
 	  .help = "allocator statistics; =full: jemalloc's own report" },

@@ -102,6 +102,9 @@ START_TEST(prof_stats)
 	const struct frag_class *c = r->classes[0].bin->index == 0 ? &r->classes[0] : &r->classes[1];
 	ck_assert(c->req_frag > 0.374 && c->req_frag < 0.376);
 	ck_assert_int_eq(c->req_waste, (int64_t)(0.375 * 1600));
+	/* the 4 sampled objects each sit in a 16 KiB extent and its pad page */
+	ck_assert_uint_eq(r->promoted_objects, 4);
+	ck_assert_uint_eq(r->promoted_bytes, 4 * (16384 + 4096));
 	frag_report_free(r);
 }
 END_TEST

@@ -82,6 +82,9 @@ for k, name in enumerate(("allocator_frag_bytes", "allocator_rss_bytes")):
 ws = [c["wasted"] for c in f["classes"]]
 ok &= ws == sorted(ws, reverse=True)
 ok &= f["prof_stats"] is True
+# sampling at 16 KiB: some small objects are live in promoted extents
+ok &= f["promoted_objects"] > 0 and f["promoted_bytes"] > 0
+print("promoted", f["promoted_objects"], f["promoted_bytes"], file=out)
 out.close()
 sys.exit(0 if ok else 1)
 EOF
