@@ -76,8 +76,13 @@ static void sites(FILE *out, const struct frag_sites *s)
 	core_json_put_string(out, s->source);
 	fprintf(out, ",\"past_small_classes_bytes\":%.0f,\"stacks\":[", s->unmapped_bytes);
 	for (size_t i = 0; i < s->n; i++) {
-		fprintf(out, "%s{\"bin\":%d,\"bytes\":%.0f,\"objects\":%.0f,\"stack\":", i ? "," : "",
-			s->v[i].bin, s->v[i].bytes, s->v[i].objects);
+		fputs(i ? ",{\"bin\":" : "{\"bin\":", out);
+		if (s->v[i].bin < 0)
+			fputs("null", out);
+		else
+			fprintf(out, "%d", s->v[i].bin);
+		fprintf(out, ",\"bytes\":%.0f,\"objects\":%.0f,\"stack\":", s->v[i].bytes,
+			s->v[i].objects);
 		core_json_put_string(out, s->v[i].stack);
 		fputc('}', out);
 	}

@@ -4,11 +4,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include "cli_frag.h"
 #include "core_text.h"
 
 #define TEXT_CLASSES 10 /* classes listed; the JSON has them all */
 #define TEXT_SITES 3    /* sites per class */
+#define TEXT_FRAMES 5   /* frames of a site's stack */
 
 static double mib(double b)
 {
@@ -97,25 +99,73 @@ static void prof_stats_line(FILE *out, const struct act_result *r)
 			     "(opt.prof_stats), scaled to the class\n");
 }
 
-/* The sites behind the worst classes. */
-static void sites(FILE *out, const struct frag_report *f)
+/* A stack's last TEXT_FRAMES frames (the allocating end), escaped: the
+ * JSON has it whole. */
+static void stack_tail(const char *stack, char *buf, size_t len)
+{
+	const char *p = stack + strlen(stack);
+	int frames = 0;
+	while (p > stack && frames < TEXT_FRAMES)
+		if (*--p == ';')
+			frames++;
+	if (*p == ';')
+		p++;
+	char tmp[1200];
+	snprintf(tmp, sizeof(tmp), "%s%s", p > stack ? "...;" : "", p);
+	core_text_escape(tmp, buf, len);
+}
+
+/* Up to TEXT_SITES sites of class bin, under the heading head; 0 if none. */
+static int sites_of(FILE *out, const struct frag_sites *s, int bin, const char *head)
+{
+	char safe[1200];
+	int shown = 0;
+	for (size_t k = 0; k < s->n && shown < TEXT_SITES; k++) {
+		if (s->v[k].bin != bin)
+			continue;
+		if (!shown++)
+			fprintf(out, "    %s:\n", head);
+		stack_tail(s->v[k].stack, safe, sizeof(safe));
+		fprintf(out, "      %12.0f B %10.0f obj  %s\n", s->v[k].bytes, s->v[k].objects, safe);
+	}
+	return shown;
+}
+
+/* The largest stacks whatever their class: a heap profile keeps one count
+ * per stack, not per size, so a stack allocating several sizes (a
+ * server's one path for every value) shows only its average. */
+static void largest(FILE *out, const struct frag_report *f)
 {
 	const struct frag_sites *s = f->sites;
 	char safe[1200];
+	fprintf(out, "    the largest stacks (average size, its class):\n");
+	for (size_t k = 0; k < s->n && k < TEXT_SITES; k++) {
+		const struct frag_site *v = &s->v[k];
+		char cls[32] = "large";
+		if (v->bin >= 0)
+			snprintf(cls, sizeof(cls), "%llu B",
+				 (unsigned long long)f->st.bins[v->bin].size);
+		stack_tail(v->stack, safe, sizeof(safe));
+		fprintf(out, "      %12.0f B %10.0f obj  avg %.0f B (%s)  %s\n", v->bytes, v->objects,
+			v->bytes / v->objects, cls, safe);
+	}
+}
+
+/* The sites behind the worst classes, then the largest stacks. */
+static void sites(FILE *out, const struct frag_report *f)
+{
+	const struct frag_sites *s = f->sites;
+	char head[96];
 	fprintf(out, "  sites that fill the worst classes (%s, un-sampled; a stack's average "
 		     "size picks its class):\n", s->source);
 	for (size_t i = 0; i < f->nclasses && i < TEXT_CLASSES; i++) {
-		int shown = 0;
-		for (size_t k = 0; k < s->n && shown < TEXT_SITES; k++) {
-			if (s->v[k].bin != (int)f->classes[i].bin->index)
-				continue;
-			if (!shown++)
-				fprintf(out, "    %llu B:\n", (unsigned long long)f->classes[i].bin->size);
-			core_text_escape(s->v[k].stack, safe, sizeof(safe));
-			fprintf(out, "      %12.0f B %10.0f obj  %s\n", s->v[k].bytes, s->v[k].objects,
-				safe);
-		}
+		unsigned long long size = (unsigned long long)f->classes[i].bin->size;
+		snprintf(head, sizeof(head), "%llu B", size);
+		if (!sites_of(out, s, (int)f->classes[i].bin->index, head))
+			fprintf(out, "    %llu B: no stack averages this size (its objects may come "
+				     "from stacks of mixed sizes)\n", size);
 	}
+	largest(out, f);
 }
 
 void cli_frag_text(FILE *out, const struct act_result *r)

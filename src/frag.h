@@ -134,7 +134,7 @@ int frag_class_of(const struct frag_stats *st, double size);
 
 /* ---- the allocation sites that fill the worst classes (frag_sites.c) */
 struct frag_site {
-	int bin;            /* index into st.bins */
+	int bin;            /* index into st.bins; -1: the average is past them */
 	double bytes, objects; /* un-sampled, from the heap profile */
 	char *stack;        /* "caller;...;allocating function", allocator frames pruned */
 };
@@ -148,8 +148,9 @@ struct frag_sites {
 
 /* Read the heap profile at path (a profile of process pid, symbolized
  * through its /proc entries; pid 0: through the profile's own maps) and
- * attach to r, per small class, the sites whose average usable size
- * (bytes / objects of the stack) falls in it. 0, or a libjeheap error
+ * attach to r every site holding memory, with the small class its
+ * average usable size (bytes / objects of the stack) falls in, most
+ * bytes first. 0, or a libjeheap error
  * code (jeheap_strerror) with the reason in why. */
 int frag_sites_map(struct frag_report *r, const char *path, int pid, char *why, size_t whylen);
 void frag_sites_free(struct frag_sites *s);

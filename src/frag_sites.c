@@ -53,21 +53,22 @@ static int by_bytes(const void *a, const void *b)
 	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->stack, y->stack);
 }
 
-/* Each stack's class; those past the small classes (or holding nothing)
- * leave the list, counted in unmapped_bytes. */
+/* Each stack's class. Those whose average is past the small classes
+ * stay, with bin -1 (large objects, or a stack of mixed sizes whose
+ * average is large: a server's one path for every value it stores); those
+ * that hold nothing leave the list. */
 static void assign(struct frag_sites *s, const struct frag_stats *st)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct frag_site *f = &s->v[i];
-		int bin = f->objects > 0 && f->bytes > 0 ? frag_class_of(st, f->bytes / f->objects) : -1;
-		if (bin < 0) {
-			if (f->bytes > 0)
-				s->unmapped_bytes += f->bytes;
+		if (!(f->objects > 0 && f->bytes > 0)) {
 			free(f->stack);
 			continue;
 		}
-		f->bin = bin;
+		f->bin = frag_class_of(st, f->bytes / f->objects);
+		if (f->bin < 0)
+			s->unmapped_bytes += f->bytes;
 		s->v[k++] = *f;
 	}
 	s->n = k;
