@@ -135,6 +135,18 @@ echo "$ERR" | grep -q -- '--frag-profile goes with --frag' || fail "$ERR"
 expect_rc 2 "$JEATTACH" -p 1,2 --frag --frag-out "$WORK/x.svg"
 echo "$ERR" | grep -q '%p' || fail "$ERR"
 
+# A target whose report is forged (tests/targets/victim_forge.c: JSON that
+# closes jeattach's object and starts a record of its own): exit 7, one
+# line, one JSON record, the victim unharmed.
+start_victim_env fg "MALLOC_CONF=prof:true,prof_active:false" "$TARGETS/victim_forge"
+expect_rc 7 "$JEATTACH" -p "$fg" --frag --prefix je_
+[ "$(echo "$ERR" | wc -l)" = 1 ] && echo "$ERR" | grep -q 'not valid JSON' || fail "$ERR"
+expect_rc 7 "$JEATTACH" -p "$fg" --frag --json --prefix je_ --frag-out "$WORK/forged.svg"
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 1 ] && [ "$(json_get "$OUT" "j['exit_code']")" = 7 ] ||
+	fail "not one record: $OUT"
+[ -e "$WORK/forged.svg" ] && fail "a chart was written from a forged report"
+finish_victim fg
+
 # A process without jemalloc: exit 5, one line.
 start_victim plain "$TARGETS/victim_plain" -b 1
 expect_rc 5 "$JEATTACH" -p "$plain" --frag
