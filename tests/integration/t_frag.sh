@@ -88,6 +88,13 @@ print("promoted", f["promoted_objects"], f["promoted_bytes"], file=out)
 out.close()
 sys.exit(0 if ok else 1)
 EOF
+# Left as found: no scratch mapping of jeattach's, no report buffer (256 MiB
+# + a guard page, rproc.c FULL_ROOM) left in the target.
+[ -z "$(scratch_maps "$rpid")" ] || fail "scratch memory left in redis: $(scratch_maps "$rpid")"
+while read -r range rest; do
+	s=${range%-*} e=${range#*-}
+	[ $((0x$e - 0x$s)) = $((256 * 1048576 + 4096)) ] && fail "the report's buffer is left: $range"
+done <"/proc/$rpid/maps"
 pass "categories add up to resident and agree with INFO memory: $(tr '\n' ' ' <"$WORK/check.out" | cut -c1-400)"
 python3 -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith('svg') and len(r.findall('.//{http://www.w3.org/2000/svg}rect')) > 8" \
 	"$WORK/frag.svg" || fail "the SVG is not well-formed: $(head -c 300 "$WORK/frag.svg")"
