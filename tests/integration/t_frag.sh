@@ -154,6 +154,23 @@ expect_rc 7 "$JEATTACH" -p "$fg" --frag --json --prefix je_ --frag-out "$WORK/fo
 [ -e "$WORK/forged.svg" ] && fail "a chart was written from a forged report"
 finish_victim fg
 
+# jemalloc 5.2.1 (Debian 11's, preloaded): no opt.prof_stats (ENOENT, said),
+# the same arithmetic, and 5.2 ignores the option letter it lacks (h).
+if LIB=$("$top_srcdir/tests/jemalloc-archive.sh" 5.2.1 2>/dev/null); then
+	start_victim_env v52 "LD_PRELOAD=$LIB" "$TARGETS/victim_plain" -b 3
+	expect_rc 0 "$JEATTACH" -p "$v52" --frag --json
+	json_get "$OUT" "j['actions'][0]['frag']['version']" | grep -q '^5\.2\.' || fail "5.2: $OUT"
+	[ "$(json_get "$OUT" "j['actions'][0]['frag']['prof_stats']")" = None ] || fail "5.2: $OUT"
+	json_get "$OUT" "abs(j['actions'][0]['frag']['unexplained']) <= 0.05 * j['actions'][0]['frag']['resident']" |
+		grep -q True || fail "5.2: the categories do not add up: $OUT"
+	expect_rc 0 "$JEATTACH" -p "$v52" --frag
+	echo "$OUT" | grep -q 'opt.prof_stats is not in this jemalloc' || fail "5.2: $OUT"
+	finish_victim v52
+	pass "jemalloc 5.2.1: the same arithmetic, prof_stats said to be absent"
+else
+	echo "note: Debian 11's libjemalloc2 5.2.1 not available; --frag on 5.2 not checked"
+fi
+
 # A process without jemalloc: exit 5, one line.
 start_victim plain "$TARGETS/victim_plain" -b 1
 expect_rc 5 "$JEATTACH" -p "$plain" --frag
