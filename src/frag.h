@@ -15,7 +15,7 @@
  *             + small free regions: (curslabs * nregs - curregs) * size
  *             + slab tails: curslabs * (slab_size - nregs * size)
  *             + large padding: curlextents * page with opt.cache_oblivious
- *               (large_palloc asks the page allocator for usize + sz_large_pad)
+ *               (arena.c, arena_extent_alloc_large: usize + sz_large_pad)
  *   resident  = active + pdirty * page + the base allocator's resident pages
  * jemalloc does not print the base's resident pages; its allocated bytes
  * ("base", the metadata less "internal", which lives in the arenas'

@@ -111,12 +111,12 @@ static void advise_pages(struct frag_report *r)
 			   "dirty_decay_ms is -1: jemalloc never returns dirty pages by itself; "
 			   "set arenas.dirty_decay_ms (or start with MALLOC_CONF=dirty_decay_ms:10000)");
 	else if (!st->bg_threads)
-		/* Without background threads decay advances only when the
-		 * arena is used again (arena_decay_ticks on allocation): an
-		 * idle process keeps its dirty pages indefinitely. */
+		/* Without background threads decay advances only as the
+		 * arena is used (arena_decay_ticks, on allocations and
+		 * frees): an idle process keeps its dirty pages. */
 		add_advice(r, FRAG_ADV_BACKGROUND,
 			   "no background thread runs (background_thread is off): dirty pages "
-			   "decay only while the process allocates; jeattach -p PID --set "
+			   "decay only while the process allocates or frees; jeattach -p PID --set "
 			   "background_thread=true returns them on time (%lld ms) even when idle",
 			   (long long)st->dirty_decay_ms);
 	if (r->muzzy && significant(r, r->muzzy, FRAG_DIRTY_SHARE))
