@@ -194,6 +194,8 @@ static int members(struct parser *ps, size_t idx, char close)
 static int value(struct parser *ps, size_t *idx)
 {
 	struct core_jtree *t = ps->t;
+	if (t->n >= CORE_JTREE_MAX_NODES)
+		return -E2BIG;
 	if (CORE_GROW(&t->v, &t->cap, t->n + 1))
 		return -ENOMEM;
 	*idx = t->n++;

@@ -27,8 +27,13 @@ struct core_jnode {
 
 struct core_jtree;
 
+/* A node takes 64 bytes: "[0,0,...]" would make one per two bytes of
+ * text, so the count is bounded (jemalloc's --frag report makes ~5,000). */
+#define CORE_JTREE_MAX_NODES (1u << 20)
+
 /* Parse exactly one JSON value (whitespace around it). 0; -EINVAL with
- * the byte offset of the fault in *at (if at is given); -ENOMEM. */
+ * the byte offset of the fault in *at (if at is given); -E2BIG past
+ * CORE_JTREE_MAX_NODES values; -ENOMEM. */
 int core_jtree_parse(const char *text, size_t len, struct core_jtree **out, size_t *at);
 void core_jtree_free(struct core_jtree *t);
 

@@ -192,7 +192,7 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r);
 enum je_exit act_frag(struct target *t, struct act_result *r);
 enum je_exit act_frag_finish(struct target *t, const struct act *a, struct act_result *r);
 /* --frag's bound on jemalloc's report: longer is refused, not cut. */
-#define ACT_FRAG_MAX_REPORT (64UL << 20)
+#define ACT_FRAG_MAX_REPORT (8UL << 20) /* ~40 KB from jemalloc, whatever the arenas */
 enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
 enum je_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
 			  struct act_result *r);

@@ -185,9 +185,14 @@ int frag_stats_read(const char *text, size_t len, struct frag_stats *st, char *w
 	size_t at = 0;
 	int e = core_jtree_parse(text, len, &t, &at);
 	if (e) {
-		snprintf(why, whylen, e == -ENOMEM ? "out of memory reading jemalloc's report"
-						   : "jemalloc's report is not valid JSON (at byte %zu of %zu)",
-			 at, len);
+		if (e == -ENOMEM)
+			snprintf(why, whylen, "out of memory reading jemalloc's report");
+		else if (e == -E2BIG)
+			snprintf(why, whylen, "jemalloc's report holds more than %u values; not read",
+				 CORE_JTREE_MAX_NODES);
+		else
+			snprintf(why, whylen, "jemalloc's report is not valid JSON (at byte %zu of %zu)",
+				 at, len);
 		return -1;
 	}
 	struct reader rd = { t, why, whylen };

@@ -203,6 +203,16 @@ START_TEST(jtree)
 	memset(deep, '[', 100);
 	memset(deep + 100, ']', 100);
 	ck_assert_int_eq(core_jtree_parse(deep, 200, &t, &at), -EINVAL); /* nesting bounded */
+	/* a value per two bytes: the count is bounded, not the memory it takes */
+	size_t k = (size_t)CORE_JTREE_MAX_NODES, n = 2 * k + 1; /* "[0,0,...,0]": k zeros */
+	char *many = malloc(n);
+	ck_assert_ptr_nonnull(many);
+	many[0] = '[';
+	for (size_t i = 0; i < k; i++)
+		many[1 + 2 * i] = '0', many[2 + 2 * i] = ',';
+	many[n - 1] = ']'; /* over the last comma */
+	ck_assert_int_eq(core_jtree_parse(many, n, &t, &at), -E2BIG);
+	free(many);
 }
 END_TEST
 
