@@ -86,8 +86,8 @@ static void prof_stats_line(FILE *out, const struct act_result *r)
 {
 	int ps = r->frag_out.prof_stats;
 	if (ps < 0)
-		fprintf(out, "  requested vs usable per class: opt.prof_stats is not in this jemalloc "
-			     "(5.3.0 and later)\n");
+		fprintf(out, "  requested vs usable per class: this jemalloc has no opt.prof_stats "
+			     "(it came in 5.3.0, and needs a build with profiling)\n");
 	else if (!ps || !r->frag->st.prof_stats)
 		fprintf(out, "  requested vs usable per class: opt.prof_stats is off (start with "
 			     "MALLOC_CONF=prof:true,prof_stats:true to see it)\n");

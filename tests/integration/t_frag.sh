@@ -164,7 +164,7 @@ if LIB=$("$top_srcdir/tests/jemalloc-archive.sh" 5.2.1 2>/dev/null); then
 	json_get "$OUT" "abs(j['actions'][0]['frag']['unexplained']) <= 0.05 * j['actions'][0]['frag']['resident']" |
 		grep -q True || fail "5.2: the categories do not add up: $OUT"
 	expect_rc 0 "$JEATTACH" -p "$v52" --frag
-	echo "$OUT" | grep -q 'opt.prof_stats is not in this jemalloc' || fail "5.2: $OUT"
+	echo "$OUT" | grep -q 'this jemalloc has no opt.prof_stats' || fail "5.2: $OUT"
 	finish_victim v52
 	pass "jemalloc 5.2.1: the same arithmetic, prof_stats said to be absent"
 else
