@@ -10,8 +10,9 @@
 #include "cli_run.h"
 #include "frag.h"
 
-/* Lines indented by two, after the "PID (comm) frag" line. */
-void cli_frag_text(FILE *out, const struct act_result *r);
+/* Lines indented by two, after the "PID (comm) frag" line; the advice's
+ * commands name pid. */
+void cli_frag_text(FILE *out, const struct act_result *r, int pid);
 /* One JSON object, compact, no newline. */
 void cli_frag_json(FILE *out, const struct act_result *r);
 /* A self-contained SVG bar chart: the categories of resident memory and

@@ -168,7 +168,22 @@ static void sites(FILE *out, const struct frag_report *f)
 	largest(out, f);
 }
 
-void cli_frag_text(FILE *out, const struct act_result *r)
+/* An advice's text, its "-p PID" made this target's pid (frag_model.c
+ * writes the commands without one). */
+static void advice_line(FILE *out, const char *text, int pid)
+{
+	fputs("  advice: ", out);
+	for (const char *p = text, *q; *p; p = q + 6) {
+		if (!(q = strstr(p, "-p PID"))) {
+			fputs(p, out);
+			break;
+		}
+		fprintf(out, "%.*s-p %d", (int)(q - p), p, pid);
+	}
+	fputc('\n', out);
+}
+
+void cli_frag_text(FILE *out, const struct act_result *r, int pid)
 {
 	const struct frag_report *f = r->frag;
 	char ver[sizeof(f->st.version) * 4];
@@ -180,7 +195,7 @@ void cli_frag_text(FILE *out, const struct act_result *r)
 	classes(out, f);
 	prof_stats_line(out, r);
 	for (size_t i = 0; i < f->nadvice; i++)
-		fprintf(out, "  advice: %s\n", f->advice[i].text);
+		advice_line(out, f->advice[i].text, pid);
 	if (!f->nadvice)
 		fprintf(out, "  advice: none; no category is large enough to act on\n");
 	if (f->sites)

@@ -39,7 +39,7 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 		if (r->blob) /* jemalloc's own report, its control bytes escaped */
 			core_text_put_lines(out, r->blob);
 		if (r->frag)
-			cli_frag_text(out, r);
+			cli_frag_text(out, r, (int)run->pid);
 		if (r->warning[0])
 			fprintf(stderr, "jeattach: %d: warning: %s\n", (int)run->pid, r->warning);
 	}
