@@ -62,6 +62,48 @@ static int write_one(const struct cli_run *run, const struct act *a, const struc
 	return e;
 }
 
+static enum je_exit check_profile(const char *path, char *err, size_t len)
+{
+	struct stat st;
+	const char *why = NULL;
+	if (stat(path, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (access(path, R_OK))
+		why = strerror(errno);
+	if (!why)
+		return JE_EXIT_OK;
+	snprintf(err, len, "--frag-profile %.300s: %s; give a heap profile written by "
+		 "jeattach --dump", path, why);
+	return JE_EXIT_USAGE;
+}
+
+enum je_exit cli_frag_check(const struct options *o, char *err, size_t len)
+{
+	if (o->frag_profile && check_profile(o->frag_profile, err, len))
+		return JE_EXIT_USAGE;
+	for (int k = 0; k < o->nfrag_out; k++)
+		for (int i = 0; i < o->npids; i++) {
+			char file[4096], copy[4096];
+			struct stat st;
+			if (act_expand_pattern(o->frag_out[k], o->pids[i], 0, file, sizeof(file)))
+				continue; /* refused by the option's parser already */
+			if (!o->force && !lstat(file, &st)) {
+				snprintf(err, len, "--frag-out %.300s: the file exists; give --force to "
+					 "replace it, or a new name", file);
+				return JE_EXIT_OUTPUT;
+			}
+			snprintf(copy, sizeof(copy), "%s", file);
+			if (access(dirname(copy), W_OK | X_OK)) {
+				snprintf(err, len, "cannot write %.300s: %s; choose a writable directory",
+					 file, strerror(errno));
+				return JE_EXIT_OUTPUT;
+			}
+		}
+	return JE_EXIT_OK;
+}
+
 enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i)
 {
 	const struct act *a = &run->plan->steps[i];

@@ -102,9 +102,12 @@ python3 -c "import json, sys; f = json.load(open(sys.argv[1])); assert f['catego
 	"$WORK/frag.json" || fail "--frag-out FILE.json: $(head -c 300 "$WORK/frag.json")"
 pass "--frag-out wrote a well-formed SVG and the JSON report"
 
-# An existing --frag-out file is kept unless --force.
+# An existing --frag-out file is kept unless --force (said before the
+# target is touched); a missing --frag-profile too.
 expect_rc 8 "$JEATTACH" -p "$rpid" --frag --frag-out "$WORK/frag.svg"
 [ "$(echo "$ERR" | wc -l)" = 1 ] && echo "$ERR" | grep -q 'exists; give --force' || fail "$ERR"
+expect_rc 2 "$JEATTACH" -p "$rpid" --frag --frag-profile "$WORK/no.heap"
+[ "$(echo "$ERR" | wc -l)" = 1 ] && echo "$ERR" | grep -q 'No such file' || fail "$ERR"
 expect_rc 0 "$JEATTACH" -p "$rpid" --frag --frag-out "$WORK/frag.svg" --force
 
 # The text report, and the sites from a heap profile of the same process.
