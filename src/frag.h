@@ -64,6 +64,9 @@ struct frag_stats {
  * one-line reason in why (not JSON, or a figure missing). */
 int frag_stats_read(const char *text, size_t len, struct frag_stats *st, char *why, size_t whylen);
 void frag_stats_free(struct frag_stats *st);
+/* The small class a usable size falls in (the smallest bin at least
+ * that large), or -1 past the small classes. */
+int frag_class_of(const struct frag_stats *st, double size);
 
 /* The categories that make up resident, in this order. */
 enum frag_cat {
@@ -128,9 +131,6 @@ struct frag_report {
  * report frees it). 0 or -ENOMEM. */
 int frag_report_build(struct frag_stats *st, struct frag_report **out);
 void frag_report_free(struct frag_report *r);
-/* The small class a usable size falls in (the smallest bin at least
- * that large), or -1 past the small classes. */
-int frag_class_of(const struct frag_stats *st, double size);
 
 /* ---- the allocation sites that fill the worst classes (frag_sites.c) */
 struct frag_site {

@@ -30,15 +30,6 @@ const char *frag_cat_name(enum frag_cat c)
 	return names[c];
 }
 
-int frag_class_of(const struct frag_stats *st, double size)
-{
-	/* bins are in increasing size order (sz_index2size) */
-	for (size_t i = 0; i < st->nbins; i++)
-		if ((double)st->bins[i].size >= size)
-			return (int)i;
-	return -1;
-}
-
 static void classify(struct frag_report *r)
 {
 	const struct frag_stats *st = &r->st;

@@ -218,6 +218,15 @@ int frag_stats_read(const char *text, size_t len, struct frag_stats *st, char *w
 	return r;
 }
 
+int frag_class_of(const struct frag_stats *st, double size)
+{
+	/* bins are in increasing size order (sz_index2size) */
+	for (size_t i = 0; i < st->nbins; i++)
+		if ((double)st->bins[i].size >= size)
+			return (int)i;
+	return -1;
+}
+
 void frag_stats_free(struct frag_stats *st)
 {
 	free(st->bins);
