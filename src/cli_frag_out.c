@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* --frag-out: the report as FILE.json or FILE.svg, written as a dump is:
- * a temporary beside it, fsync, then a rename that replaces nothing
- * unless --force (act_publish). */
+/* --frag's files: checked before any target is touched (--frag-profile
+ * readable, each --frag-out writable and new unless --force), then the
+ * report written as FILE.json or FILE.svg as a dump is: a temporary beside
+ * it, fsync, then a rename that replaces nothing unless --force
+ * (act_publish). */
 #include "config.h"
 
 #include <errno.h>
