@@ -102,6 +102,14 @@ void cli_frag_json(FILE *out, const struct act_result *r)
 		tri[r->frag_out.prof_stats + 1], tri[r->frag_out.background + 1],
 		(unsigned long long)f->st.bg_threads, (long long)f->st.dirty_decay_ms,
 		(long long)f->st.muzzy_decay_ms);
+	if (f->unrequested_small >= 0)
+		fprintf(out, "\"unrequested_small\":%lld,", (long long)f->unrequested_small);
+	else
+		fputs("\"unrequested_small\":null,", out);
+	if (f->unrequested_large >= 0)
+		fprintf(out, "\"unrequested_large\":%lld,", (long long)f->unrequested_large);
+	else
+		fputs("\"unrequested_large\":null,", out);
 	if (f->st.prof_stats)
 		fprintf(out, "\"promoted_objects\":%llu,\"promoted_bytes\":%llu,",
 			(unsigned long long)f->promoted_objects,

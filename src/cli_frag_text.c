@@ -22,9 +22,18 @@ static double share(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
+static const char *large_unrequested(const struct frag_report *f, char *buf, size_t len)
+{
+	if (f->unrequested_large < 0)
+		return "?";
+	snprintf(buf, len, "%lld", (long long)f->unrequested_large);
+	return buf;
+}
+
 static void categories(FILE *out, const struct frag_report *f)
 {
 	const struct frag_stats *st = &f->st;
+	char buf[32];
 	fprintf(out, "  %-28s %14s %10s %7s\n", "category (adds up to resident)", "bytes", "MiB",
 		"share");
 	for (int c = 0; c < FRAG_NCATS; c++) {
@@ -34,6 +43,10 @@ static void categories(FILE *out, const struct frag_report *f)
 		if (c == FRAG_ALLOCATED)
 			fprintf(out, "    (of which %llu in thread caches, %llu jemalloc's own)\n",
 				(unsigned long long)st->tcache_bytes, (unsigned long long)st->internal);
+		if (c == FRAG_ALLOCATED && f->unrequested_small >= 0)
+			fprintf(out, "    (of which about %lld small and %s large not requested: sizes "
+				     "rounded up to their class, from sampled objects)\n",
+				(long long)f->unrequested_small, large_unrequested(f, buf, sizeof(buf)));
 		if (c == FRAG_LARGE_PAD && f->promoted_objects)
 			fprintf(out, "    (profiling holds %llu sampled small objects in %llu-byte "
 				     "extents: %llu bytes of allocated and padding)\n",

@@ -58,6 +58,9 @@ struct frag_stats {
 	uint64_t large_allocated, large_extents; /* sums over the large classes */
 	uint64_t min_large;                      /* the smallest large class */
 	uint64_t prof_small_live;                /* sum of the bins' prof_count */
+	/* opt.prof_stats for the large classes: their rounding up, estimated */
+	int large_prof;
+	uint64_t large_unrequested;
 };
 
 /* Parse jemalloc's JSON report (text of len bytes). 0, or -1 with a
@@ -119,6 +122,10 @@ struct frag_report {
 	 * usize to SC_LARGE_MINCLASS), counted under the large classes.
 	 * Known with opt.prof_stats only (the bins' live sampled counts). */
 	uint64_t promoted_objects, promoted_bytes;
+	/* Inside allocated: usable bytes not requested (sizes rounded up to
+	 * their class), estimated from opt.prof_stats' sampled objects; -1
+	 * unknown. */
+	int64_t unrequested_small, unrequested_large;
 	struct frag_class *classes; /* worst first, only classes with slabs */
 	size_t nclasses;
 	struct frag_advice advice[8];

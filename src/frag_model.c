@@ -178,6 +178,10 @@ int frag_report_build(struct frag_stats *st, struct frag_report **out)
 	}
 	r->unexplained = (int64_t)r->st.resident - (int64_t)r->sum;
 	r->active_gap = (int64_t)r->st.active - (int64_t)in_active;
+	r->unrequested_small = r->st.prof_stats ? 0 : -1;
+	for (size_t i = 0; i < r->nclasses && r->st.prof_stats; i++)
+		r->unrequested_small += r->classes[i].req_waste > 0 ? r->classes[i].req_waste : 0;
+	r->unrequested_large = r->st.large_prof ? (int64_t)r->st.large_unrequested : -1;
 	if (r->st.prof_stats) {
 		r->promoted_objects = r->st.prof_small_live;
 		r->promoted_bytes = r->promoted_objects *

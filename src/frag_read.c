@@ -154,6 +154,28 @@ static int read_bins(struct reader *rd, const struct core_jnode *ar, const struc
 	return 0;
 }
 
+/* A large class's usable bytes not requested (its rounding up), from the
+ * sampled objects of opt.prof_stats (prof.stats.lextents.<j>.live), as a
+ * share of its live bytes. The smallest class also holds profiling's
+ * promoted small objects (imalloc_sample), counted under their bins by
+ * prof_stats (prof_malloc_sample_object is given the small usize): they
+ * are not this class's rounding, so they are left out of its count. */
+static void large_unrequested(struct reader *rd, const struct core_jnode *c, size_t i,
+			      uint64_t size, uint64_t cur, struct frag_stats *st)
+{
+	uint64_t req, count;
+	if (core_jtree_u64(rd->t, c, "prof_live_requested", &req) ||
+	    core_jtree_u64(rd->t, c, "prof_live_count", &count)) {
+		st->large_prof = 0;
+		return;
+	}
+	if (!i)
+		cur = cur > st->prof_small_live ? cur - st->prof_small_live : 0;
+	if (count && req <= count * size)
+		st->large_unrequested += (uint64_t)((double)(cur * size) *
+						    (1.0 - (double)req / ((double)count * (double)size)));
+}
+
 static int read_large(struct reader *rd, const struct core_jnode *ar, const struct core_jnode *m,
 		      struct frag_stats *st)
 {
@@ -166,6 +188,7 @@ static int read_large(struct reader *rd, const struct core_jnode *ar, const stru
 		return say(rd, "jemalloc's report lists %zu large sizes and %zu large classes",
 			   shapes->n, counts->n);
 	const struct core_jnode *s = core_jtree_child(t, shapes), *c = core_jtree_child(t, counts);
+	st->large_prof = 1;
 	for (size_t i = 0; s && c; i++, s = core_jtree_next(t, s), c = core_jtree_next(t, c)) {
 		uint64_t size, cur;
 		if (need(rd, s, "lextent", "size", &size) || need(rd, c, "lextents", "curlextents", &cur))
@@ -174,6 +197,7 @@ static int read_large(struct reader *rd, const struct core_jnode *ar, const stru
 			st->min_large = size;
 		st->large_allocated += size * cur;
 		st->large_extents += cur;
+		large_unrequested(rd, c, i, size, cur, st);
 	}
 	return 0;
 }

@@ -109,6 +109,39 @@ START_TEST(prof_stats)
 }
 END_TEST
 
+/* Rounding up, from opt.prof_stats: the 16 KiB class's 5 extents hold the
+ * 2 promoted sampled small objects, left out: 3 x 16384 x (1 - 30000 /
+ * 32768) = 4152; 4 x 20480 x (1 - 40000 / 40960) = 1920; the bin: 100 x
+ * 16 x (1 - 20 / 32) = 600. */
+START_TEST(unrequested)
+{
+	static const char text[] =
+		"{\"jemalloc\":{\"version\":\"5.3.0-test\",\"arenas\":{\"page\":4096,"
+		"\"bin\":[{\"size\":16,\"nregs\":256,\"slab_size\":4096}],\"lextent\":["
+		"{\"size\":16384},{\"size\":20480}]},\"stats\":{\"allocated\":165120,"
+		"\"active\":0,\"metadata\":0,\"resident\":0,\"mapped\":0,\"retained\":0},"
+		"\"stats.arenas\":{\"merged\":{\"pactive\":0,\"pdirty\":0,\"pmuzzy\":0,"
+		"\"base\":0,\"bins\":[{\"curregs\":100,\"curslabs\":1,"
+		"\"prof_live_requested\":20,\"prof_live_count\":2}],\"lextents\":["
+		"{\"curlextents\":5,\"prof_live_requested\":30000,\"prof_live_count\":2},"
+		"{\"curlextents\":4,\"prof_live_requested\":40000,\"prof_live_count\":2}]}}}}";
+	char why[300] = "";
+	struct frag_stats st;
+	ck_assert_msg(frag_stats_read(text, strlen(text), &st, why, sizeof(why)) == 0, "%s", why);
+	struct frag_report *r;
+	ck_assert_int_eq(frag_report_build(&st, &r), 0);
+	ck_assert_int_eq(r->unrequested_small, 600);
+	ck_assert_int_eq(r->unrequested_large, 4152 + 1920);
+	ck_assert_uint_eq(r->promoted_objects, 2);
+	frag_report_free(r);
+	/* without prof_stats: unknown, not 0 */
+	r = build(0, "", "");
+	ck_assert_int_eq(r->unrequested_small, -1);
+	ck_assert_int_eq(r->unrequested_large, -1);
+	frag_report_free(r);
+}
+END_TEST
+
 START_TEST(class_of)
 {
 	struct frag_report *r = build(0, "", "");
@@ -224,6 +257,7 @@ int main(void)
 	tcase_add_test(tc, advice_dirty);
 	tcase_add_test(tc, prof_stats);
 	tcase_add_test(tc, class_of);
+	tcase_add_test(tc, unrequested);
 	tcase_add_test(tc, saved_redis);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, jtree);

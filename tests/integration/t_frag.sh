@@ -84,6 +84,9 @@ ok &= ws == sorted(ws, reverse=True)
 ok &= f["prof_stats"] is True
 # sampling at 16 KiB: some small objects are live in promoted extents
 ok &= f["promoted_objects"] > 0 and f["promoted_bytes"] > 0
+# values of 20000 B live in the 20480 B class: some rounding is seen
+ok &= f["unrequested_large"] is not None and f["unrequested_large"] > 0
+ok &= f["unrequested_small"] is not None
 print("promoted", f["promoted_objects"], f["promoted_bytes"], file=out)
 out.close()
 sys.exit(0 if ok else 1)
