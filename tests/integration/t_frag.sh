@@ -14,14 +14,15 @@ require_ptrace
 
 # Profiling active with a 16 KiB sample (so a profile names the sites) and
 # opt.prof_stats (requested vs usable bytes per class, jemalloc 5.3).
-port=$((20000 + ($$ + 7) % 20000))
+# Its own unix socket, no TCP port (nothing to collide with), no persistence.
+sock=$WORK/redis.sock
 env MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14,prof_stats:true \
-	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
-	--daemonize no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+	redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 --save '' \
+	--appendonly no --daemonize no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
 rpid=$!
 track "$rpid"
 i=0
-until redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; do
+until redis-cli -s "$sock" ping 2>/dev/null | grep -q PONG; do
 	i=$((i + 1)); [ $i -gt 100 ] && fail "redis did not start: $(cat "$WORK/redis.log")"
 	sleep 0.05
 done
@@ -40,13 +41,13 @@ with open(work + "/fill.resp", "w") as f:
 with open(work + "/del.resp", "w") as f:
     f.write("".join(cmd("DEL", "k%d" % i) for i in range(n) if i % 10))
 EOF
-redis-cli -p "$port" --pipe <"$WORK/fill.resp" >"$WORK/fill.out" 2>&1 || fail "fill: $(cat "$WORK/fill.out")"
-redis-cli -p "$port" --pipe <"$WORK/del.resp" >"$WORK/del.out" 2>&1 || fail "delete: $(cat "$WORK/del.out")"
+redis-cli -s "$sock" --pipe <"$WORK/fill.resp" >"$WORK/fill.out" 2>&1 || fail "fill: $(cat "$WORK/fill.out")"
+redis-cli -s "$sock" --pipe <"$WORK/del.resp" >"$WORK/del.out" 2>&1 || fail "delete: $(cat "$WORK/del.out")"
 grep -q 'errors: 0' "$WORK/del.out" || fail "delete: $(cat "$WORK/del.out")"
 
 # redis refreshes its allocator figures in serverCron (every 100 ms at
 # hz 10): INFO is read after that long, before and after jeattach.
-info() { sleep 0.25; redis-cli -p "$port" info memory | tr -d '\r' >"$WORK/info.$1"; }
+info() { sleep 0.25; redis-cli -s "$sock" info memory | tr -d '\r' >"$WORK/info.$1"; }
 info before
 expect_rc 0 "$JEATTACH" -p "$rpid" --frag --json --frag-out "$WORK/frag.svg" \
 	--frag-out "$WORK/frag.json"
@@ -134,10 +135,10 @@ pass "$sites allocation sites mapped to classes"
 expect_rc 2 "$JEATTACH" -p "$rpid" --frag --frag-profile "$top_srcdir/README"
 [ "$(echo "$ERR" | wc -l)" = 1 ] && echo "$ERR" | grep -q 'frag-profile' || fail "$ERR"
 
-redis-cli -p "$port" ping | grep -q PONG || fail "redis no longer answers"
+redis-cli -s "$sock" ping | grep -q PONG || fail "redis no longer answers"
 grep -qiE 'crash|bug report|assert|signal [0-9]|segmentation' "$WORK/redis.log" &&
 	fail "redis' log: $(tail -20 "$WORK/redis.log")"
-redis-cli -p "$port" shutdown nosave >/dev/null 2>&1
+redis-cli -s "$sock" shutdown nosave >/dev/null 2>&1
 pass "redis answers after --frag; its log is clean"
 
 # Usage errors, before any target is touched.
