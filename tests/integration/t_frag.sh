@@ -48,7 +48,10 @@ grep -q 'errors: 0' "$WORK/del.out" || fail "delete: $(cat "$WORK/del.out")"
 
 # redis refreshes its allocator figures in serverCron (every 100 ms at
 # hz 10): INFO is read after that long, before and after jeattach.
-info() { sleep 0.25; redis-cli -s "$sock" info memory | tr -d '\r' >"$WORK/info.$1"; }
+info() {
+	sleep 0.25
+	{ redis-cli -s "$sock" info memory; redis-cli -s "$sock" info server; } | tr -d '\r' >"$WORK/info.$1"
+}
 info before
 expect_rc 0 "$JEATTACH" -p "$rpid" --frag --json --frag-out "$WORK/frag.svg" \
 	--frag-out "$WORK/frag.json"
