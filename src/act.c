@@ -61,6 +61,8 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 		return act_set(t, a->arg, r);
 	case ACT_NAME_THREADS:
 		return act_name_threads(t, s, r);
+	case ACT_FRAG:
+		return act_frag(t, r);
 	case ACT_RECENT_BEGIN:
 		return act_recent_begin(t, s, a, r);
 	case ACT_RECENT_DUMP:
@@ -77,6 +79,8 @@ enum je_exit act_finish(struct target *t, const struct act *a, struct act_result
 		return r->code;
 	if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline))
 		return act_dump_finish(t, a, r);
+	if (a->kind == ACT_FRAG)
+		return act_frag_finish(t, a, r);
 	if (a->kind == ACT_RECENT_DUMP)
 		return act_recent_finish(t, a, r);
 	return r->code;

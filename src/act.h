@@ -20,6 +20,7 @@ enum act_kind {
 	ACT_FOR_END,   /* --for: put prof.active back */
 	ACT_WAIT,      /* no thread held, no tracer attached: run by the CLI */
 	ACT_NAME_THREADS, /* --name-threads: each thread's profile data named comm/TID */
+	ACT_FRAG,         /* --frag: where the gap between allocated and resident comes from */
 	ACT_RECENT_BEGIN, /* --recent N: keep the last N sampled allocations */
 	ACT_RECENT_DUMP,  /* --recent: jemalloc's record of them, to a file */
 	ACT_RECENT_END,   /* --recent: put the number kept back */
@@ -39,7 +40,8 @@ struct act {
 	/* A dump's file pattern (ACT_DUMP: --dump FILE, NULL for jemalloc's
 	 * automatic name; ACT_FOR_BEGIN with baseline: FILE.base), --get NAME,
 	 * --set NAME=VALUE, --gdump/--thread-active-init on|off, --reset
-	 * LG_SAMPLE, --stats=full "json" for its JSON form */
+	 * LG_SAMPLE, --stats=full "json" for its JSON form, --frag the heap
+	 * profile of --frag-profile (NULL: none) */
 	const char *arg;
 	int64_t us;     /* ACT_WAIT: how long */
 	int baseline;   /* ACT_FOR_BEGIN: also dump, to arg */
@@ -95,6 +97,16 @@ struct act_totals {
 	unsigned long long objs, bytes, accum_objs, accum_bytes;
 };
 
+/* What --frag collects during the hold for act_frag_finish, after the
+ * release, to analyse (frag.h): nothing is parsed while a thread is held. */
+struct act_frag_out {
+	char *text;     /* jemalloc's JSON report (malloc'd) */
+	int prof_stats; /* opt.prof_stats: 1, 0, or -1 absent (ENOENT: before 5.3) */
+	int background; /* the background_thread control: 1, 0, or -1 unreadable */
+};
+
+struct frag_report;
+
 struct act_result {
 	const char *action; /* "status", "activate"... */
 	int ran;
@@ -106,6 +118,8 @@ struct act_result {
 	struct act_dump_out dump; /* --dump, --for --baseline */
 	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
 	int blob_json;      /* ... in its JSON form */
+	struct act_frag_out frag_out; /* --frag, between the hold and the finish */
+	struct frag_report *frag;     /* --frag's analysis (frag.h), once finished */
 	int skipped;        /* not run: the user interrupted a periodic series */
 	/* --recent: jemalloc's record, re-encoded, for act_recent_finish, and
 	 * its clock's reading when it was taken (nanoseconds). */
@@ -194,6 +208,13 @@ enum je_exit act_need_stats(struct target *t, struct act_result *r, const char *
 /* Write "epoch": jemalloc refreshes its stats.* snapshot. */
 enum je_exit act_epoch(struct target *t, struct act_result *r, const char *doing);
 enum je_exit act_stats_full(struct target *t, int json, struct act_result *r);
+/* --frag: during the hold, jemalloc's JSON report and the settings the
+ * advice depends on; after the release, the analysis (and with a heap
+ * profile, the sites behind the worst classes). */
+enum je_exit act_frag(struct target *t, struct act_result *r);
+enum je_exit act_frag_finish(struct target *t, const struct act *a, struct act_result *r);
+/* --frag's bound on jemalloc's report: longer is refused, not cut. */
+#define ACT_FRAG_MAX_REPORT (8UL << 20) /* ~40 KB from jemalloc, whatever the arenas */
 enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
 enum je_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
 			  struct act_result *r);

@@ -8,13 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "act.h"
+#include "frag.h"
 
 const char *act_name(enum act_kind kind)
 {
 	static const char *const names[] = {
 		"status", "activate", "deactivate", "dump", "get",   "set",
 		"stats",  "stats_full", "reset", "gdump", "thread_active_init", "purge",
-		"decay",  "for_begin", "for_end", "wait", "name_threads",
+		"decay",  "for_begin", "for_end", "wait", "name_threads", "frag",
 		"recent_begin", "recent_dump", "recent_end",
 	};
 	return names[kind];
@@ -41,6 +42,10 @@ void act_result_free(struct act_result *r)
 	act_result_drop_dump(r);
 	free(r->blob);
 	r->blob = NULL;
+	free(r->frag_out.text);
+	r->frag_out.text = NULL;
+	frag_report_free(r->frag);
+	r->frag = NULL;
 	free(r->recent);
 	r->recent = NULL;
 	free(r->f);

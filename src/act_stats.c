@@ -91,7 +91,7 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 		return c;
 	char *text;
 	int remote_errno;
-	e = rproc_stats_print(t, json ? "J" : "", &text, &remote_errno);
+	e = rproc_stats_print(t, json ? "J" : "", 0, &text, &remote_errno);
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (remote_errno)

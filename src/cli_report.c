@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include "cli_frag.h"
 #include "cli_report.h"
 #include "core_json.h"
 #include "core_text.h"
@@ -37,6 +38,8 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 		}
 		if (r->blob) /* jemalloc's own report, its control bytes escaped */
 			core_text_put_lines(out, r->blob);
+		if (r->frag)
+			cli_frag_text(out, r, (int)run->pid);
 		if (r->warning[0])
 			fprintf(stderr, "jeattach: %d: warning: %s\n", (int)run->pid, r->warning);
 	}
@@ -107,6 +110,10 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 			fprintf(out, ",\"stats\":%s", r->blob); /* jemalloc's JSON, compacted */
 		else if (r->blob)
 			fputs(",\"stats\":", out), core_json_put_string(out, r->blob);
+		if (r->frag) {
+			fputs(",\"frag\":", out);
+			cli_frag_json(out, r);
+		}
 		fputc('}', out);
 	}
 	struct rcall_timing tm;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli_diag.h"
 #include "cli_each.h"
+#include "cli_frag.h"
 #include "cli_run.h"
 #include "cli_signal.h"
 #include "core_text.h"
@@ -138,7 +139,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 		struct rcall_opts ro = { .only_tid = o->tid };
 		unsigned needs = 0;
 		for (int i = 0; i < p->nsteps; i++)
-			needs |= p->steps[i].kind == ACT_STATS_FULL ||
+			needs |= p->steps[i].kind == ACT_STATS_FULL || p->steps[i].kind == ACT_FRAG ||
 						 p->steps[i].kind == ACT_RECENT_DUMP ?
 					 RPROC_STATS_PRINT :
 					 0;
@@ -281,7 +282,8 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	if (run->code == JE_EXIT_OK)
 		cli_each_pass(run, o);
 	for (int i = seg->first; i < seg->last && run->code == JE_EXIT_OK; i++)
-		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK)
+		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK ||
+		    cli_frag_write(run, o, i) != JE_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
 		else
 			tell_finished(run, i);

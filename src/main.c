@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli_frag.h"
 #include "cli_progress.h"
 #include "cli_report.h"
 #include "cli_signal.h"
@@ -183,6 +184,11 @@ static int find_targets(struct invocation *in)
 	if (check_outputs(&in->plan, &in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JE_EXIT_OUTPUT;
+	}
+	enum je_exit fc = cli_frag_check(&in->o, in->err, sizeof(in->err));
+	if (fc != JE_EXIT_OK) {
+		fprintf(stderr, "jeattach: %s\n", in->err);
+		return fc;
 	}
 	return GO_ON;
 }

@@ -20,7 +20,7 @@ enum {
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
 	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
-	O_FORCE, O_RECENT, O_RECENT_OUT,
+	O_FORCE, O_FRAG, O_FRAG_OUT, O_FRAG_PROFILE, O_RECENT, O_RECENT_OUT,
 	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
 };
 
@@ -44,6 +44,7 @@ static int take_output(struct options *o, int id, const char *arg, struct option
 static int take_info(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_rearm(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_top(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_frag(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_recent(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 
 #define ACTIONS OPTIONS_SEC_ACTIONS
@@ -82,11 +83,23 @@ static const struct options_row rows[] = {
 	  .help = "with --dump: refuse a profile larger than SIZE\n"
 		  "(default 4G; K, M, G, T suffixes)" },
 	{ .name = "force", .id = O_FORCE, .section = ACTIONS, .take = take_output,
-	  .help = "with --dump: replace an existing file (without it,\n"
-		  "an existing file is an error)" },
+	  .help = "with --dump, --frag-out: replace an existing file\n"
+		  "(without it, an existing file is an error)" },
 	{ .name = "stats", .id = O_STATS, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_OPTIONAL, .words = "full", .value = OPTIONS_VALUE_WORDS,
 	  .help = "allocator statistics; =full: jemalloc's own report" },
+	{ .name = "frag", .id = O_FRAG, .section = ACTIONS, .take = take_action,
+	  .help = "where the gap between allocated and resident memory\n"
+		  "comes from: categories in bytes, the worst size\n"
+		  "classes, what would help" },
+	{ .name = "frag-out", .id = O_FRAG_OUT, .section = ACTIONS, .take = take_frag,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE",
+	  .help = "with --frag: also write the report to FILE.json or an\n"
+		  "SVG bar chart to FILE.svg (%p: the pid; --force)" },
+	{ .name = "frag-profile", .id = O_FRAG_PROFILE, .section = ACTIONS, .take = take_frag,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "HEAP", .value = OPTIONS_VALUE_PROFILE,
+	  .help = "with --frag: name the allocation sites that fill the\n"
+		  "worst classes, from this heap profile of the target" },
 	{ .name = "reset", .id = O_RESET, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_OPTIONAL, .metavar = "LG_SAMPLE",
 	  .help = "drop all samples (prof.reset), optionally a new rate" },
@@ -522,6 +535,8 @@ static int take_action(struct options *o, int id, const char *arg, struct option
 		return add_action(o, ACT_DECAY, NULL, err, len);
 	case O_NAME_THREADS:
 		return add_action(o, ACT_NAME_THREADS, NULL, err, len);
+	case O_FRAG:
+		return add_action(o, ACT_FRAG, NULL, err, len);
 	}
 	return say(ps, "option %d has no action", id); /* a row with the wrong handler */
 }
@@ -633,6 +648,38 @@ static int take_rearm(struct options *o, int id, const char *arg, struct options
 	return 0;
 }
 
+/* A file name ending in ext (".json"): its kind. */
+static int ends_with(const char *s, const char *ext)
+{
+	size_t n = strlen(s), e = strlen(ext);
+	return n > e && !strcmp(s + n - e, ext) && s[n - e - 1] != '/';
+}
+
+/* --frag-out FILE.json|FILE.svg, --frag-profile HEAP. */
+static int take_frag(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char out[4096];
+	if (id == O_FRAG_PROFILE) {
+		if (o->frag_profile)
+			return say(ps, "--frag-profile is given twice: give one heap profile");
+		if (!*arg)
+			return say(ps, "--frag-profile: empty file name");
+		o->frag_profile = arg;
+		return 0;
+	}
+	if (!ends_with(arg, ".json") && !ends_with(arg, ".svg"))
+		return say(ps, "--frag-out %s: the name says what to write: end it in .json (the "
+			       "report) or .svg (a bar chart)", arg);
+	if (act_expand_pattern(arg, 1, 0, out, sizeof(out)))
+		return say(ps, "--frag-out %s: unknown %% escape (known: %%p %%t %%%%)", arg);
+	for (int i = 0; i < o->nfrag_out; i++)
+		if (ends_with(o->frag_out[i], ends_with(arg, ".svg") ? ".svg" : ".json"))
+			return say(ps, "--frag-out %s: a %s file is already asked for (%s)", arg,
+				   ends_with(arg, ".svg") ? ".svg" : ".json", o->frag_out[i]);
+	o->frag_out[o->nfrag_out++] = arg; /* at most one of each kind: room for both */
+	return 0;
+}
+
 /* --top, --prometheus, --interval: the live view (cli_top.c). */
 static int take_top(struct options *o, int id, const char *arg, struct options_parse_state *ps)
 {
@@ -689,6 +736,25 @@ static int check_top(struct options *o, struct options_parse_state *ps)
 					 : "other actions");
 	if (o->npids > 1 || o->all_name)
 		return say(ps, "%s watches one process: give one pid (-p PID)", what);
+	return 0;
+}
+
+/* --frag-out and --frag-profile go with --frag; several targets need
+ * %p in --frag-out's name. */
+static int check_frag(struct options *o, struct options_parse_state *ps)
+{
+	int frag = 0;
+	for (int i = 0; i < o->nactions; i++)
+		frag += o->actions[i].kind == ACT_FRAG;
+	if (!frag && (o->nfrag_out || o->frag_profile))
+		return say(ps, "--%s goes with --frag", o->nfrag_out ? "frag-out" : "frag-profile");
+	if (frag > 1 && o->nfrag_out)
+		return say(ps, "--frag-out with --frag given twice: each would replace the other's "
+			       "file; give --frag once");
+	for (int i = 0; i < o->nfrag_out; i++)
+		if ((o->npids > 1 || o->all_name) && !strstr(o->frag_out[i], "%p"))
+			return say(ps, "--frag-out %s with several targets would overwrite it; put "
+				       "%%p (the pid) in the name", o->frag_out[i]);
 	return 0;
 }
 
@@ -774,6 +840,8 @@ static int check_whole(struct options *o, struct options_parse_state *ps)
 	if (o->rearm != ACT_REARM_AUTO && !activates)
 		return say(ps, "--%s goes with --activate or --for",
 			   o->rearm == ACT_REARM_OFF ? "no-rearm" : "discard-samples");
+	if (check_frag(o, ps))
+		return -1;
 	for (int i = 0; i < o->nactions; i++) {
 		const char *f = o->actions[i].arg;
 		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&

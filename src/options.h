@@ -10,6 +10,7 @@
 #define OPT_MAX_ACTIONS 64 /* as given on the command line */
 #define OPT_MAX_COUNT 1000 /* --count */
 #define OPT_MAX_PIDS 4096
+#define OPT_MAX_FRAG_OUT 2 /* --frag-out: one .json, one .svg */
 /* --recent: each record holds a stack (up to 128 frames) and keeps the
  * stack's record alive in the target until it is dropped; a million is
  * already a few hundred MB of output. */
@@ -44,6 +45,11 @@ struct options {
 	int top;
 	const char *prometheus;
 	int64_t interval_us;
+	/* --frag's heap profile (--frag-profile) and files (--frag-out,
+	 * FILE.json or FILE.svg, each at most once per kind) */
+	const char *frag_profile;
+	const char *frag_out[OPT_MAX_FRAG_OUT];
+	int nfrag_out;
 	int json, verbose, quiet;
 	int help, version;
 	int list_options; /* --list-options: what bash completion reads */

@@ -144,6 +144,10 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			a->arg = "json";
 		if (a->kind == ACT_ACTIVATE || a->kind == ACT_FOR_BEGIN)
 			a->rearm = o->rearm;
+		if (a->kind == ACT_FRAG) {
+			a->arg = o->frag_profile;
+			a->force = o->force;
+		}
 		p->ndumps += a->kind == ACT_DUMP;
 		if (a->kind == ACT_RECENT_DUMP)
 			a->force = o->force;
@@ -155,9 +159,13 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			ndumps++;
 		}
 	}
-	if ((o->symbolize && !ndumps) || (o->force && !ndumps && !nrecent)) {
-		snprintf(err, errlen, "--%s goes with --dump%s", o->symbolize ? "symbolize" : "force",
-			 o->symbolize ? "" : " or --recent");
+	int frag_files = o->nfrag_out > 0;
+	if (o->symbolize && !ndumps) {
+		snprintf(err, errlen, "--symbolize goes with --dump");
+		return -1;
+	}
+	if (o->force && !ndumps && !frag_files && !nrecent) {
+		snprintf(err, errlen, "--force goes with --dump, --frag-out or --recent");
 		return -1;
 	}
 	return 0;

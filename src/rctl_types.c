@@ -63,6 +63,7 @@ static const struct rctl_entry table[] = {
 	{ "opt.prof_thread_active_init", RCTL_BOOL, RCTL_R },
 	{ "opt.lg_prof_sample", RCTL_SIZE, RCTL_R },
 	{ "opt.prof_accum", RCTL_BOOL, RCTL_R },
+	{ "opt.prof_stats", RCTL_BOOL, RCTL_R }, /* 5.3.0+ */
 	{ "opt.lg_prof_interval", RCTL_SSIZE, RCTL_R },
 	{ "opt.prof_gdump", RCTL_BOOL, RCTL_R },
 	{ "opt.prof_final", RCTL_BOOL, RCTL_R },

@@ -186,7 +186,7 @@ static int read_text(struct target *t, uint64_t addr, size_t max, char **out)
  * jemalloc 5.3 hands write_cb 64 KiB chunks (its buf_writer:
  * STATS_PRINT_BUFSIZE, PROF_RECENT_PRINT_BUFSIZE), so strcat's rescans
  * stay cheap. strcat is an IFUNC in glibc: its resolver is called first. */
-int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, char **text,
+int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, size_t max, char **text,
 		  int *remote_errno)
 {
 	*text = NULL;
@@ -212,7 +212,7 @@ int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, char **text,
 	if (!e)
 		e = fn(t, write_cb, (uint64_t)buf, arg);
 	if (!e)
-		e = read_text(t, (uint64_t)buf, FULL_ROOM, text);
+		e = read_text(t, (uint64_t)buf, max && max < FULL_ROOM ? max : FULL_ROOM, text);
 	int e2 = remote_syscall(t, SYS_munmap, (uint64_t)buf, FULL_ROOM + 4096, 0, 0, 0, 0, &ret);
 	if (e || e2) {
 		free(*text);
@@ -232,11 +232,12 @@ static int stats_writer(struct target *t, uint64_t write_cb, uint64_t buf, void 
 	return rcall(t, t->je.malloc_stats_print, args, 3, &unused);
 }
 
-int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno)
+int rproc_stats_print(struct target *t, const char *opts, size_t max, char **text,
+		      int *remote_errno)
 {
 	*text = NULL;
 	*remote_errno = 0;
 	if (!rproc_has_stats_print(t))
 		return -EINVAL;
-	return rproc_collect(t, stats_writer, (void *)opts, text, remote_errno);
+	return rproc_collect(t, stats_writer, (void *)opts, max, text, remote_errno);
 }

@@ -55,7 +55,10 @@ int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, char **text,
 /* Can rproc_stats_print work here (a libc strcat was found)? */
 int rproc_has_stats_print(const struct target *t);
 /* jemalloc's malloc_stats_print(opts) output, whole, into *text
- * (malloc'd, NUL-terminated). *remote_errno: the target's mmap refused. */
-int rproc_stats_print(struct target *t, const char *opts, char **text, int *remote_errno);
+ * (malloc'd, NUL-terminated). *remote_errno: the target's mmap refused.
+ * max: read at most this many bytes of it (0: all the room jemalloc had);
+ * -E2BIG if it is longer: the target chose that length. */
+int rproc_stats_print(struct target *t, const char *opts, size_t max, char **text,
+		      int *remote_errno);
 
 #endif

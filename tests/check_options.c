@@ -54,6 +54,32 @@ START_TEST(dump_without_file)
 }
 END_TEST
 
+START_TEST(frag_options)
+{
+	ck_assert_int_eq(PARSE("-p", "1", "--frag", "--frag-out", "a.svg", "--frag-out", "b.json",
+			       "--frag-profile", "x.heap"),
+			 0);
+	ck_assert_int_eq(o.actions[0].kind, ACT_FRAG);
+	ck_assert_int_eq(o.nfrag_out, 2);
+	ck_assert_str_eq(o.frag_out[0], "a.svg");
+	ck_assert_str_eq(o.frag_profile, "x.heap");
+	ck_assert_int_eq(PARSE("-p", "1", "--frag", "--frag-out", "a.txt"), -1);
+	ck_assert_ptr_nonnull(strstr(err, ".json (the report) or .svg"));
+	ck_assert_int_eq(PARSE("-p", "1", "--frag", "--frag-out", "dir/.svg"), -1);
+	ck_assert_int_eq(PARSE("-p", "1", "--frag", "--frag-out", "a.svg", "--frag-out", "b.svg"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "already asked for"));
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--frag-out", "a.svg"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--frag-out goes with --frag"));
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--frag-profile", "x.heap"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--frag-profile goes with --frag"));
+	ck_assert_int_eq(PARSE("-p", "1,2", "--frag", "--frag-out", "a.svg"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "%p"));
+	ck_assert_int_eq(PARSE("-p", "1,2", "--frag", "--frag-out", "a.%p.svg"), 0);
+	ck_assert_int_eq(PARSE("-p", "1", "--frag", "--frag-out", "a.%q.svg"), -1);
+	ck_assert_int_eq(PARSE("-p", "1", "--frag", "--frag", "--frag-out", "a.svg"), -1);
+}
+END_TEST
+
 START_TEST(pid_lists)
 {
 	ck_assert_int_eq(PARSE("-p", "1,2,3", "--status"), 0);
@@ -264,6 +290,7 @@ int main(void)
 	tcase_add_test(tc, dump_without_file);
 	tcase_add_test(tc, pid_lists);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, frag_options);
 	tcase_add_test(tc, flags);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, rearm_and_names);

@@ -126,6 +126,7 @@ START_TEST(refusals)
 		{ { "--every", "1s", "--dump", "a" }, "--every needs --count N" },
 		{ { "--every", "1s", "--count", "2", "--dump", "a" }, "put %n" },
 		{ { "--status", "--symbolize" }, "--symbolize goes with --dump" },
+		{ { "--frag", "--force" }, "--force goes with --dump or --frag-out" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *args[12] = { "-p", "1" };
@@ -136,6 +137,20 @@ START_TEST(refusals)
 		ck_assert_int_eq(build(args), -1);
 		ck_assert_msg(strstr(err, cases[i].msg), "case %zu: '%s'", i, err);
 	}
+}
+END_TEST
+
+/* --frag's step carries its profile and --force (for --frag-out). */
+START_TEST(frag_step)
+{
+	const char *args[] = { "-p", "1", "--frag", "--frag-out", "f.svg", "--force",
+			       "--frag-profile", "x.heap", NULL };
+	ck_assert_int_eq(build(args), 0);
+	ck_assert_int_eq(p.nsteps, 1);
+	ck_assert_int_eq(p.steps[0].kind, ACT_FRAG);
+	ck_assert_str_eq(p.steps[0].arg, "x.heap");
+	ck_assert_int_eq(p.steps[0].force, 1);
+	ck_assert_int_eq(p.nsegs, 1);
 }
 END_TEST
 
@@ -154,6 +169,7 @@ int main(void)
 	tcase_add_test(tc, for_with_baseline);
 	tcase_add_test(tc, every_count);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, frag_step);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* --frag's files: checked before any target is touched (--frag-profile
+ * readable, each --frag-out writable and new unless --force), then the
+ * report written as FILE.json or FILE.svg as a dump is: a temporary beside
+ * it, fsync, then a rename that replaces nothing unless --force
+ * (act_publish). */
+#include "config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli_frag.h"
+
+static int ends_with(const char *s, const char *ext)
+{
+	size_t n = strlen(s), e = strlen(ext);
+	return n >= e && !strcmp(s + n - e, ext);
+}
+
+/* Write the report to the temporary fd: 0 or -errno. */
+static int write_report(int fd, const struct cli_run *run, const struct act_result *r, int svg)
+{
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (svg) {
+		cli_frag_svg(f, r->frag, (int)run->pid, run->t.info.comm);
+	} else {
+		cli_frag_json(f, r);
+		fputc('\n', f);
+	}
+	int e = fflush(f) || ferror(f) ? -errno : 0;
+	if (!e && fsync(fileno(f)) < 0)
+		e = -errno;
+	if (fclose(f) && !e)
+		e = -errno;
+	return e ? e : 0;
+}
+
+static int write_one(const struct cli_run *run, const struct act *a, const struct act_result *r,
+		     const char *file)
+{
+	char dircopy[4200], tmp[4300];
+	snprintf(dircopy, sizeof(dircopy), "%s", file);
+	snprintf(tmp, sizeof(tmp), "%s/.jeattach-XXXXXX", dirname(dircopy));
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	int e = write_report(fd, run, r, ends_with(file, ".svg"));
+	if (!e)
+		e = act_publish(tmp, file, a->force);
+	if (e)
+		unlink(tmp);
+	return e;
+}
+
+static enum je_exit check_profile(const char *path, char *err, size_t len)
+{
+	struct stat st;
+	const char *why = NULL;
+	if (stat(path, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (access(path, R_OK))
+		why = strerror(errno);
+	if (!why)
+		return JE_EXIT_OK;
+	snprintf(err, len, "--frag-profile %.300s: %s; give a heap profile written by "
+		 "jeattach --dump", path, why);
+	return JE_EXIT_USAGE;
+}
+
+enum je_exit cli_frag_check(const struct options *o, char *err, size_t len)
+{
+	if (o->frag_profile && check_profile(o->frag_profile, err, len))
+		return JE_EXIT_USAGE;
+	for (int k = 0; k < o->nfrag_out; k++)
+		for (int i = 0; i < o->npids; i++) {
+			char file[4096], copy[4096];
+			struct stat st;
+			if (act_expand_pattern(o->frag_out[k], o->pids[i], 0, file, sizeof(file)))
+				continue; /* refused by the option's parser already */
+			if (!o->force && !lstat(file, &st)) {
+				snprintf(err, len, "--frag-out %.300s: the file exists; give --force to "
+					 "replace it, or a new name", file);
+				return JE_EXIT_OUTPUT;
+			}
+			snprintf(copy, sizeof(copy), "%s", file);
+			if (access(dirname(copy), W_OK | X_OK)) {
+				snprintf(err, len, "cannot write %.300s: %s; choose a writable directory",
+					 file, strerror(errno));
+				return JE_EXIT_OUTPUT;
+			}
+		}
+	return JE_EXIT_OK;
+}
+
+enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i)
+{
+	const struct act *a = &run->plan->steps[i];
+	struct act_result *r = &run->res[i];
+	if (a->kind != ACT_FRAG || !r->frag)
+		return JE_EXIT_OK;
+	for (int k = 0; k < o->nfrag_out; k++) {
+		char file[4096];
+		if (act_expand_pattern(o->frag_out[k], run->pid, 0, file, sizeof(file)))
+			return act_fail(r, JE_EXIT_USAGE, "bad file pattern %s", o->frag_out[k]);
+		int e = write_one(run, a, r, file);
+		if (e == -EEXIST)
+			return act_fail(r, JE_EXIT_OUTPUT,
+					"cannot write %s: it exists; give --force to replace it", file);
+		if (e)
+			return act_fail(r, JE_EXIT_OUTPUT,
+					"cannot write %s: %s; choose a writable directory", file,
+					strerror(-e));
+		act_field_str(r, ends_with(file, ".svg") ? "svg_file" : "json_file", file);
+	}
+	return JE_EXIT_OK;
+}
