@@ -126,7 +126,9 @@ START_TEST(refusals)
 		{ { "--every", "1s", "--dump", "a" }, "--every needs --count N" },
 		{ { "--every", "1s", "--count", "2", "--dump", "a" }, "put %n" },
 		{ { "--status", "--symbolize" }, "--symbolize goes with --dump" },
-		{ { "--frag", "--force" }, "--force goes with --dump or --frag-out" },
+		{ { "--frag", "--force" }, "--force goes with --dump, --frag-out or --recent" },
+		{ { "--status", "--recent-out", "r.json" }, "--recent-out goes with --recent N" },
+		{ { "--recent", "5", "--every", "1s", "--count", "2" }, "not --every" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *args[12] = { "-p", "1" };
@@ -154,6 +156,35 @@ START_TEST(frag_step)
 }
 END_TEST
 
+/* --recent: the window of --for (10 s without it) around the record's
+ * steps; the heap profile only with --dump; the record before the
+ * restores, its own put back first. */
+START_TEST(recent_steps)
+{
+	ck_assert_int_eq(BUILD("-p", "1", "--recent", "5", "--recent-out", "r.json", "--force"), 0);
+	static const enum act_kind want[] = { ACT_FOR_BEGIN, ACT_RECENT_BEGIN, ACT_WAIT,
+					      ACT_RECENT_DUMP, ACT_RECENT_END, ACT_FOR_END };
+	ck_assert_int_eq(p.nsteps, 6);
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(p.steps[i].kind, want[i]);
+	ck_assert_int_eq(p.steps[1].n, 5);
+	ck_assert_int_eq(p.steps[2].us, PLAN_RECENT_WINDOW_US);
+	ck_assert_str_eq(p.steps[3].arg, "r.json");
+	ck_assert_int_eq(p.steps[3].force, 1);
+	ck_assert_int_eq(p.nsegs, 3);
+	assert_seg(0, PLAN_HOLD, 0, 2);
+	assert_seg(1, PLAN_WAIT, 2, 3);
+	assert_seg(2, PLAN_HOLD, 3, 6);
+	ck_assert_int_eq(BUILD("-p", "1", "--recent", "5", "--for", "2s", "--dump", "x.heap"), 0);
+	ck_assert_int_eq(p.nsteps, 7);
+	ck_assert_int_eq(p.steps[2].us, 2000000);
+	ck_assert_int_eq(p.steps[3].kind, ACT_DUMP);
+	ck_assert_str_eq(p.steps[3].arg, "x.heap");
+	ck_assert_int_eq(p.steps[4].kind, ACT_RECENT_DUMP);
+	ck_assert_ptr_null(p.steps[4].arg); /* an automatic name */
+}
+END_TEST
+
 static void free_all(void)
 {
 	plan_free(&p);
@@ -170,6 +201,7 @@ int main(void)
 	tcase_add_test(tc, every_count);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, frag_step);
+	tcase_add_test(tc, recent_steps);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
