@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include "arch.h"
 
-/* PSTATE bits (arch/arm64/include/uapi/asm/ptrace.h). */
-#define PSR_MODE32_BIT 0x10UL
-#define PSR_SS_BIT 0x200000UL   /* software step: never carried into a call */
-#define PSR_BTYPE_MASK 0xc00UL  /* the branch type BTI checks at the target */
+/* PSTATE.SS, the software-step bit (the kernel's DBG_SPSR_SS): never
+ * carried into a call. PSR_MODE32_BIT and PSR_BTYPE_MASK (the branch type
+ * BTI checks at a branch's target) come from asm/ptrace.h. */
+#define PSTATE_SS 0x200000UL
 
 const struct arch_regset arch_regsets[] = {
 	{ NT_PRSTATUS, offsetof(arch_gpregs_t, g), sizeof(struct user_pt_regs), 1 },
@@ -95,7 +95,7 @@ int arch_is_compat(const arch_gpregs_t *r)
 static void clean_entry_state(arch_gpregs_t *r)
 {
 	r->syscallno = -1;
-	r->g.pstate &= ~(PSR_SS_BIT | PSR_BTYPE_MASK);
+	r->g.pstate &= ~(PSTATE_SS | (uint64_t)PSR_BTYPE_MASK);
 }
 
 int arch_call_setup(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
