@@ -82,10 +82,18 @@ size_t arch_sigframe_size(size_t fplen);
 int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,
 			uint64_t restorer);
-/* Registers for fn(args) entered with the stack pointer at sp (where the
- * return address already is) and the result slot where the gadget wants it. */
+/* Registers for fn(args) entered with the stack pointer at sp, returning
+ * through the restorer: x86_64 by the gadget whose address is already at
+ * sp, which stores the result at result_slot; arm64 straight, the link
+ * register set to restorer. */
 int arch_call_setup_ret(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
-			uint64_t sp, uint64_t result_slot);
+			uint64_t sp, uint64_t result_slot, uint64_t restorer);
+/* Is sp what a crash-safe call's callee must be entered with (x86_64: sp +
+ * 8 aligned, a return address pushed; arm64: aligned)? */
+int arch_ret_sp_aligned(uint64_t sp);
+/* Can the FP state saved for a hold go into a signal frame (arm64: not a
+ * live SVE state yet)? If not, the hold's calls return to the trap. */
+int arch_sigframe_possible(const void *fp, size_t fplen);
 /* Number of pops in a store gadget at bytes p (n available) ending in ret;
  * -1 if it is not one. */
 int arch_gadget_pops(const unsigned char *p, size_t n);

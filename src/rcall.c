@@ -366,7 +366,12 @@ static int at_sigreturn(struct target *t, int sig, void *arg)
 		return e;
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == ARCH_NR_RT_SIGRETURN &&
 	    info.instruction_pointer == t->rc->ret_restorer + ARCH_RESTORER_LEN) {
-		g->entered = 1; /* the gadget has stored the result: read it now */
+		g->entered = 1;
+		if (ARCH_RESULT_AT_SIGRETURN) { /* the restorer left the result alone */
+			*g->result = info.entry.args[0];
+			return 0;
+		}
+		/* the gadget has stored the result: read it now */
 		return pt_read(rcall_mem_pid(t), g->slot, g->result, sizeof(*g->result)) ?: 0;
 	}
 	return info.op == PTRACE_SYSCALL_INFO_EXIT && g->entered;
@@ -396,8 +401,12 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		return e;
 	size_t fsz = arch_sigframe_size(h->fplen);
 	uint64_t frame = (h->scratch_cur - fsz) & ~(uint64_t)15;
-	uint64_t sp = frame - 8 * (uint64_t)(1 + c->ret_gadget_pops);
-	if (sp % 16 != 8) { /* the ABI: rsp + 8 aligned at function entry */
+	/* Below the frame, where a gadget returns through: its address and
+	 * its pops' slots; nothing where the callee returns into the restorer
+	 * itself (ARCH_RESULT_AT_SIGRETURN). */
+	int words = c->ret_gadget ? 1 + c->ret_gadget_pops : 0;
+	uint64_t sp = frame - 8 * (uint64_t)words;
+	while (!arch_ret_sp_aligned(sp)) {
 		frame -= 8;
 		sp -= 8;
 	}
@@ -407,7 +416,8 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	unsigned char *buf = calloc(1, len);
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, &c->ret_gadget, 8);
+	if (words)
+		memcpy(buf, &c->ret_gadget, 8);
 	for (int i = 0; i < stack_args; i++)
 		memcpy(buf + 8 + 8 * i, &args[ARCH_MAX_CALL_ARGS + i], 8);
 	arch_gpregs_t back = h->regs, r = h->regs;
@@ -420,7 +430,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	if (!e)
 		e = arch_call_setup_ret(&r, fn, args, nargs < ARCH_MAX_CALL_ARGS ? nargs
 										  : ARCH_MAX_CALL_ARGS,
-					sp, slot);
+					sp, slot, c->ret_restorer);
 	if (e)
 		return e;
 	h->seccomp_nr = 0;

@@ -202,6 +202,10 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		return -JE_ERR_STOPPED_LOCK;
 	}
 	e = save_thread(t, h);
+	/* A state the architecture cannot put in a signal frame (arm64: live
+	 * SVE registers): this hold's calls return to the trap. */
+	if (!e && !arch_sigframe_possible(h->fpstate, h->fplen))
+		h->no_sigreturn = 1;
 	if (!e)
 		e = save_errno(t, h);
 	if (!e)

@@ -32,11 +32,13 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 	    ifunc)
 		c->errno_location = 0;
 	/* All three, or calls fall back to the return trap (not crash-safe). */
+	/* (Two where the result survives the restorer: no gadget.) */
 	if (!ARCH_HAS_CRASH_SAFE_RETURN ||
 	    sym_find_code(t->io_pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &c->ret_restorer,
 			  NULL) ||
-	    sym_find_code(t->io_pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
-			  arch_gadget_pops, &c->ret_gadget, &c->ret_gadget_pops) ||
+	    (!ARCH_RESULT_AT_SIGRETURN &&
+	     sym_find_code(t->io_pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
+			   arch_gadget_pops, &c->ret_gadget, &c->ret_gadget_pops)) ||
 	    sym_lookup_function(t->io_pid, &t->maps, "syscall", &c->syscall_fn, &ifunc) || ifunc)
 		c->ret_restorer = c->ret_gadget = c->syscall_fn = 0;
 	t->rc = c;

@@ -109,6 +109,26 @@ START_TEST(call_setup)
 }
 END_TEST
 
+/* The crash-safe path's frame: the thread's state as found, the
+ * interrupted syscall rewound (rt_sigreturn leaves no restart to do). */
+START_TEST(sigframe_restores_the_thread)
+{
+	static unsigned char fp[4096], frame[16384];
+	size_t fplen = arch_check_fpstate(fp, sizeof(fp));
+	ck_assert(arch_sigframe_possible(fp, fplen));
+	arch_gpregs_t r;
+	arch_check_in_syscall(&r, INSN, 232, 0x1234, -ERESTARTSYS);
+	arch_rewind_for_sigreturn(&r);
+	size_t fsz = arch_sigframe_size(fplen);
+	ck_assert_uint_gt(fsz, 0);
+	ck_assert_uint_le(fsz, sizeof(frame));
+	ck_assert_int_eq(arch_sigframe_build(frame, fsz, 0x7ffd0000, &r, fp, fplen, 0, 0x1000), 0);
+	ck_assert_uint_eq(arch_check_frame_pc(frame), INSN);
+	ck_assert_int_eq(arch_sigframe_build(frame, fsz - 16, 0x7ffd0000, &r, fp, fplen, 0, 0x1000),
+			 -EINVAL);
+}
+END_TEST
+
 START_TEST(regsets_start_with_prstatus)
 {
 	ck_assert_int_ge(arch_nregsets, 1);
@@ -129,6 +149,7 @@ int main(void)
 	tcase_add_test(tc, spurious_eintr_rewound);
 	tcase_add_test(tc, call_setup);
 	tcase_add_test(tc, regsets_start_with_prstatus);
+	tcase_add_test(tc, sigframe_restores_the_thread);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

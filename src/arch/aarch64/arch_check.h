@@ -28,6 +28,24 @@ static inline void arch_check_reexec(const arch_gpregs_t *r, long *nr, uint64_t 
 	*arg0 = r->g.regs[0];
 }
 
+/* An FP state as pt_get_fpstate gives it (the note, then NT_PRFPREG's
+ * user_fpsimd_state), and the pc a built signal frame restores. */
+static inline size_t arch_check_fpstate(unsigned char *buf, size_t len)
+{
+	int note = NT_PRFPREG;
+	memset(buf, 0, len);
+	memcpy(buf, &note, sizeof(note));
+	buf[8] = 0x5a; /* v0's first byte */
+	return 8 + sizeof(struct user_fpsimd_state);
+}
+
+static inline uint64_t arch_check_frame_pc(const unsigned char *frame)
+{
+	uint64_t pc;
+	memcpy(&pc, frame + 304 + 8 + 31 * 8 + 8, 8); /* uc_mcontext: fault, x0-x30, sp */
+	return pc;
+}
+
 /* Where a call made by arch_call_setup returns to: the link register. */
 static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 						 const struct arch_stack_write *w)

@@ -55,11 +55,12 @@ typedef struct arch_gpregs {
 #define ARCH_NR_RT_SIGRETURN 139
 /* seccomp_data.arch of this ABI's system calls (AUDIT_ARCH_AARCH64). */
 #define ARCH_AUDIT_ARCH 0xc00000b7U
-/* Crash-safe calls (a return through a result-storing gadget into
- * rt_sigreturn) are not built for arm64 yet: every call returns to the
- * trap (doc/arm64.md). The gadget bytes are a str x0, [x19]. */
-#define ARCH_HAS_CRASH_SAFE_RETURN 0
-#define ARCH_GADGET_STORE "\x60\x02\x00\xf9"
-#define ARCH_GADGET_STORE_LEN 4
+/* Crash-safe calls return into rt_sigreturn directly (arch_frame.c): no
+ * result-storing gadget is looked for (ARCH_GADGET_STORE is never
+ * searched); the result is read at rt_sigreturn's entry. */
+#define ARCH_HAS_CRASH_SAFE_RETURN 1
+#define ARCH_RESULT_AT_SIGRETURN 1
+#define ARCH_GADGET_STORE ""
+#define ARCH_GADGET_STORE_LEN 0
 
 #endif

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* aarch64: an interrupted system call's restart, and the crash-safe return
- * path, which is not built yet on this architecture (ARCH_HAS_CRASH_SAFE_
- * RETURN 0: every call returns to the trap, doc/arm64.md). */
+/* aarch64: an interrupted system call's restart, and the crash-safe return:
+ * the callee returns (x30) straight into the vDSO's rt_sigreturn trampoline
+ * with sp on a signal frame holding the thread's state, so the kernel puts
+ * the thread back even if jeattach is gone. No result-storing gadget is
+ * needed, unlike x86_64: the trampoline (mov x8, #139; svc #0) leaves x0
+ * alone, so the callee's result is the syscall's first argument at
+ * rt_sigreturn's entry stop (ARCH_RESULT_AT_SIGRETURN). */
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <asm/sigcontext.h>
 #include "arch.h"
 
 /* Kernel-internal restart codes (include/linux/errno.h). */
@@ -49,26 +56,116 @@ int arch_restarts_by_block(const arch_gpregs_t *r)
 	return r->syscallno >= 0 && (long)r->g.regs[0] == -ERESTART_RESTARTBLOCK;
 }
 
+/* The signal frame rt_sigreturn reads (arch/arm64/kernel/signal.c:
+ * rt_sigreturn, restore_sigframe, parse_user_sigframe): struct rt_sigframe
+ * { siginfo; ucontext } at sp, 16-byte aligned; the ucontext as the uapi
+ * has it (asm/ucontext.h), with the kernel's 8-byte sigset_t and glibc's
+ * 1024-bit room after it, written out here because glibc's sigset_t is not
+ * the kernel's; in uc_mcontext.__reserved, an fpsimd_context record (the
+ * kernel refuses a frame without one) and the terminator. */
+struct k_ucontext {
+	uint64_t uc_flags;
+	uint64_t uc_link;
+	struct {
+		uint64_t ss_sp;
+		int32_t ss_flags;
+		int32_t pad;
+		uint64_t ss_size;
+	} uc_stack;
+	uint64_t uc_sigmask;
+	uint8_t unused[128 - 8];
+	struct sigcontext uc_mcontext;
+};
+
+struct k_rt_sigframe {
+	unsigned char info[128]; /* siginfo: rt_sigreturn does not read it */
+	struct k_ucontext uc;
+};
+
+_Static_assert(offsetof(struct k_rt_sigframe, uc.uc_mcontext) == 304, "rt_sigframe layout");
+_Static_assert(offsetof(struct sigcontext, __reserved) == 288, "sigcontext layout");
+_Static_assert(sizeof(struct fpsimd_context) == 528, "fpsimd_context");
+
+/* The thread's FPSIMD state within what pt_get_fpstate read: the note it
+ * came from, then its bytes (pt.c). NULL when the thread's vector state is
+ * live SVE (the Z registers' upper bits, which an fpsimd_context record
+ * cannot carry; the frame would need an sve_context, not built yet). */
+static const struct user_fpsimd_state *fpsimd_of(const void *fp, size_t fplen)
+{
+	const unsigned char *b = fp;
+	int note;
+	if (fplen < 8)
+		return NULL;
+	memcpy(&note, b, sizeof(note));
+	b += 8, fplen -= 8;
+	if (note == NT_PRFPREG)
+		return fplen >= sizeof(struct user_fpsimd_state) ? (const void *)b : NULL;
+	if (note != NT_ARM_SVE || fplen < SVE_PT_FPSIMD_OFFSET + sizeof(struct user_fpsimd_state))
+		return NULL;
+	struct user_sve_header h;
+	memcpy(&h, b, sizeof(h));
+	if ((h.flags & SVE_PT_REGS_MASK) != SVE_PT_REGS_FPSIMD)
+		return NULL;
+	return (const void *)(b + SVE_PT_FPSIMD_OFFSET);
+}
+
+int arch_sigframe_possible(const void *fp, size_t fplen)
+{
+	return fpsimd_of(fp, fplen) != NULL;
+}
+
 size_t arch_sigframe_size(size_t fplen)
 {
-	(void)fplen;
-	return 0;
+	(void)fplen; /* the FP state goes inside the frame's reserved area */
+	return (sizeof(struct k_rt_sigframe) + 15) & ~(size_t)15;
 }
 
 int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,
 			uint64_t restorer)
 {
-	(void)buf, (void)len, (void)frame_addr, (void)r, (void)fp, (void)fplen, (void)sigmask,
-		(void)restorer;
-	return -ENOSYS;
+	const struct user_fpsimd_state *v = fpsimd_of(fp, fplen);
+	if (len < arch_sigframe_size(fplen) || !v || frame_addr % 16)
+		return -EINVAL;
+	(void)restorer; /* the link register's, set with the call */
+	static struct k_rt_sigframe f;
+	memset(&f, 0, sizeof(f));
+	/* restore_altstack() ignores every error but EFAULT (kernel/signal.c),
+	 * and do_sigaltstack() rejects an unknown mode with EINVAL before
+	 * changing anything: the thread's alternate stack stays as it is. */
+	f.uc.uc_stack.ss_flags = 0x7fff;
+	f.uc.uc_sigmask = sigmask;
+	struct sigcontext *sc = &f.uc.uc_mcontext;
+	memcpy(sc->regs, r->g.regs, sizeof(sc->regs));
+	sc->sp = r->g.sp;
+	sc->pc = r->g.pc;
+	sc->pstate = r->g.pstate;
+	struct fpsimd_context fc;
+	memset(&fc, 0, sizeof(fc));
+	fc.head.magic = FPSIMD_MAGIC;
+	fc.head.size = sizeof(fc);
+	fc.fpsr = v->fpsr;
+	fc.fpcr = v->fpcr;
+	memcpy(fc.vregs, v->vregs, sizeof(fc.vregs));
+	memcpy(sc->__reserved, &fc, sizeof(fc)); /* then zeros: the terminator */
+	memset(buf, 0, len);
+	memcpy(buf, &f, sizeof(f));
+	return 0;
+}
+
+int arch_ret_sp_aligned(uint64_t sp)
+{
+	return sp % ARCH_STACK_ALIGN == 0; /* rt_sigreturn refuses sp & 15 */
 }
 
 int arch_call_setup_ret(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
-			uint64_t sp, uint64_t result_slot)
+			uint64_t sp, uint64_t result_slot, uint64_t restorer)
 {
-	(void)r, (void)fn, (void)args, (void)nargs, (void)sp, (void)result_slot;
-	return -ENOSYS;
+	struct arch_stack_write w;
+	(void)result_slot; /* the result is x0 at rt_sigreturn's entry */
+	/* The callee returns to the restorer with sp as at its entry: the
+	 * frame. */
+	return arch_call_setup(r, fn, args, nargs, sp, restorer, &w);
 }
 
 int arch_gadget_pops(const unsigned char *p, size_t n)

@@ -28,6 +28,23 @@ static inline void arch_check_reexec(const arch_gpregs_t *r, long *nr, uint64_t 
 	*arg0 = r->rdi;
 }
 
+/* An FP state as pt_get_fpstate gives it (an XSAVE area: legacy region,
+ * header, XCR0 in sw_reserved), and the pc a built signal frame restores. */
+static inline size_t arch_check_fpstate(unsigned char *buf, size_t len)
+{
+	uint64_t xcr0 = 3; /* x87, SSE */
+	memset(buf, 0, len);
+	memcpy(buf + 464, &xcr0, 8);
+	return 576;
+}
+
+static inline uint64_t arch_check_frame_pc(const unsigned char *frame)
+{
+	uint64_t pc;
+	memcpy(&pc, frame + 8 + 40 + 16 * 8, 8); /* pretcode, uc head, r8..rsp */
+	return pc;
+}
+
 /* Where a call made by arch_call_setup returns to. */
 static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 						 const struct arch_stack_write *w)

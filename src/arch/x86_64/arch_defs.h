@@ -37,6 +37,9 @@ typedef struct user_regs_struct arch_gpregs_t;
 /* The gadget that keeps an injected call's return value: mov %rax,(%rbx)
  * then ret (or pops, then ret; the pops take junk slots). */
 #define ARCH_HAS_CRASH_SAFE_RETURN 1
+/* The restorer (mov $15,%rax) overwrites the result: a gadget stores it
+ * first, into a slot read at rt_sigreturn's entry. */
+#define ARCH_RESULT_AT_SIGRETURN 0
 #define ARCH_GADGET_STORE "\x48\x89\x03"
 #define ARCH_GADGET_STORE_LEN 3
 

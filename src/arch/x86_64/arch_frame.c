@@ -149,9 +149,21 @@ int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 	return 0;
 }
 
-int arch_call_setup_ret(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
-			uint64_t sp, uint64_t result_slot)
+int arch_ret_sp_aligned(uint64_t sp)
 {
+	return sp % 16 == 8; /* the ABI: rsp + 8 aligned at function entry */
+}
+
+int arch_sigframe_possible(const void *fp, size_t fplen)
+{
+	(void)fp;
+	return fplen >= 576; /* the legacy area and the XSAVE header */
+}
+
+int arch_call_setup_ret(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
+			uint64_t sp, uint64_t result_slot, uint64_t restorer)
+{
+	(void)restorer; /* the frame's pretcode, popped by the gadget's ret */
 	if (nargs < 0 || nargs > ARCH_MAX_CALL_ARGS)
 		return -EINVAL;
 	uint64_t zero[ARCH_MAX_CALL_ARGS] = { 0 };
