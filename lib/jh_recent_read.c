@@ -390,8 +390,8 @@ static int read_top(struct reader *rd)
 		snprintf(key, sizeof(key), "%s", rd->t.str);
 		e = read_top_key(rd, key, &seen);
 	}
-	if (!e && (e = next(rd)))
-		return e; /* text after the object */
+	if (e || (e = next(rd)))
+		return e; /* a fault inside, or text after the object */
 	if ((seen & (T_INTERVAL | T_RECORDS)) != (T_INTERVAL | T_RECORDS))
 		return rerr(rd, 0, "no %s: not a record of recent allocations (jeattach --recent "
 				   "writes one)", seen & T_INTERVAL ? "recent_alloc" : "sample_interval");

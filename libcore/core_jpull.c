@@ -120,8 +120,15 @@ static int string(struct core_jpull *j, struct core_jtok *t)
 	size_t n = 0;
 	int e = put(j, &n, "", 0);
 	while (!e) {
+		/* a run of plain ASCII at once: most of a record is addresses */
+		const char *run = j->p;
+		while (j->p < j->end && (unsigned char)*j->p >= 0x20 && (unsigned char)*j->p < 0x80 &&
+		       *j->p != '"' && *j->p != '\\')
+			j->p++;
+		if (j->p > run && (e = put(j, &n, run, (size_t)(j->p - run))))
+			break;
 		if (j->p >= j->end)
-			return bad(j, open, "unterminated string");
+			return bad(j, open, "truncated: the input ends inside a string");
 		unsigned char c = (unsigned char)*j->p;
 		char u[4];
 		size_t l;
