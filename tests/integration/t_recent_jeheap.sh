@@ -94,7 +94,11 @@ echo "$ERR" | grep -q "needs the FILE jeattach --recent wrote" || fail "$ERR"
 expect_rc 2 "$JEHEAP" --lines recent "$R"
 echo "$ERR" | grep -q "recent takes its options after it" || fail "$ERR"
 expect_rc 0 "$JEHEAP" recent --help
-pass "usage"
+for opt in $(printf '%s\n' "$OUT" | grep -oE -- '--[a-z][a-z_-]*' | sort -u); do
+	grep -qF -- "$(echo "$opt" | sed 's/-/\\-/g')" "$top_srcdir/doc/jeheap.1" ||
+		fail "jeheap recent --help lists $opt, jeheap(1) does not"
+done
+pass "usage; --help's options all in jeheap(1)"
 
 # Broken and forged files: one line saying what and what to do, exit 3.
 bad() { # bad NAME PATTERN: jeheap recent on $WORK/NAME fails with PATTERN
