@@ -20,6 +20,8 @@ JH_EXPORT void jeheap_recent_free(jeheap_recent *r)
 	jh_entries_free(&r->entries);
 	free(r->trace_stack);
 	free(r->frames);
+	free(r->stack_first);
+	free(r->by_stack);
 	free(r->names.slots);
 	free(r->tnames);
 	jh_pool_free(&r->pool);
@@ -32,10 +34,9 @@ static const char *tname_key(const void *arg, size_t i)
 	return ((const jeheap_recent *)arg)->tnames[i];
 }
 
-const char *jh_recent_name(jeheap_recent *r, const char *s, size_t len)
+/* s is a decoded JSON string: NUL-terminated, no NUL inside (core_jpull). */
+const char *jh_recent_name(jeheap_recent *r, const char *s)
 {
-	/* s is a decoded JSON string: NUL-terminated, no NUL inside (core_jpull) */
-	(void)len;
 	if (jh_strindex_reserve(&r->names, r->ntnames, tname_key, r))
 		return NULL;
 	uint32_t *slot = jh_strindex_slot(&r->names, s, tname_key, r);
@@ -141,7 +142,10 @@ static void unsymbolize(jeheap_recent *r)
 	jh_seqset_free(&r->stacks);
 	jh_entries_free(&r->entries);
 	free(r->trace_stack);
+	free(r->stack_first);
+	free(r->by_stack);
 	r->trace_stack = NULL;
+	r->stack_first = r->by_stack = NULL;
 }
 
 /* Each trace reduced to its stack of names; equal stacks are one. */
@@ -178,6 +182,31 @@ static int name_stacks(jeheap_recent *r)
 	return 0;
 }
 
+/* The records of each stack (a counting sort by allocation stack). */
+static int index_stacks(jeheap_recent *r)
+{
+	size_t ns = r->stacks.n;
+	r->stack_first = calloc(ns + 2, sizeof(*r->stack_first));
+	r->by_stack = malloc((r->nrecs ? r->nrecs : 1) * sizeof(*r->by_stack));
+	if (!r->stack_first || !r->by_stack)
+		return JEHEAP_ENOMEM;
+	/* counts at k + 2, their sums from there; then stack_first[k + 1] is
+	 * stack k's cursor, which ends where stack k + 1 begins */
+	for (size_t i = 0; i < r->nrecs; i++) {
+		size_t k = jh_recent_stack_of(r, r->recs[i].alloc_trace);
+		if (k != JEHEAP_RECENT_NONE)
+			r->stack_first[k + 2]++;
+	}
+	for (size_t k = 2; k < ns + 2; k++)
+		r->stack_first[k] += r->stack_first[k - 1];
+	for (size_t i = 0; i < r->nrecs; i++) {
+		size_t k = jh_recent_stack_of(r, r->recs[i].alloc_trace);
+		if (k != JEHEAP_RECENT_NONE)
+			r->by_stack[r->stack_first[k + 1]++] = i;
+	}
+	return 0;
+}
+
 JH_EXPORT int jeheap_recent_symbolize(jeheap_recent *r, jeheap_symbolizer *s, int granularity)
 {
 	if (!r || granularity < JEHEAP_FUNCTIONS || granularity > JEHEAP_ADDRESSES)
@@ -192,10 +221,10 @@ JH_EXPORT int jeheap_recent_symbolize(jeheap_recent *r, jeheap_symbolizer *s, in
 	jh_reducer_free(red);
 	if (!e)
 		e = name_stacks(r);
-	if (e) {
+	r->symbolized = !e; /* index_stacks asks for the records' stacks */
+	if (!e)
+		e = index_stacks(r);
+	if (e)
 		unsymbolize(r);
-		return e;
-	}
-	r->symbolized = 1;
-	return 0;
+	return e;
 }

@@ -55,6 +55,10 @@ struct jeheap_recent {
 	struct jh_entries entries;
 	const char **frames; /* stacks' names, by the stacks' element offsets */
 	size_t frames_cap;
+	/* The records allocated at each stack: those of stack k are
+	 * by_stack[stack_first[k] .. stack_first[k + 1]), in record order (a
+	 * view of one stack reads its records only). */
+	size_t *stack_first, *by_stack;
 	int symbolized;
 };
 
@@ -64,6 +68,6 @@ size_t jh_recent_stack_of(const jeheap_recent *r, uint32_t trace);
 /* Record i as the public struct. */
 void jh_recent_record(const jeheap_recent *r, size_t i, struct jeheap_recent_record *out);
 /* The thread name interned: the pool's copy (one per distinct name). */
-const char *jh_recent_name(jeheap_recent *r, const char *s, size_t len);
+const char *jh_recent_name(jeheap_recent *r, const char *s);
 
 #endif

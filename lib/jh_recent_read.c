@@ -115,7 +115,7 @@ static int read_name(struct reader *rd, const char *key, const char **v)
 	int e = expect(rd, CORE_J_STRING, key, "a string");
 	if (!e && rd->t.len > JH_RECENT_MAX_NAME)
 		return rerr(rd, here(rd), "%s: longer than %d bytes", key, JH_RECENT_MAX_NAME);
-	if (!e && !(*v = jh_recent_name(rd->r, rd->t.str, rd->t.len)))
+	if (!e && !(*v = jh_recent_name(rd->r, rd->t.str)))
 		return JEHEAP_ENOMEM;
 	return e;
 }

@@ -181,10 +181,15 @@ JH_EXPORT int jeheap_recent_lifetimes(const jeheap_recent *r, size_t stack,
 	uint64_t *v = malloc((r->nrecs ? r->nrecs : 1) * sizeof(*v));
 	if (!v)
 		return JEHEAP_ENOMEM;
-	for (size_t i = 0; i < r->nrecs; i++) {
-		const struct jh_rrec *x = &r->recs[i];
-		if (stack != JEHEAP_RECENT_NONE && jh_recent_stack_of(r, x->alloc_trace) != stack)
-			continue;
+	size_t from = 0, to = r->nrecs;
+	if (stack != JEHEAP_RECENT_NONE) {
+		if (stack >= r->stacks.n)
+			to = 0;
+		else
+			from = r->stack_first[stack], to = r->stack_first[stack + 1];
+	}
+	for (size_t k = from; k < to; k++) {
+		const struct jh_rrec *x = &r->recs[stack == JEHEAP_RECENT_NONE ? k : r->by_stack[k]];
 		if (!x->released) {
 			out->live++;
 			continue;
@@ -194,9 +199,9 @@ JH_EXPORT int jeheap_recent_lifetimes(const jeheap_recent *r, size_t stack,
 			continue;
 		}
 		uint64_t life = age(x->free_time, x->alloc_time);
-		unsigned k = bucket_of(life);
-		out->count[k]++;
-		out->bytes[k] += x->usize;
+		unsigned b = bucket_of(life);
+		out->count[b]++;
+		out->bytes[b] += x->usize;
 		v[out->freed++] = life;
 	}
 	if (out->freed) {
