@@ -39,9 +39,10 @@ for s in ("rc_site_kept", "rc_site_handoff", "rc_site_short", "rc_site_long"):
 assert sum(g["records"] for g in j["top"]) == j["records"], "groups do not add up"
 k = top["rc_site_kept"]
 assert k["live"] == k["records"] and k["freed"] == 0, k
-# the record ends within 2 ms of a hand-off: at most one block in the queue
+# every hand-off freed was freed by the consumer; a few may wait in the
+# queue when the record is taken (more on a loaded machine)
 h = top["rc_site_handoff"]
-assert h["cross_thread"] >= h["records"] - 2, h
+assert h["cross_thread"] == h["freed"] and h["live"] <= h["records"] // 4, h
 for s in ("rc_site_short", "rc_site_long", "rc_site_kept"):
     assert top[s]["cross_thread"] == 0, top[s]
 assert j["sampled"] is True and j["sample_interval"] == 1024, j["sample_interval"]
