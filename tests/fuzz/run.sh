@@ -29,8 +29,11 @@ clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" "$to
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm
+# shellcheck disable=SC2086
+clang $CF $INC -o "$out/fuzz_recent" "$here/fuzz_recent.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
+	$(pkg-config --cflags --libs $LIBS) -lm
 mkdir -p "$here/crashes"
-for f in heap text elf; do
+for f in heap text elf recent; do
 	mkdir -p "$out/corpus_$f"
 	cp "$here/corpus/$f"/* "$out/corpus_$f/"
 	"$out/fuzz_$f" -max_total_time="$secs" -artifact_prefix="$here/crashes/$f-" \
