@@ -144,9 +144,11 @@ static void header(FILE *out, const struct recent_args *a, const struct jeheap_r
 {
 	fputs("{\"file\":", out);
 	core_json_put_string(out, a->path);
-	fprintf(out, ",\"records\":%zu,\"live\":%zu,\"sample_interval\":%" PRIu64
-		     ",\"recent_alloc_max\":%" PRId64 ",\"sampled\":true,\"pid\":",
-		in->records, in->live, in->sample_interval, in->recent_alloc_max);
+	fprintf(out, ",\"records\":%zu,\"live\":%zu,\"free_unknown\":%zu,"
+		     "\"sample_interval\":%" PRIu64 ",\"recent_alloc_max\":%" PRId64
+		     ",\"sampled\":true,\"pid\":",
+		in->records, in->live, in->free_unknown, in->sample_interval,
+		in->recent_alloc_max);
 	if (in->has_jeattach)
 		fprintf(out, "%ld,\"time\":%.6f,\"clock\":\"%s\"", in->pid, in->time, in->clock);
 	else

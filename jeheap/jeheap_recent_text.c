@@ -223,6 +223,11 @@ int recent_print_text(FILE *out, const jeheap_recent *r, const struct recent_arg
 		fputs("\nFreed by another thread than the one that allocated, by (allocation "
 		      "stack, free stack):\n records      bytes\n", out);
 		e = view_end(&w, jeheap_recent_groups(r, JEHEAP_RECENT_CROSS_THREAD, cross_row, &w));
+		if (!e && in.free_unknown)
+			fprintf(out, "  (and %zu released with no free recorded: jemalloc records "
+				     "none for a thread that has never allocated; those may be "
+				     "cross-thread too)\n",
+				in.free_unknown);
 	}
 	if (!e && a->lifetimes)
 		e = lifetimes(out, &w);

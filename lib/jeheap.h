@@ -326,6 +326,9 @@ struct jeheap_recent_info {
 	uint64_t sample_interval; /* mean bytes between samples (2^lg_prof_sample) */
 	int64_t recent_alloc_max; /* how many records jemalloc kept (-1: no limit) */
 	size_t records, live;     /* records; those not released when recorded */
+	size_t free_unknown;      /* released, but no free recorded (the freeing
+				   * thread had never allocated: jemalloc records
+				   * no free for it) */
 	int has_jeattach;         /* jeattach's block is there: the fields below */
 	long pid;
 	double time;              /* when recorded, Unix seconds */

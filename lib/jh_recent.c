@@ -66,6 +66,7 @@ JH_EXPORT int jeheap_recent_get_info(const jeheap_recent *r, struct jeheap_recen
 	for (size_t i = 0; i < r->nrecs; i++) {
 		const struct jh_rrec *x = &r->recs[i];
 		out->live += !x->released;
+		out->free_unknown += x->released && !x->free_known;
 		/* jemalloc lists records in allocation order, but with a coarse
 		 * clock several share a time, and a forged file need not be sorted */
 		if (x->alloc_time < out->oldest)

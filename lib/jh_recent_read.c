@@ -8,12 +8,14 @@
  * and each record in prof_recent_alloc_dump_node: size, usize (sz_s2u of
  * size), released (the extent pointer gone), alloc_thread_uid,
  * alloc_thread_name (only if the thread has a name), alloc_time (ns of
- * jemalloc's profiling clock), alloc_trace (return addresses, "0x%x",
- * leaf first); then only when released and the free was recorded:
- * dalloc_thread_uid, dalloc_thread_name, dalloc_time, dalloc_trace.
- * jeattach adds "jeattach" last (src/act_recent_file.c). The emitter does
- * not escape the names it writes; jeattach re-encodes the text before
- * writing it, but a file may come from elsewhere: everything is checked,
+ * jemalloc's profiling clock), alloc_trace (return addresses written with
+ * malloc_snprintf's "%p" by prof_recent_alloc_dump_bt, leaf first); then
+ * only when released and the free was recorded (prof_recent_alloc_reset
+ * got a prof_tctx for the freeing thread): dalloc_thread_uid,
+ * dalloc_thread_name, dalloc_time, dalloc_trace. jeattach adds "jeattach"
+ * last (src/act_recent_file.c). The emitter does not escape the names it
+ * writes; jeattach re-encodes the text (core_json_reencode) before writing
+ * it, but a file may come from elsewhere: everything is checked,
  * keys unknown to this reader are skipped (a later jemalloc may add some),
  * a key given twice is refused (which would count?). */
 #include "config.h"
@@ -66,7 +68,7 @@ static int pull_error(struct reader *rd, int e)
 		return 0;
 	if (e == -ENOMEM)
 		return JEHEAP_ENOMEM;
-	if (e && !strncmp(rd->j.error, "truncated", 9))
+	if (!strncmp(rd->j.error, "truncated", 9))
 		return rerr(rd, rd->j.error_at, "%s (an incomplete copy? take the record again)",
 			    rd->j.error);
 	return rerr(rd, rd->j.error_at, "not valid JSON: %s", rd->j.error);
@@ -104,10 +106,12 @@ static int read_u64(struct reader *rd, const char *key, uint64_t max, uint64_t *
 static int read_bool(struct reader *rd, const char *key, unsigned char *v)
 {
 	int e = next(rd);
-	if (!e && rd->t.type != CORE_J_TRUE && rd->t.type != CORE_J_FALSE)
+	if (e)
+		return e;
+	if (rd->t.type != CORE_J_TRUE && rd->t.type != CORE_J_FALSE)
 		return rerr(rd, here(rd), "%s: expected true or false", key);
 	*v = rd->t.type == CORE_J_TRUE;
-	return e;
+	return 0;
 }
 
 static int read_name(struct reader *rd, const char *key, const char **v)
@@ -120,7 +124,7 @@ static int read_name(struct reader *rd, const char *key, const char **v)
 	return e;
 }
 
-/* "0x7f34a1c2d4e0": 1 to 16 hex digits after 0x (emitter's "%#"FMTx64). */
+/* "0x7f34a1c2d4e0": 1 to 16 hex digits after 0x (malloc_snprintf's %p). */
 static int parse_address(const char *s, uint64_t *v)
 {
 	if (s[0] != '0' || s[1] != 'x' || !s[2] || strlen(s + 2) > 16)
@@ -142,9 +146,12 @@ static int read_trace(struct reader *rd, const char *key, uint32_t *id)
 	int e = expect(rd, CORE_J_ARRAY, key, "an array of addresses");
 	uint32_t n = 0;
 	while (!e && !(e = next(rd)) && rd->t.type != CORE_J_ARRAY_END) {
-		if (rd->t.type != CORE_J_STRING || n >= JH_RECENT_MAX_FRAMES)
-			return rerr(rd, here(rd), "%s: expected at most %d addresses (\"0x...\")",
-				    key, JH_RECENT_MAX_FRAMES);
+		if (rd->t.type != CORE_J_STRING)
+			return rerr(rd, here(rd), "%s: expected addresses (\"0x...\")", key);
+		/* jemalloc's PROF_BT_MAX is 128 */
+		if (n >= JH_RECENT_MAX_FRAMES)
+			return rerr(rd, here(rd), "%s: more than %d addresses", key,
+				    JH_RECENT_MAX_FRAMES);
 		if (CORE_GROW(&rd->pcs, &rd->pcs_cap, n + 1))
 			return JEHEAP_ENOMEM;
 		if (parse_address(rd->t.str, &rd->pcs[n]))
@@ -313,7 +320,9 @@ static int read_jeattach(struct reader *rd)
 {
 	int e = expect(rd, CORE_J_OBJECT, "jeattach", "an object");
 	while (!e && !(e = next(rd)) && rd->t.type == CORE_J_KEY) {
-		char key[16];
+		/* the token's text is gone once the value is taken; a longer
+		 * key, cut here, is still none of the known ones */
+		char key[32];
 		snprintf(key, sizeof(key), "%s", rd->t.str);
 		e = read_jeattach_key(rd, key);
 	}
@@ -386,7 +395,7 @@ static int read_top(struct reader *rd)
 				   "allocations (jeattach --recent writes one)");
 	unsigned seen = 0;
 	while (!e && !(e = next(rd)) && rd->t.type == CORE_J_KEY) {
-		char key[24];
+		char key[32]; /* as in read_jeattach */
 		snprintf(key, sizeof(key), "%s", rd->t.str);
 		e = read_top_key(rd, key, &seen);
 	}

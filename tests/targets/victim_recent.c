@@ -7,7 +7,8 @@
  *   rc_site_short     4 KiB blocks freed ~1 ms later by the same thread
  *   rc_site_long      4 KiB blocks freed ~200 ms later by the same thread
  * Each site allocates about 100 blocks a second, so that a record of a
- * few thousand covers seconds. It prints "ready <pid>" once every thread
+ * few thousand covers seconds. With -f ("frees only") the consumer never
+ * allocates itself. It prints "ready <pid>" once every thread
  * runs; on SIGUSR1 it stops them and prints "report heap_errors=N
  * handoffs=N" (N blocks whose fill changed) and exits. */
 #define _GNU_SOURCE
@@ -25,6 +26,7 @@
 #define QLEN 1024
 
 static atomic_int stop, running, heap_errors;
+static int frees_only;
 static atomic_long handoffs;
 
 static void nap_us(long us)
@@ -121,7 +123,7 @@ static void *consumer_main(void *arg)
 	 * dalloc_* in the record. A real consumer allocates too (volatile:
 	 * the compiler drops a malloc whose block is only freed). */
 	start("rc-consumer"); /* named first: jemalloc reads the name once */
-	void *volatile scratch = malloc(64);
+	void *volatile scratch = frees_only ? NULL : malloc(64);
 	(void)arg;
 	for (; !stop; nap_us(2000)) {
 		void *p = NULL;
@@ -190,13 +192,14 @@ static void on_usr1(int sig)
 	want_report = 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	void *(*const mains[])(void *) = { kept_main, producer_main, consumer_main, short_main,
 					   long_main };
 	enum { N = sizeof(mains) / sizeof(mains[0]) };
 	pthread_t t[N];
 	setvbuf(stdout, NULL, _IONBF, 0);
+	frees_only = argc > 1 && !strcmp(argv[1], "-f");
 	signal(SIGUSR1, on_usr1);
 	for (int i = 0; i < N; i++)
 		if (pthread_create(&t[i], NULL, mains[i], NULL))
