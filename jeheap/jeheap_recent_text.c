@@ -145,14 +145,18 @@ static void put_histogram(FILE *out, const struct jeheap_recent_lifetimes *h, co
 		hi--;
 	for (int k = lo; k <= hi; k++)
 		most = h->count[k] > most ? h->count[k] : most;
-	for (int k = lo; k <= hi; k++) {
+	for (int k = lo, end; k <= hi; k = end + 1) {
+		/* a run of empty buckets is one row (a coarse clock leaves
+		 * everything below its tick empty) */
+		for (end = k; !h->count[k] && end < hi && !h->count[end + 1]; end++)
+			;
 		char bar[41];
 		size_t len = (h->count[k] * 40 + most - 1) / most;
 		memset(bar, '#', len);
 		bar[len] = 0;
 		fprintf(out, "%s[%9s, %9s) %8zu %10s  %s\n", indent,
 			recent_ns(k ? (uint64_t)1 << k : 0, b1, sizeof(b1)),
-			recent_ns(k < 63 ? (uint64_t)1 << (k + 1) : UINT64_MAX, b2, sizeof(b2)),
+			recent_ns(end < 63 ? (uint64_t)1 << (end + 1) : UINT64_MAX, b2, sizeof(b2)),
 			h->count[k], recent_bytes((double)h->bytes[k], b3, sizeof(b3)), bar);
 	}
 }
