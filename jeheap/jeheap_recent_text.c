@@ -33,9 +33,12 @@ static void header(FILE *out, const jeheap_recent *r, const struct recent_args *
 	struct jeheap_recent_info in;
 	char b1[32], b2[32], b3[32];
 	jeheap_recent_get_info(r, &in);
-	fprintf(out, "%s: %zu records of recent allocations (jemalloc keeps the last %" PRId64
-		     "), %zu still live when recorded\n",
-		a->path, in.records, in.recent_alloc_max, in.live);
+	char keeps[48] = "all";
+	if (in.recent_alloc_max >= 0)
+		snprintf(keeps, sizeof(keeps), "the last %" PRId64, in.recent_alloc_max);
+	fprintf(out, "%s: %zu records of recent allocations (jemalloc keeps %s), %zu still live "
+		     "when recorded\n",
+		a->path, in.records, keeps, in.live);
 	if (in.has_jeattach) {
 		time_t t = (time_t)in.time;
 		struct tm tm;
