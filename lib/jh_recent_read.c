@@ -38,6 +38,7 @@ struct reader {
 	uint64_t *pcs; /* one trace, before it is interned */
 	size_t pcs_cap;
 	char *maps, *stamp; /* copies: a token's text lives until the next */
+	int said_what_to_do; /* the message says what to do already */
 };
 
 static int rerr(struct reader *rd, size_t at, const char *fmt, ...)
@@ -68,7 +69,8 @@ static int pull_error(struct reader *rd, int e)
 		return 0;
 	if (e == -ENOMEM)
 		return JEHEAP_ENOMEM;
-	if (!strncmp(rd->j.error, "truncated", 9))
+	rd->said_what_to_do = !strncmp(rd->j.error, "truncated", 9);
+	if (rd->said_what_to_do)
 		return rerr(rd, rd->j.error_at, "%s (an incomplete copy? take the record again)",
 			    rd->j.error);
 	return rerr(rd, rd->j.error_at, "not valid JSON: %s", rd->j.error);
@@ -372,6 +374,7 @@ static int read_top_key(struct reader *rd, const char *key, unsigned *seen)
 /* What is not such a record, said so with what to do. */
 static int not_a_record(struct reader *rd)
 {
+	rd->said_what_to_do = 1;
 	const char *p = rd->j.start;
 	while (p < rd->j.end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
 		p++;
@@ -381,7 +384,12 @@ static int not_a_record(struct reader *rd)
 		return rerr(rd, 0, "a heap profile, not a record of recent allocations: "
 				   "read it with jeheap top");
 	if (p == rd->j.end)
-		return rerr(rd, 0, "empty file: not a record of recent allocations");
+		return rerr(rd, 0, "empty file: not a record of recent allocations (jeattach "
+				   "--recent writes one)");
+	if (*p != '{')
+		return rerr(rd, (size_t)(p - rd->j.start), "not a JSON object: not a record of "
+				   "recent allocations (jeattach --recent writes one)");
+	rd->said_what_to_do = 0;
 	return 0;
 }
 
@@ -390,6 +398,7 @@ static int read_top(struct reader *rd)
 	int e = not_a_record(rd);
 	if (e || (e = next(rd)))
 		return e;
+	rd->said_what_to_do = rd->t.type != CORE_J_OBJECT;
 	if (rd->t.type != CORE_J_OBJECT)
 		return rerr(rd, 0, "a JSON value that is not an object: not a record of recent "
 				   "allocations (jeattach --recent writes one)");
@@ -401,6 +410,7 @@ static int read_top(struct reader *rd)
 	}
 	if (e || (e = next(rd)))
 		return e; /* a fault inside, or text after the object */
+	rd->said_what_to_do = 1;
 	if ((seen & (T_INTERVAL | T_RECORDS)) != (T_INTERVAL | T_RECORDS))
 		return rerr(rd, 0, "no %s: not a record of recent allocations (jeattach --recent "
 				   "writes one)", seen & T_INTERVAL ? "recent_alloc" : "sample_interval");
@@ -451,6 +461,12 @@ static int parse(const char *text, size_t len, int64_t written, jeheap_recent **
 	free(rd.pcs);
 	free(rd.maps);
 	free(rd.stamp);
+	if (e == JEHEAP_EFORMAT && ei && !rd.said_what_to_do) {
+		/* a fault inside: the file was damaged, or is not jeattach's */
+		size_t l = strlen(ei->message);
+		snprintf(ei->message + l, sizeof(ei->message) - l,
+			 " (a damaged or forged record: take it again with jeattach --recent)");
+	}
 	if (e) {
 		jeheap_recent_free(rd.r);
 		if (ei && !ei->code) {

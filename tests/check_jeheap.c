@@ -532,7 +532,8 @@ START_TEST(recent_errors)
 		{ "{\"sample_interval\":1024,\"recent_alloc\":[],\"x\":\"\\ud800\"}", "invalid \\u", 0,
 		  0 },
 		{ "{\"sample_interval\":1024,\"recent_alloc\":[]} x", "text after the value", 0, 0 },
-		{ "[1]", "not an object", 1, 1 },
+		{ "[1]", "not a JSON object", 1, 1 },
+		{ " \n x", "not a JSON object", 2, 2 },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_int_eq(read_recent(bad[i].text), JEHEAP_EFORMAT);

@@ -156,10 +156,10 @@ put("trailing.json", text + "{}")
 PY
 bad trunc.json "truncated: .*take the record again"
 bad heap.json "a heap profile, not a record of recent allocations: read it with jeheap top"
-bad text.json "not valid JSON"
+bad text.json "not a JSON object: not a record of recent allocations (jeattach --recent writes one)"
 bad other.json "no sample_interval: not a record of recent allocations"
 bad empty.json "the record holds no allocations: .*record a longer one"
-bad deep.json "nested too deep"
+bad deep.json "nested too deep (a damaged or forged record: take it again with jeattach --recent)"
 bad bigname.json "string too long\|longer than"
 bad bignum.json "size: .* is not an integer from 0 to"
 bad float.json "alloc_time: .* is not an integer"
