@@ -90,8 +90,10 @@ pass "text views"
 # A consumer that has never allocated: jemalloc records no free for it
 # (free_default's minimal thread state; prof_tctx_create wants a nominal
 # one), so its frees are released with no free recorded, and said so.
+# jeattach borrows the main thread (--tid): a mallctl run in the consumer
+# would make its thread state nominal, and its frees recorded from then on.
 start_victim_env f "$CONF" "$TARGETS/victim_recent" -f
-expect_rc 0 "$JEATTACH" -p "$f" --recent 20000 --for 1s --recent-out "$WORK/f.json"
+expect_rc 0 "$JEATTACH" -p "$f" --tid "$f" --recent 20000 --for 1s --recent-out "$WORK/f.json"
 finish_victim f
 expect_rc 0 "$JEHEAP" recent --cross-thread --lifetimes --json "$WORK/f.json"
 [ "$(json_get "$OUT" "j['free_unknown'] >= 20 and j['cross_thread'] == []")" = True ] ||
