@@ -10,6 +10,7 @@
 #include <string.h>
 #include "jeheap.h"
 #include "jeheap_cli.h"
+#include "jeheap_recent.h"
 
 #ifdef HAVE_LIBDW
 #define HAVE_LIBDW_WORD "yes"
@@ -31,6 +32,8 @@ static void usage(FILE *f)
 	fputs("Usage: jeheap top|collapsed|flame|dot|pprof|json [OPTION...] [PROGRAM] PROFILE...\n"
 	      "       jeheap trend [OPTION...] [PROGRAM] DUMP DUMP...\n"
 	      "       jeheap jeprof [JEPROF-OPTION...] [PROGRAM] PROFILE...   (or as jeheap-jeprof)\n"
+	      "       jeheap recent [OPTION...] FILE   (jeattach --recent's record; see\n"
+	      "                                       jeheap recent --help)\n"
 	      "Analyse jemalloc heap profiles (jemalloc 4+ heap_v2, 3.x/gperftools one-line,\n"
 	      "jeprof's symbolized form). Several profiles are added together. PROGRAM, an\n"
 	      "ELF file before the profiles (as jeprof takes one), is read for the main\n"
@@ -285,9 +288,14 @@ static int parse_command(int argc, char **argv, struct args *a)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(a->name, commands[i]))
 			a->cmd = (int)i;
+	if (a->cmd < 0 && !strcmp(a->name, "recent")) {
+		fprintf(stderr, "jeheap: recent takes its options after it: jeheap recent "
+				"[OPTION...] FILE\n");
+		return EXIT_USAGE;
+	}
 	if (a->cmd < 0) {
 		fprintf(stderr, "jeheap: unknown command '%s'; the commands are top, collapsed, "
-				"flame, dot, pprof, json, trend, jeprof\n",
+				"flame, dot, pprof, json, trend, jeprof, recent\n",
 			a->name);
 		return EXIT_USAGE;
 	}
@@ -304,6 +312,10 @@ int main(int argc, char **argv)
 		return jeheap_jeprof_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "jeprof"))
 		return jeheap_jeprof_main(argc - 1, argv + 1);
+	/* the record of recent allocations is not a heap profile: its own
+	 * command line (jeheap_recent.c) */
+	if (argc > 1 && !strcmp(argv[1], "recent"))
+		return jeheap_recent_main(argc - 1, argv + 1);
 	struct args a = { .limit = -1 };
 	a.jeprof.node_fraction = 0.005;
 	a.jeprof.edge_fraction = 0.001;

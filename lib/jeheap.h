@@ -378,6 +378,122 @@ const struct jeheap_trend_stack *jeheap_trend_total(const jeheap_trend *t);
  * graph (any bytes give a well-formed document). JEHEAP_EIO on a write
  * error. */
 int jeheap_trend_svg(const jeheap_trend *t, size_t top, const char *title, FILE *out);
+/* ---- jemalloc's record of recent allocations (since libjeheap 5) ----
+ * The file jeattach --recent writes: jemalloc 5.3's
+ * experimental.prof_recent.alloc_dump JSON (its last sampled allocations,
+ * each with its stack, thread and time, and where released its free's)
+ * with jeattach's block added (pid, the clock jemalloc stamped the records
+ * with and its reading then, the process's maps and jeattach's stamp
+ * lines). jemalloc's JSON alone is read too (no names, ages from the
+ * newest record). Every number and string is checked: the file comes from
+ * inside the profiled process. */
+typedef struct jeheap_recent jeheap_recent;
+
+/* JEHEAP_EFORMAT with the place (line, column) for what is not such a
+ * record; JEHEAP_EIO, JEHEAP_ENOENT for a file that cannot be read. A
+ * record with no allocations is read (jeheap_recent_count() 0). */
+int jeheap_recent_read_file(const char *path, jeheap_recent **out,
+			    struct jeheap_error_info *ei);
+/* buf[0..len): JSON text. */
+int jeheap_recent_read_memory(const void *buf, size_t len, jeheap_recent **out,
+			      struct jeheap_error_info *ei);
+void jeheap_recent_free(jeheap_recent *r);
+
+/* What the record says of itself. Times are the record's clock, in ns. */
+struct jeheap_recent_info {
+	uint64_t sample_interval; /* mean bytes between samples (2^lg_prof_sample) */
+	int64_t recent_alloc_max; /* how many records jemalloc kept (-1: no limit) */
+	size_t records, live;     /* records; those not released when recorded */
+	size_t free_unknown;      /* released, but no free recorded (the freeing
+				   * thread had never allocated: jemalloc records
+				   * no free for it) */
+	int has_jeattach;         /* jeattach's block is there: the fields below */
+	long pid;
+	double time;              /* when recorded, Unix seconds */
+	const char *clock;        /* "monotonic" (CLOCK_MONOTONIC_COARSE) or "realtime" */
+	uint64_t now;             /* the clock when recorded (no block: newest below) */
+	uint64_t oldest, newest;  /* alloc_time of the first and last allocation */
+};
+int jeheap_recent_get_info(const jeheap_recent *r, struct jeheap_recent_info *out);
+
+/* The record's maps and stamps as a profile of no stacks: give it to
+ * jeheap_symbolizer_new (binaries checked against the stamps as a heap
+ * profile's are). Lives as long as r. */
+const jeheap_profile *jeheap_recent_profile(const jeheap_recent *r);
+
+/* Name every stack of the record through s (NULL: addresses only), at a
+ * granularity (enum jeheap_granularity), as heap profiles' stacks are
+ * reduced: callers minus one, the allocator's and jemalloc's own frames
+ * pruned. Stacks that reduce to the same names become one stack. Before
+ * any call below that names a stack; again to change s or granularity.
+ * s must outlive the names. */
+int jeheap_recent_symbolize(jeheap_recent *r, jeheap_symbolizer *s, int granularity);
+
+#define JEHEAP_RECENT_NONE ((size_t)-1)
+
+/* One allocation of the record. Stacks are ids for jeheap_recent_stack. */
+struct jeheap_recent_record {
+	uint64_t size, usize; /* requested, and the size class given */
+	int released;         /* freed before the record was taken */
+	int free_known;       /* released, and the free's thread, time and stack recorded */
+	uint64_t alloc_thread, free_thread;       /* jemalloc's thread uids */
+	const char *alloc_thread_name, *free_thread_name; /* or NULL */
+	uint64_t alloc_time, free_time;           /* ns, the record's clock */
+	size_t alloc_stack, free_stack;           /* JEHEAP_RECENT_NONE: none */
+};
+size_t jeheap_recent_count(const jeheap_recent *r);
+/* Record i (0 the oldest, as jemalloc lists them): 0, or JEHEAP_EINVAL. */
+int jeheap_recent_get(const jeheap_recent *r, size_t i, struct jeheap_recent_record *out);
+/* The frames of stack id (after jeheap_recent_symbolize), leaf first
+ * (the allocating or freeing call first): how many; *frames points to
+ * them (names live as long as r and its symbolizer). 0: an unknown id,
+ * or a stack of allocator frames only. */
+size_t jeheap_recent_stack(const jeheap_recent *r, size_t id, const char *const **frames);
+size_t jeheap_recent_stack_count(const jeheap_recent *r);
+
+/* cb(record index, record, arg) per record; non-zero stops and is
+ * returned. */
+typedef int (*jeheap_recent_cb)(size_t i, const struct jeheap_recent_record *rec, void *arg);
+enum jeheap_recent_order { JEHEAP_RECENT_BY_AGE = 0, JEHEAP_RECENT_BY_SIZE = 1 };
+/* The records still live when recorded and allocated at most max_age ns
+ * before (0: any age), youngest first or largest first. */
+int jeheap_recent_live(const jeheap_recent *r, uint64_t max_age, int order,
+		       jeheap_recent_cb cb, void *arg);
+
+/* Records grouped: counts are of the record's samples (each sampled
+ * allocation once), est_* un-sampled as heap profiles' lines are
+ * (jeprof's formula, per allocation of usize bytes). */
+struct jeheap_recent_group {
+	size_t alloc_stack, free_stack; /* free_stack: JEHEAP_RECENT_NONE unless cross-thread */
+	size_t count, live, freed, cross_thread;
+	uint64_t bytes, live_bytes, freed_bytes; /* usize sums */
+	double est_count, est_bytes;
+	uint64_t alloc_thread, free_thread; /* of the group's first record */
+	const char *alloc_thread_name, *free_thread_name;
+};
+typedef int (*jeheap_recent_group_cb)(const struct jeheap_recent_group *g, void *arg);
+enum jeheap_recent_grouping {
+	JEHEAP_RECENT_BY_STACK = 0,   /* per allocation stack, all records */
+	JEHEAP_RECENT_CROSS_THREAD = 1, /* freed by another thread than allocated:
+					 * per (allocation stack, free stack) */
+};
+/* cb per group, most bytes first (then most records, then stack ids). */
+int jeheap_recent_groups(const jeheap_recent *r, int grouping, jeheap_recent_group_cb cb,
+			 void *arg);
+
+/* Lifetimes (free_time - alloc_time) in log2 buckets: bucket 0 holds
+ * [0, 2) ns, bucket k [2^k, 2^(k+1)) ns. */
+#define JEHEAP_RECENT_BUCKETS 64
+struct jeheap_recent_lifetimes {
+	size_t freed, live, unknown; /* unknown: released, the free not recorded */
+	size_t count[JEHEAP_RECENT_BUCKETS];
+	uint64_t bytes[JEHEAP_RECENT_BUCKETS];
+	uint64_t min, max, median; /* of the freed, ns */
+};
+/* Over all records, or only those allocated at stack (JEHEAP_RECENT_NONE:
+ * all). */
+int jeheap_recent_lifetimes(const jeheap_recent *r, size_t stack,
+			    struct jeheap_recent_lifetimes *out);
 
 #ifdef __cplusplus
 }

@@ -260,6 +260,9 @@ static int parse_header(struct parser *ps, const char *s)
 		}
 		return 0; /* "heapprofile", "heap": not sampled */
 	}
+	if (*s == '{') /* jeattach --recent's record is JSON */
+		return perr(ps, s, "a JSON file, not a heap profile (a record of recent "
+				   "allocations? read it with jeheap recent)");
 	return perr(ps, s, "not a jemalloc heap profile (expected heap_v2/N or 'heap profile:')");
 }
 

@@ -453,6 +453,33 @@ int jh_reduce_run(const jeheap_profile *p, jeheap_symbolizer *s, const struct je
 	return e;
 }
 
+struct jh_reducer *jh_reducer_new(const struct jeheap_query *q, jeheap_symbolizer *s,
+				  struct jh_entries *names)
+{
+	struct jh_reducer *r = malloc(sizeof(*r));
+	if (!r || reducer_init(r, q)) {
+		free(r);
+		return NULL;
+	}
+	r->names = names;
+	r->sym = s;
+	return r;
+}
+
+int jh_reducer_stack(struct jh_reducer *r, const uint64_t *pcs, size_t npcs,
+		     const uint32_t **path, size_t *n)
+{
+	return reduce(r, pcs, npcs, path, n);
+}
+
+void jh_reducer_free(struct jh_reducer *r)
+{
+	if (!r)
+		return;
+	reducer_free(r);
+	free(r);
+}
+
 const struct jeheap_frame *jh_reduced_addr(const struct jh_reduced *rs, uint32_t k,
 					   uint64_t *addr, size_t *n)
 {

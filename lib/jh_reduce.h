@@ -73,6 +73,20 @@ struct jh_sink {
 int jh_reduce_run(const jeheap_profile *p, jeheap_symbolizer *s, const struct jeheap_query *q,
 		  const struct jh_sink *sink, void *arg, struct jh_entries *names);
 
+/* The reducer on its own, one stack at a time, outside any profile walk
+ * (the record of recent allocations: its stacks are not a profile's). The
+ * query gives the granularity and the filters (its inputs are not read);
+ * names go to *names, which must outlive the reducer's use. NULL without
+ * memory or for a bad regex or granularity. */
+struct jh_reducer *jh_reducer_new(const struct jeheap_query *q, jeheap_symbolizer *s,
+				  struct jh_entries *names);
+/* One stack, leaf first as a profile holds it (return addresses): its
+ * entry ids in *path (valid until the next call), *n of them (0: nothing
+ * but the allocator's frames, or filtered out). 0 or JEHEAP_ENOMEM. */
+int jh_reducer_stack(struct jh_reducer *r, const uint64_t *pcs, size_t npcs,
+		     const uint32_t **path, size_t *n);
+void jh_reducer_free(struct jh_reducer *r);
+
 /* Address id k of the run (from rs->addrs): the address as it was looked up
  * (a caller's return address minus one) in *addr; returns its frames,
  * innermost first, *n of them (0: nothing known, or the sink did not ask

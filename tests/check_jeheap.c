@@ -23,10 +23,14 @@ static int read_text(const char *text)
 	return jeheap_profile_read_memory(text, strlen(text), &p, &ei);
 }
 
+static jeheap_recent *rr;
+
 static void teardown(void)
 {
 	jeheap_profile_free(p);
 	p = NULL;
+	jeheap_recent_free(rr);
+	rr = NULL;
 }
 
 static const char threaded[] = "heap_v2/524288\n"
@@ -529,6 +533,146 @@ START_TEST(dump_time_stamp)
 	snprintf(text, sizeof(text), "%s%s# jeattach dump-time 1700000000.5\n", maps, boot);
 	ck_assert_int_eq(read_text(text), 0);
 	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), JEHEAP_ENOENT);
+/* The record of recent allocations (jeheap_recent_*): jemalloc 5.3's JSON
+ * (prof_recent_alloc_dump_node's keys), without jeattach's block. */
+static const char recent[] =
+	"{\"sample_interval\":1024,\"recent_alloc_max\":10,\"recent_alloc\":["
+	/* live, thread 1 named with an escape */
+	"{\"size\":100,\"usize\":112,\"released\":false,\"alloc_thread_uid\":1,"
+	"\"alloc_thread_name\":\"w\\u00e9\",\"alloc_time\":1000,"
+	"\"alloc_trace\":[\"0x10\",\"0x20\"]},"
+	/* freed 1000 ns later by its own thread */
+	"{\"size\":4096,\"usize\":4096,\"released\":true,\"alloc_thread_uid\":1,"
+	"\"alloc_time\":2000,\"alloc_trace\":[\"0x10\",\"0x20\"],\"dalloc_thread_uid\":1,"
+	"\"dalloc_time\":3000,\"dalloc_trace\":[\"0x30\"]},"
+	/* freed by thread 2, 2^20 ns later */
+	"{\"size\":8,\"usize\":8,\"released\":true,\"alloc_thread_uid\":1,\"alloc_time\":3000,"
+	"\"alloc_trace\":[\"0x40\"],\"dalloc_thread_uid\":2,\"dalloc_time\":1051576,"
+	"\"dalloc_trace\":[\"0x50\",\"0x60\"],\"later_key\":{\"x\":[1,2]}},"
+	/* released, the free not recorded */
+	"{\"size\":8,\"usize\":8,\"released\":true,\"alloc_thread_uid\":2,\"alloc_time\":4000,"
+	"\"alloc_trace\":[\"0x40\"]}]}";
+
+static int read_recent(const char *text)
+{
+	jeheap_recent_free(rr);
+	rr = NULL;
+	return jeheap_recent_read_memory(text, strlen(text), &rr, &ei);
+}
+
+static int count_group(const struct jeheap_recent_group *g, void *arg)
+{
+	struct jeheap_recent_group *first = arg;
+	if (!first->count)
+		*first = *g;
+	first[1].count++;
+	return 0;
+}
+
+static int count_live(size_t i, const struct jeheap_recent_record *rec, void *arg)
+{
+	(void)rec;
+	*(size_t *)arg = *(size_t *)arg * 10 + i + 1;
+	return 0;
+}
+
+START_TEST(recent_records)
+{
+	ck_assert_int_eq(read_recent(recent), 0);
+	struct jeheap_recent_info in;
+	ck_assert_int_eq(jeheap_recent_get_info(rr, &in), 0);
+	ck_assert_uint_eq(in.records, 4);
+	ck_assert_uint_eq(in.live, 1);
+	ck_assert_uint_eq(in.sample_interval, 1024);
+	ck_assert_int_eq(in.has_jeattach, 0);
+	ck_assert_uint_eq(in.oldest, 1000);
+	ck_assert_uint_eq(in.now, 4000); /* no block: the newest allocation */
+	struct jeheap_recent_record rec;
+	ck_assert_int_eq(jeheap_recent_get(rr, 0, &rec), 0);
+	ck_assert_str_eq(rec.alloc_thread_name, "w\xc3\xa9");
+	ck_assert_uint_eq(rec.alloc_stack, JEHEAP_RECENT_NONE); /* not symbolized yet */
+	ck_assert_int_eq(jeheap_recent_symbolize(rr, NULL, JEHEAP_FUNCTIONS), 0);
+	ck_assert_int_eq(jeheap_recent_get(rr, 1, &rec), 0);
+	ck_assert_int_eq(rec.free_known, 1);
+	const char *const *f;
+	/* the caller's return address minus one, as for heap profiles */
+	ck_assert_uint_eq(jeheap_recent_stack(rr, rec.alloc_stack, &f), 2);
+	ck_assert_str_eq(f[0], "0x0000000000000010");
+	ck_assert_str_eq(f[1], "0x000000000000001f");
+	ck_assert_int_eq(jeheap_recent_get(rr, 3, &rec), 0);
+	ck_assert_int_eq(rec.released && !rec.free_known, 1);
+	ck_assert_int_eq(jeheap_recent_get(rr, 4, &rec), JEHEAP_EINVAL);
+
+	struct jeheap_recent_group g[2] = { { 0 } };
+	ck_assert_int_eq(jeheap_recent_groups(rr, JEHEAP_RECENT_BY_STACK, count_group, g), 0);
+	ck_assert_uint_eq(g[1].count, 2); /* 0x10 0x20, and 0x40 */
+	ck_assert_uint_eq(g[0].bytes, 4208); /* most bytes first */
+	ck_assert_uint_eq(g[0].live, 1);
+	memset(g, 0, sizeof(g));
+	ck_assert_int_eq(jeheap_recent_groups(rr, JEHEAP_RECENT_CROSS_THREAD, count_group, g), 0);
+	ck_assert_uint_eq(g[1].count, 1);
+	ck_assert_uint_eq(g[0].alloc_thread, 1);
+	ck_assert_uint_eq(g[0].free_thread, 2);
+	ck_assert_uint_eq(jeheap_recent_stack(rr, g[0].free_stack, &f), 2);
+
+	struct jeheap_recent_lifetimes lt;
+	ck_assert_int_eq(jeheap_recent_lifetimes(rr, JEHEAP_RECENT_NONE, &lt), 0);
+	ck_assert_uint_eq(lt.freed, 2);
+	ck_assert_uint_eq(lt.live, 1);
+	ck_assert_uint_eq(lt.unknown, 1);
+	ck_assert_uint_eq(lt.count[9], 1);  /* 1000 ns: [512, 1024) */
+	ck_assert_uint_eq(lt.count[20], 1); /* 2^20 ns */
+	ck_assert_uint_eq(lt.min, 1000);
+
+	size_t order = 0;
+	ck_assert_int_eq(jeheap_recent_live(rr, 0, JEHEAP_RECENT_BY_AGE, count_live, &order), 0);
+	ck_assert_uint_eq(order, 1); /* record 0 only */
+	order = 0;
+	/* its age is 3000 ns (now: 4000) */
+	ck_assert_int_eq(jeheap_recent_live(rr, 2999, JEHEAP_RECENT_BY_AGE, count_live, &order), 0);
+	ck_assert_uint_eq(order, 0);
+}
+END_TEST
+
+/* Every fault is an error with its place; nothing is trusted. */
+START_TEST(recent_errors)
+{
+	static const struct {
+		const char *text, *message;
+		unsigned long line, column;
+	} bad[] = {
+		{ "", "empty", 1, 1 },
+		{ "heap_v2/1\n", "a heap profile", 1, 1 },
+		{ "{\"sample_interval\":1024,\n \"recent_alloc\":[{\"size\":}]}", "expected a value",
+		  2, 26 },
+		{ "{\"sample_interval\":1024,\"recent_alloc\":[", "truncated", 1, 41 },
+		{ "{\"sample_interval\":3,\"recent_alloc\":[]}", "not a power of two", 1, 21 },
+		{ "{\"sample_interval\":1024,\"recent_alloc\":[{\"size\":1}]}", "has no usize", 0, 0 },
+		{ "{\"sample_interval\":1024,\"recent_alloc\":[],\"x\":\"\\ud800\"}", "invalid \\u", 0,
+		  0 },
+		{ "{\"sample_interval\":1024,\"recent_alloc\":[]} x", "text after the value", 0, 0 },
+		{ "[1]", "not a JSON object", 1, 1 },
+		{ " \n x", "not a JSON object", 2, 2 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(read_recent(bad[i].text), JEHEAP_EFORMAT);
+		ck_assert_ptr_null(rr);
+		ck_assert_msg(strstr(ei.message, bad[i].message), "%zu: %s", i, ei.message);
+		if (bad[i].line)
+			ck_assert_msg(ei.line == bad[i].line && ei.column == bad[i].column,
+				      "%zu: %lu:%lu %s", i, ei.line, ei.column, ei.message);
+	}
+	/* nesting deeper than core_jpull's bound, under a key skipped */
+	char deep[200] = "{\"x\":";
+	memset(deep + 5, '[', 100);
+	ck_assert_int_eq(read_recent(deep), JEHEAP_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(ei.message, "nested too deep"));
+	/* an empty record is read: the caller decides */
+	ck_assert_int_eq(read_recent("{\"sample_interval\":1,\"recent_alloc\":[]}"), 0);
+	ck_assert_uint_eq(jeheap_recent_count(rr), 0);
+	jeheap_recent_free(rr);
+	rr = NULL;
+	jeheap_recent_free(NULL);
 }
 END_TEST
 
@@ -553,6 +697,8 @@ int main(void)
 	tcase_add_test(tc, trend_slope_and_fit);
 	tcase_add_test(tc, trend_absurd_counts);
 	tcase_add_test(tc, dump_time_stamp);
+	tcase_add_test(tc, recent_records);
+	tcase_add_test(tc, recent_errors);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

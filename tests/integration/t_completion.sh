@@ -42,6 +42,13 @@ echo "$out" | grep -q 'b.txt$' && fail "non-profile offered: $out"
 complete_words "$C/jeheap" _jeheap jeheap co | grep -qx collapsed || fail "jeheap commands"
 complete_words "$C/jeheap" _jeheap jeheap pp | grep -qx pprof || fail "jeheap pprof command"
 complete_words "$C/jeheap" _jeheap jeheap top --li | grep -qx -- --lines || fail "jeheap --lines"
+complete_words "$C/jeheap" _jeheap jeheap rec | grep -qx recent || fail "jeheap recent command"
+complete_words "$C/jeheap" _jeheap jeheap recent --cr | grep -qx -- --cross-thread ||
+	fail "jeheap recent options"
+touch "$WORK/r.json"
+out=$(complete_words "$C/jeheap" _jeheap jeheap recent "$WORK/")
+echo "$out" | grep -q 'r.json$' || fail "jeheap recent files: $out"
+echo "$out" | grep -q 'a.heap$' && fail "jeheap recent offers a heap profile: $out"
 finish_victim v
 finish_victim p
 pass "bash completion"
