@@ -415,124 +415,6 @@ START_TEST(flame_options)
 }
 END_TEST
 
-/* A dump of the trend series: stacks 0x1000 (grows 2000 B per dump, 10 s
- * apart), 0x3000 (constant), 0x4000 (shrinks), 0x5000 (swings). Every
- * allocation sampled (heap_v2/1): un-sampling leaves the values exact. */
-static jeheap_profile *trend_dump(int k)
-{
-	static const long swing[] = { 1000, 9000, 1000, 9000 };
-	char text[512];
-	long a = 1000 + 2000L * k, c = 8000 - 2000L * k, d = swing[k];
-	snprintf(text, sizeof(text),
-		 "heap_v2/1\n  t*: 4: %ld [0: 0]\n"
-		 "@ 0x1000\n  t*: 1: %ld [0: 0]\n@ 0x3000\n  t*: 1: 5000 [0: 0]\n"
-		 "@ 0x4000\n  t*: 1: %ld [0: 0]\n@ 0x5000\n  t*: 1: %ld [0: 0]\n",
-		 a + c + d + 5000, a, c, d);
-	jeheap_profile *q = NULL;
-	ck_assert_int_eq(jeheap_profile_read_memory(text, strlen(text), &q, &ei), 0);
-	return q;
-}
-
-START_TEST(trend_slope_and_fit)
-{
-	/* Given out of time order: the trend sorts by time. */
-	static const int at[] = { 2, 0, 3, 1 };
-	struct jeheap_trend_dump d[4];
-	jeheap_profile *ps[4];
-	for (int i = 0; i < 4; i++) {
-		ps[i] = trend_dump(at[i]);
-		d[i] = (struct jeheap_trend_dump){ ps[i], NULL, 1700000000.0 + 10 * at[i], NULL };
-	}
-	const struct jeheap_query q = { .metric = JEHEAP_INUSE_SPACE };
-	jeheap_trend *t;
-	ck_assert_int_eq(jeheap_trend_new(d, 4, &q, 0.9, &t, &ei), 0);
-	ck_assert_uint_eq(jeheap_trend_dump_count(t), 4);
-	ck_assert_uint_eq(jeheap_trend_dump_given(t, 0), 1);
-	ck_assert_double_eq(jeheap_trend_dump_time(t, 3), 1700000030.0);
-	ck_assert_uint_eq(jeheap_trend_count(t), 4);
-	/* Steady growth first; then no steady trend by slope (the swing,
-	 * R^2 = 80000^2 / (500 * 64e6) = 0.2, before the constant); the
-	 * steady shrinking last. */
-	static const char *const names[] = { "0x0000000000001000", "0x0000000000005000",
-					     "0x0000000000003000", "0x0000000000004000" };
-	static const double slopes[] = { 200, 160, 0, -200 }, fits[] = { 1, 0.2, 0, 1 };
-	static const int verdicts[] = { JEHEAP_TREND_GROWING, JEHEAP_TREND_UNSTEADY,
-					JEHEAP_TREND_UNSTEADY, JEHEAP_TREND_SHRINKING };
-	for (size_t i = 0; i < 4; i++) {
-		const struct jeheap_trend_stack *s = jeheap_trend_stack(t, i);
-		ck_assert_uint_eq(s->nframes, 1);
-		ck_assert_str_eq(s->frames[0], names[i]);
-		ck_assert_double_eq_tol(s->slope, slopes[i], 1e-9);
-		ck_assert_double_eq_tol(s->fit, fits[i], 1e-12);
-		ck_assert_int_eq(s->verdict, verdicts[i]);
-	}
-	ck_assert_double_eq(jeheap_trend_stack(t, 0)->values[3], 7000);
-	ck_assert_ptr_null(jeheap_trend_stack(t, 4));
-	const struct jeheap_trend_stack *total = jeheap_trend_total(t);
-	ck_assert_double_eq_tol(total->slope, 160, 1e-9);
-	ck_assert_double_eq(total->values[0], 1000 + 5000 + 8000 + 1000);
-	jeheap_trend_free(t);
-
-	/* Too few dumps, two at one time, a time that is no number, a fit
-	 * threshold past 1. */
-	ck_assert_int_eq(jeheap_trend_new(d, 1, &q, 0.9, &t, &ei), JEHEAP_EINVAL);
-	ck_assert_ptr_null(t);
-	d[2].time = d[0].time;
-	d[0].name = "a.heap";
-	d[2].name = "c.heap";
-	ck_assert_int_eq(jeheap_trend_new(d, 4, &q, 0.9, &t, &ei), JEHEAP_EINVAL);
-	ck_assert_str_eq(ei.message, "a.heap: made at the same time as c.heap");
-	d[2].time = NAN;
-	ck_assert_int_eq(jeheap_trend_new(d, 4, &q, 0.9, &t, &ei), JEHEAP_EINVAL);
-	ck_assert_int_eq(jeheap_trend_new(d, 2, &q, 1.5, &t, &ei), JEHEAP_EINVAL);
-	for (int i = 0; i < 4; i++)
-		jeheap_profile_free(ps[i]);
-}
-END_TEST
-
-START_TEST(trend_absurd_counts)
-{
-	/* 2^64 - 1 objects of 1 byte in all: un-sampling divides by
-	 * 1 - exp(-tiny) = 0, no finite number. */
-	static const char absurd[] = "heap_v2/524288\n  t*: 1: 1 [0: 0]\n"
-				     "@ 0x1000\n  t*: 18446744073709551615: 1 [0: 0]\n";
-	jeheap_profile *a = NULL, *b = NULL;
-	ck_assert_int_eq(jeheap_profile_read_memory(absurd, strlen(absurd), &a, &ei), 0);
-	b = trend_dump(0);
-	const struct jeheap_trend_dump d[2] = { { b, NULL, 1, "b.heap" }, { a, NULL, 2, "a.heap" } };
-	const struct jeheap_query q = { .metric = JEHEAP_INUSE_SPACE };
-	jeheap_trend *t;
-	ck_assert_int_eq(jeheap_trend_new(d, 2, &q, 0.9, &t, &ei), JEHEAP_EFORMAT);
-	ck_assert_ptr_nonnull(strstr(ei.message, "a.heap: a stack's count"));
-	jeheap_profile_free(a);
-	jeheap_profile_free(b);
-}
-END_TEST
-
-START_TEST(dump_time_stamp)
-{
-	static const char maps[] = "heap_v2/1\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n"
-				   "00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n";
-	static const char boot[] = "# jeattach boot-id 00000000-0000-0000-0000-000000000000\n";
-	static const char stamp[] = "# jeattach dump-time 1700000000.500000000\n";
-	char text[1024];
-	double sec = 0;
-	int source = 0;
-	snprintf(text, sizeof(text), "%s%s%s", maps, boot, stamp);
-	ck_assert_int_eq(read_text(text), 0);
-	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), 0);
-	ck_assert_double_eq(sec, 1700000000.5);
-	ck_assert_int_eq(source, JEHEAP_TIME_STAMP);
-	/* Followed by a maps line, it was the process's own text; malformed
-	 * (the fraction not 9 digits), it is no stamp. Read from memory,
-	 * there is no file time either. */
-	snprintf(text, sizeof(text), "%s%s%s%s", maps, boot, stamp,
-		 "00500000-00501000 r-xp 00000000 08:01 2 /bin/y\n");
-	ck_assert_int_eq(read_text(text), 0);
-	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), JEHEAP_ENOENT);
-	snprintf(text, sizeof(text), "%s%s# jeattach dump-time 1700000000.5\n", maps, boot);
-	ck_assert_int_eq(read_text(text), 0);
-	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), JEHEAP_ENOENT);
 /* The record of recent allocations (jeheap_recent_*): jemalloc 5.3's JSON
  * (prof_recent_alloc_dump_node's keys), without jeattach's block. */
 static const char recent[] =
@@ -673,6 +555,127 @@ START_TEST(recent_errors)
 	jeheap_recent_free(rr);
 	rr = NULL;
 	jeheap_recent_free(NULL);
+}
+END_TEST
+
+/* A dump of the trend series: stacks 0x1000 (grows 2000 B per dump, 10 s
+ * apart), 0x3000 (constant), 0x4000 (shrinks), 0x5000 (swings). Every
+ * allocation sampled (heap_v2/1): un-sampling leaves the values exact. */
+static jeheap_profile *trend_dump(int k)
+{
+	static const long swing[] = { 1000, 9000, 1000, 9000 };
+	char text[512];
+	long a = 1000 + 2000L * k, c = 8000 - 2000L * k, d = swing[k];
+	snprintf(text, sizeof(text),
+		 "heap_v2/1\n  t*: 4: %ld [0: 0]\n"
+		 "@ 0x1000\n  t*: 1: %ld [0: 0]\n@ 0x3000\n  t*: 1: 5000 [0: 0]\n"
+		 "@ 0x4000\n  t*: 1: %ld [0: 0]\n@ 0x5000\n  t*: 1: %ld [0: 0]\n",
+		 a + c + d + 5000, a, c, d);
+	jeheap_profile *q = NULL;
+	ck_assert_int_eq(jeheap_profile_read_memory(text, strlen(text), &q, &ei), 0);
+	return q;
+}
+
+START_TEST(trend_slope_and_fit)
+{
+	/* Given out of time order: the trend sorts by time. */
+	static const int at[] = { 2, 0, 3, 1 };
+	struct jeheap_trend_dump d[4];
+	jeheap_profile *ps[4];
+	for (int i = 0; i < 4; i++) {
+		ps[i] = trend_dump(at[i]);
+		d[i] = (struct jeheap_trend_dump){ ps[i], NULL, 1700000000.0 + 10 * at[i], NULL };
+	}
+	const struct jeheap_query q = { .metric = JEHEAP_INUSE_SPACE };
+	jeheap_trend *t;
+	ck_assert_int_eq(jeheap_trend_new(d, 4, &q, 0.9, &t, &ei), 0);
+	ck_assert_uint_eq(jeheap_trend_dump_count(t), 4);
+	ck_assert_uint_eq(jeheap_trend_dump_given(t, 0), 1);
+	ck_assert_double_eq(jeheap_trend_dump_time(t, 3), 1700000030.0);
+	ck_assert_uint_eq(jeheap_trend_count(t), 4);
+	/* Steady growth first; then no steady trend by slope (the swing,
+	 * R^2 = 80000^2 / (500 * 64e6) = 0.2, before the constant); the
+	 * steady shrinking last. */
+	static const char *const names[] = { "0x0000000000001000", "0x0000000000005000",
+					     "0x0000000000003000", "0x0000000000004000" };
+	static const double slopes[] = { 200, 160, 0, -200 }, fits[] = { 1, 0.2, 0, 1 };
+	static const int verdicts[] = { JEHEAP_TREND_GROWING, JEHEAP_TREND_UNSTEADY,
+					JEHEAP_TREND_UNSTEADY, JEHEAP_TREND_SHRINKING };
+	for (size_t i = 0; i < 4; i++) {
+		const struct jeheap_trend_stack *s = jeheap_trend_stack(t, i);
+		ck_assert_uint_eq(s->nframes, 1);
+		ck_assert_str_eq(s->frames[0], names[i]);
+		ck_assert_double_eq_tol(s->slope, slopes[i], 1e-9);
+		ck_assert_double_eq_tol(s->fit, fits[i], 1e-12);
+		ck_assert_int_eq(s->verdict, verdicts[i]);
+	}
+	ck_assert_double_eq(jeheap_trend_stack(t, 0)->values[3], 7000);
+	ck_assert_ptr_null(jeheap_trend_stack(t, 4));
+	const struct jeheap_trend_stack *total = jeheap_trend_total(t);
+	ck_assert_double_eq_tol(total->slope, 160, 1e-9);
+	ck_assert_double_eq(total->values[0], 1000 + 5000 + 8000 + 1000);
+	jeheap_trend_free(t);
+
+	/* Too few dumps, two at one time, a time that is no number, a fit
+	 * threshold past 1. */
+	ck_assert_int_eq(jeheap_trend_new(d, 1, &q, 0.9, &t, &ei), JEHEAP_EINVAL);
+	ck_assert_ptr_null(t);
+	d[2].time = d[0].time;
+	d[0].name = "a.heap";
+	d[2].name = "c.heap";
+	ck_assert_int_eq(jeheap_trend_new(d, 4, &q, 0.9, &t, &ei), JEHEAP_EINVAL);
+	ck_assert_str_eq(ei.message, "a.heap: made at the same time as c.heap");
+	d[2].time = NAN;
+	ck_assert_int_eq(jeheap_trend_new(d, 4, &q, 0.9, &t, &ei), JEHEAP_EINVAL);
+	ck_assert_int_eq(jeheap_trend_new(d, 2, &q, 1.5, &t, &ei), JEHEAP_EINVAL);
+	for (int i = 0; i < 4; i++)
+		jeheap_profile_free(ps[i]);
+}
+END_TEST
+
+START_TEST(trend_absurd_counts)
+{
+	/* 2^64 - 1 objects of 1 byte in all: un-sampling divides by
+	 * 1 - exp(-tiny) = 0, no finite number. */
+	static const char absurd[] = "heap_v2/524288\n  t*: 1: 1 [0: 0]\n"
+				     "@ 0x1000\n  t*: 18446744073709551615: 1 [0: 0]\n";
+	jeheap_profile *a = NULL, *b = NULL;
+	ck_assert_int_eq(jeheap_profile_read_memory(absurd, strlen(absurd), &a, &ei), 0);
+	b = trend_dump(0);
+	const struct jeheap_trend_dump d[2] = { { b, NULL, 1, "b.heap" }, { a, NULL, 2, "a.heap" } };
+	const struct jeheap_query q = { .metric = JEHEAP_INUSE_SPACE };
+	jeheap_trend *t;
+	ck_assert_int_eq(jeheap_trend_new(d, 2, &q, 0.9, &t, &ei), JEHEAP_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(ei.message, "a.heap: a stack's count"));
+	jeheap_profile_free(a);
+	jeheap_profile_free(b);
+}
+END_TEST
+
+START_TEST(dump_time_stamp)
+{
+	static const char maps[] = "heap_v2/1\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n"
+				   "00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n";
+	static const char boot[] = "# jeattach boot-id 00000000-0000-0000-0000-000000000000\n";
+	static const char stamp[] = "# jeattach dump-time 1700000000.500000000\n";
+	char text[1024];
+	double sec = 0;
+	int source = 0;
+	snprintf(text, sizeof(text), "%s%s%s", maps, boot, stamp);
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), 0);
+	ck_assert_double_eq(sec, 1700000000.5);
+	ck_assert_int_eq(source, JEHEAP_TIME_STAMP);
+	/* Followed by a maps line, it was the process's own text; malformed
+	 * (the fraction not 9 digits), it is no stamp. Read from memory,
+	 * there is no file time either. */
+	snprintf(text, sizeof(text), "%s%s%s%s", maps, boot, stamp,
+		 "00500000-00501000 r-xp 00000000 08:01 2 /bin/y\n");
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), JEHEAP_ENOENT);
+	snprintf(text, sizeof(text), "%s%s# jeattach dump-time 1700000000.5\n", maps, boot);
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_time(p, &sec, &source), JEHEAP_ENOENT);
 }
 END_TEST
 
