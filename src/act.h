@@ -26,6 +26,16 @@ enum act_kind {
 	ACT_RECENT_END,   /* --recent: put the number kept back */
 };
 
+/* --recent N at most. jemalloc writes the record with its dump lock held
+ * (prof_recent_alloc_dump holds prof_recent_dump_mtx across every
+ * write_cb), into a mapping of 256 MiB (rproc.c FULL_ROOM) that strcat
+ * appends to, rescanning it at every 64 KiB chunk: a record that outgrew
+ * the mapping faulted inside jemalloc and left that lock taken for good
+ * (every later dump of the process hung), and a large one held the thread
+ * for tens of seconds. A record takes 0.5 to 4.5 KB (two traces of up to
+ * 128 frames): 10,000 make at most ~45 MB. */
+#define ACT_RECENT_MAX 10000
+
 /* What --activate and --for do on a jemalloc whose activation does not
  * reach threads that already allocated (5.2.x, act_rearm.c). */
 enum act_rearm {
@@ -69,6 +79,7 @@ struct act_session {
 	/* --recent: experimental.prof_recent.alloc_max as found, to put back
 	 * (recent_set: it was changed, and not put back yet). */
 	int64_t recent_prev;
+	int64_t recent_to; /* what jeattach set it to */
 	int recent_set;
 };
 

@@ -57,7 +57,15 @@ enum je_exit act_recent_begin(struct target *t, struct act_session *s, const str
 	if (merr)
 		return act_mallctl_error(t, r, doing, recent_max, merr);
 	act_field_value(r, "previous_max", &old);
-	if (old.i == -1 || old.i >= a->n) { /* it keeps as many already: as found */
+	if (old.i == -1 || old.i > ACT_RECENT_MAX)
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: this process keeps %s recent allocations "
+				"(experimental.prof_recent.alloc_max %lld): jemalloc writes the "
+				"record with its dump lock held, and one that large could outgrow "
+				"what jeattach can collect and leave that lock taken; nothing was "
+				"changed",
+				doing, old.i == -1 ? "all its" : "more than 10000", (long long)old.i);
+	if (old.i >= a->n) { /* it keeps as many already: as found */
 		act_field_value(r, "recent_alloc_max", &old);
 		return JE_EXIT_OK;
 	}
@@ -66,6 +74,7 @@ enum je_exit act_recent_begin(struct target *t, struct act_session *s, const str
 	if (merr)
 		return act_mallctl_error(t, r, doing, recent_max, merr);
 	s->recent_prev = old.i;
+	s->recent_to = a->n;
 	s->recent_set = 1;
 	act_field_value(r, "recent_alloc_max", &want);
 	return JE_EXIT_OK;
@@ -108,6 +117,42 @@ static uint64_t count_records(const char *json)
 	return n;
 }
 
+/* Are json's top-level keys jemalloc's three, each once, and nothing else
+ * (prof_recent_alloc_dump: sample_interval, recent_alloc_max,
+ * recent_alloc)? jemalloc 5.3 prints thread names unescaped: a name the
+ * program chose can close a record early and add keys of its own (a
+ * "jeattach" key, say), in text that is still valid JSON. json is
+ * compact and re-encoded: its strings are well escaped. */
+static int only_jemalloc_keys(const char *json)
+{
+	static const char *const keys[] = { "sample_interval", "recent_alloc_max",
+					     "recent_alloc" };
+	int depth = 0, seen[3] = { 0 };
+	for (const char *p = json; *p; p++) {
+		if (*p == '"') {
+			const char *q = p + 1;
+			while (*q && *q != '"')
+				q += *q == '\\' && q[1] ? 2 : 1;
+			if (depth == 1 && q[0] == '"' && q[1] == ':') {
+				size_t len = (size_t)(q - p - 1);
+				int k = 0;
+				while (k < 3 && !(strlen(keys[k]) == len && !memcmp(p + 1, keys[k], len)))
+					k++;
+				if (k == 3 || seen[k]++)
+					return 0;
+			}
+			if (!*q)
+				return 0;
+			p = q;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		}
+	}
+	return seen[0] == 1 && seen[1] == 1 && seen[2] == 1;
+}
+
 enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot take the record of recent allocations";
@@ -144,6 +189,12 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 		return act_fail(r, JE_EXIT_MALLCTL,
 				"%s: what the target wrote (%zu bytes) is not one JSON object", doing,
 				n);
+	if (!only_jemalloc_keys(r->recent))
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"%s: the record has keys jemalloc does not write: a thread name "
+				"the program set (jemalloc 5.3 writes them unescaped) broke its "
+				"structure; nothing was written",
+				doing);
 	act_field_u64(r, "records", count_records(r->recent));
 	act_field_str(r, "clock", clock_name);
 	return JE_EXIT_OK;
@@ -154,13 +205,27 @@ enum je_exit act_recent_end(struct target *t, struct act_session *s, struct act_
 	const char *doing = "cannot put experimental.prof_recent.alloc_max back";
 	if (!s->recent_set)
 		return JE_EXIT_OK; /* left as found */
-	struct rctl_value v = { .type = RCTL_SSIZE, .i = s->recent_prev };
-	int merr = 0, e = rctl_write(t, recent_max, &v, NULL, &merr);
+	struct rctl_value now, v = { .type = RCTL_SSIZE, .i = s->recent_prev };
+	int merr = 0, e = rctl_read(t, recent_max, &now, &merr);
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (merr)
 		return act_mallctl_error(t, r, doing, recent_max, merr);
 	s->recent_set = 0;
+	if (now.i != s->recent_to) {
+		/* Someone else changed it during the window (the program, or
+		 * another jeattach): theirs now, left as it is. */
+		act_field_value(r, "recent_alloc_max", &now);
+		snprintf(r->warning, sizeof(r->warning),
+			 "experimental.prof_recent.alloc_max was changed to %lld during the "
+			 "window, not by this run: left as it is (it was %lld before)",
+			 (long long)now.i, (long long)s->recent_prev);
+		return JE_EXIT_OK;
+	}
+	if ((e = rctl_write(t, recent_max, &v, NULL, &merr)))
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, recent_max, merr);
 	act_field_value(r, "recent_alloc_max", &v);
 	return JE_EXIT_OK;
 }

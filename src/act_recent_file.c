@@ -94,6 +94,8 @@ static int write_record(const struct target *t, const struct act_result *r, FILE
 	fputs("}}\n", out);
 	free(maps);
 	free(stamp);
+	if (fflush(out))
+		return -errno; /* ENOSPC, EDQUOT: said as such */
 	return ferror(out) ? -EIO : 0;
 }
 

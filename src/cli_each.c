@@ -123,7 +123,9 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 		y->idle++;
 		return;
 	}
-	int e = rcall_hold_tid(t, tid, t0 + (pt_usec_t)budget);
+	/* The hold's budget its own: a thread in a timed wait was watched
+	 * by the peek until its wait began, and is again by the hold. */
+	int e = rcall_hold_tid(t, tid, pt_now_us() + (pt_usec_t)budget);
 	if (e) {
 		missed(y, tid, hold_failure(t, e));
 		return;

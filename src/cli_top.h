@@ -18,6 +18,7 @@ struct top_thread {
 	unsigned long long start; /* field 22 of its stat: a reused tid differs */
 	char comm[17];            /* as /proc says: the program chose it, escape it */
 	uint64_t allocp, deallocp; /* counter addresses; 0 until located */
+	uint64_t tp;              /* the thread pointer they were located from */
 	int tries;                /* attempts to locate them that failed */
 	int valid;                /* counters read at this refresh */
 	uint64_t alloc, dealloc;  /* bytes, since the thread began */

@@ -145,7 +145,19 @@ static int peek(struct target *t, struct top_threads *th, struct top_thread *x,
 	int e = rcall_peek(t, x->tid, deadline, &r);
 	int64_t us = pt_now_us() - t0;
 	th->peek_us_max = us > th->peek_us_max ? us : th->peek_us_max;
-	return e ? e : act_counters_at(k, maps, arch_thread_pointer(&r), at);
+	if (e)
+		return e;
+	x->tp = arch_thread_pointer(&r);
+	/* A thread glibc did not create (a raw clone() without CLONE_SETTLS)
+	 * shares its creator's thread pointer: the counters there are the
+	 * other thread's. Neither is believed. */
+	for (int i = 0; i < th->n; i++)
+		if (th->v[i].tid != x->tid && th->v[i].tp == x->tp) {
+			th->v[i].allocp = th->v[i].deallocp = 0;
+			th->v[i].tries = TOP_PEEK_TRIES;
+			return -1;
+		}
+	return act_counters_at(k, maps, x->tp, at);
 }
 
 static int by_tid(const void *a, const void *b)

@@ -11,10 +11,7 @@
 #define OPT_MAX_COUNT 1000 /* --count */
 #define OPT_MAX_PIDS 4096
 #define OPT_MAX_FRAG_OUT 2 /* --frag-out: one .json, one .svg */
-/* --recent: each record holds a stack (up to 128 frames) and keeps the
- * stack's record alive in the target until it is dropped; a million is
- * already a few hundred MB of output. */
-#define OPT_MAX_RECENT 1000000
+#define OPT_MAX_RECENT ACT_RECENT_MAX /* --recent N */
 /* A profile is what the target wrote into a memfd: its size is the
  * target's choice (a thread of it can ftruncate the memfd to a terabyte),
  * so a dump is refused past this, unless --max-dump says otherwise. 2^20

@@ -76,10 +76,12 @@ static int expand_for(struct plan *p, const struct options *o, const char *file,
 			return -1;
 		snprintf(p->baseline, n, "%s.base", file);
 	}
-	p->steps[p->nsteps++] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = p->baseline,
-					      .baseline = o->baseline };
+	/* The record first: a jemalloc without one (5.2), or a process whose
+	 * record has no bound, is refused before profiling is touched. */
 	if (o->recent)
 		p->steps[p->nsteps++] = (struct act){ .kind = ACT_RECENT_BEGIN, .n = o->recent };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_FOR_BEGIN, .arg = p->baseline,
+					      .baseline = o->baseline };
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = window };
 	if (!o->recent || ndumps)
 		p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file };

@@ -162,12 +162,12 @@ END_TEST
 START_TEST(recent_steps)
 {
 	ck_assert_int_eq(BUILD("-p", "1", "--recent", "5", "--recent-out", "r.json", "--force"), 0);
-	static const enum act_kind want[] = { ACT_FOR_BEGIN, ACT_RECENT_BEGIN, ACT_WAIT,
+	static const enum act_kind want[] = { ACT_RECENT_BEGIN, ACT_FOR_BEGIN, ACT_WAIT,
 					      ACT_RECENT_DUMP, ACT_RECENT_END, ACT_FOR_END };
 	ck_assert_int_eq(p.nsteps, 6);
 	for (int i = 0; i < 6; i++)
 		ck_assert_int_eq(p.steps[i].kind, want[i]);
-	ck_assert_int_eq(p.steps[1].n, 5);
+	ck_assert_int_eq(p.steps[0].n, 5);
 	ck_assert_int_eq(p.steps[2].us, PLAN_RECENT_WINDOW_US);
 	ck_assert_str_eq(p.steps[3].arg, "r.json");
 	ck_assert_int_eq(p.steps[3].force, 1);

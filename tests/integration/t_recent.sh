@@ -10,7 +10,9 @@
 require_ptrace
 
 expect_rc 2 "$JEATTACH" -p 1 --recent 0
-echo "$ERR" | grep -q -- "--recent '0': expected 1 to 1000000" || fail "$ERR"
+echo "$ERR" | grep -q -- "--recent '0': expected 1 to 10000" || fail "$ERR"
+expect_rc 2 "$JEATTACH" -p 1 --recent 10001
+echo "$ERR" | grep -q -- "--recent '10001': expected 1 to 10000" || fail "$ERR"
 expect_rc 2 "$JEATTACH" -p 1 --status --recent-out x.json
 echo "$ERR" | grep -q -- "--recent-out goes with --recent N" || fail "$ERR"
 expect_rc 2 "$JEATTACH" -p 1 --recent 10 --every 1s --count 2
@@ -30,7 +32,7 @@ pid = int(sys.argv[2])
 rep = json.loads(sys.argv[3])
 acts = {a["action"]: a for a in rep["actions"]}
 assert [a["action"] for a in rep["actions"]] == \
-    ["for_begin", "recent_begin", "wait", "recent_dump", "recent_end", "for_end"], rep
+    ["recent_begin", "for_begin", "wait", "recent_dump", "recent_end", "for_end"], rep
 assert acts["recent_begin"]["previous_max"] == 0 and acts["recent_begin"]["recent_alloc_max"] == 40
 assert acts["recent_end"]["recent_alloc_max"] == 0 and acts["for_end"]["prof_active"] is False
 # jemalloc's keys, then jeattach's
@@ -77,6 +79,21 @@ expect_rc 0 "$JEATTACH" -p "$v" --get experimental.prof_recent.alloc_max --get p
 [ "$(json_get "$OUT" "[a['value'] for a in j['actions']]")" = "[0, False]" ] || fail "not put back: $OUT"
 pass "Ctrl-C in the window: record taken, alloc_max and prof.active put back"
 
+# Changed by someone else during the window (the program, another tool):
+# theirs, left as it is, with a warning (before: overwritten with the
+# value saved at the start).
+"$JEATTACH" -p "$v" --recent 100 --for 2s --recent-out "$WORK/c1.json" >"$WORK/c1.out" 2>&1 &
+c1=$!
+sleep 0.7
+expect_rc 0 "$JEATTACH" -p "$v" --set experimental.prof_recent.alloc_max=500
+wait "$c1" || fail "the run: $(cat "$WORK/c1.out")"
+grep -q "was changed to 500 during the window, not by this run: left as it is" "$WORK/c1.out" ||
+	fail "no warning: $(cat "$WORK/c1.out")"
+expect_rc 0 "$JEATTACH" -p "$v" --get experimental.prof_recent.alloc_max
+echo "$OUT" | grep -q 'value *500$' || fail "overwritten: $OUT"
+expect_rc 0 "$JEATTACH" -p "$v" --set experimental.prof_recent.alloc_max=0
+pass "changed by another during the window: left as they set it, said"
+
 # Without --recent-out: an automatic name in jeattach's directory.
 (cd "$WORK" && "$JEATTACH" -p "$v" --recent 5 --for 200ms --json) >"$WORK/auto.out" ||
 	fail "automatic name: $(cat "$WORK/auto.out")"
@@ -84,15 +101,26 @@ pass "Ctrl-C in the window: record taken, alloc_max and prof.active put back"
 finish_victim v
 pass "automatic name jeattach-recent.PID.0.json"
 
-# A target that keeps more already (all: -1) is left as found.
-start_victim_env m "MALLOC_CONF=prof:true,prof_active:true,prof_recent_alloc_max:-1" \
+# A target that keeps more already is left as found; one that keeps all
+# (-1) is refused: its record has no bound (jemalloc writes it with its
+# dump lock held: one that outgrew jeattach's room left that lock taken).
+start_victim_env m "MALLOC_CONF=prof:true,prof_active:true,prof_recent_alloc_max:50" \
 	"$TARGETS/victim_dyn" -b 1
 expect_rc 0 "$JEATTACH" -p "$m" --recent 10 --for 300ms --recent-out "$WORK/m.json" --json
-[ "$(json_get "$OUT" "j['actions'][1]['previous_max']")" = -1 ] || fail "$OUT"
+[ "$(json_get "$(printf '%s\n' "$OUT" | tail -1)" "[a for a in j['actions'] if a['action'] == 'recent_begin'][0]['previous_max']")" = 50 ] ||
+	fail "$OUT"
 expect_rc 0 "$JEATTACH" -p "$m" --get experimental.prof_recent.alloc_max
-echo "$OUT" | grep -q 'value *-1$' || fail "changed: $OUT"
+echo "$OUT" | grep -q 'value *50$' || fail "changed: $OUT"
 finish_victim m
-pass "a target keeping all records already: left alone"
+start_victim_env a "MALLOC_CONF=prof:true,prof_active:false,prof_recent_alloc_max:-1" \
+	"$TARGETS/victim_dyn" -b 1
+expect_rc 10 "$JEATTACH" -p "$a" --recent 10 --for 300ms --recent-out "$WORK/a.json"
+echo "$ERR" | grep -q "keeps all its recent allocations.*nothing was changed" || fail "$ERR"
+[ ! -e "$WORK/a.json" ] || fail "a record was written"
+expect_rc 0 "$JEATTACH" -p "$a" --get experimental.prof_recent.alloc_max --get prof.active --json
+[ "$(json_get "$OUT" "[a['value'] for a in j['actions']]")" = "[-1, False]" ] || fail "changed: $OUT"
+finish_victim a
+pass "a target keeping more records: left alone; keeping all: refused, nothing changed"
 
 # Profiling not enabled at start: jeattach's one line, exit 6.
 start_victim_env p "MALLOC_CONF=prof:false" "$TARGETS/victim_dyn" -b 1
@@ -112,7 +140,7 @@ if [ $? = 0 ]; then
 	expect_rc 0 "$JEATTACH" -p "$o" --get prof.active
 	echo "$OUT" | grep -q 'false' || fail "prof.active left on: $OUT"
 	finish_victim o
-	pass "jemalloc 5.2.1: no record, exit 7, prof.active put back"
+	pass "jemalloc 5.2.1: no record, exit 7, profiling not touched"
 else
 	echo "note: Debian 11's libjemalloc2 5.2.1 is not available here: the 5.2 case is not checked"
 fi

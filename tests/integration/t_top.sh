@@ -85,7 +85,9 @@ pass "one hold per refresh"
 start_victim i "$TARGETS/victim_dyn" -b 1 -i 120 -t
 expect_rc 0 "$JEATTACH" -p "$i" --stats --json
 meta0=$(json_get "$OUT" "j['actions'][0]['metadata']")
-expect_rc 0 "$JEATTACH" -p "$i" --top --interval 300ms --count 3
+# (1 s refreshes: 30% of each for locating, enough for 120 threads on a
+# loaded machine)
+expect_rc 0 "$JEATTACH" -p "$i" --top --interval 1s --count 3
 printf '%s\n' "$OUT" | tail -1 >"$WORK/idle.json"
 expect_rc 0 "$JEATTACH" -p "$i" --stats --json
 meta1=$(json_get "$OUT" "j['actions'][0]['metadata']")
