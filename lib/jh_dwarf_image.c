@@ -120,17 +120,21 @@ static void *put_header(struct jh_image *im, Elf *elf, size_t nsec)
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type == ET_REL)
 		return NULL; /* relocatable objects need libdw's relocation */
-	Elf64_Ehdr *h = (Elf64_Ehdr *)im->img;
-	memcpy(h->e_ident, eh.e_ident, EI_NIDENT);
-	h->e_type = eh.e_type;
-	h->e_machine = eh.e_machine;
-	h->e_version = EV_CURRENT;
-	h->e_shoff = sizeof(Elf64_Ehdr);
-	h->e_ehsize = sizeof(Elf64_Ehdr);
-	h->e_shentsize = sizeof(Elf64_Shdr);
-	h->e_shnum = (Elf64_Half)nsec;
-	h->e_shstrndx = 1;
-	return h + 1;
+	/* Built aside and copied: the image is a byte buffer, with no
+	 * alignment promised to an Elf64_Ehdr. */
+	Elf64_Ehdr h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.e_ident, eh.e_ident, EI_NIDENT);
+	h.e_type = eh.e_type;
+	h.e_machine = eh.e_machine;
+	h.e_version = EV_CURRENT;
+	h.e_shoff = sizeof(Elf64_Ehdr);
+	h.e_ehsize = sizeof(Elf64_Ehdr);
+	h.e_shentsize = sizeof(Elf64_Shdr);
+	h.e_shnum = (Elf64_Half)nsec;
+	h.e_shstrndx = 1;
+	memcpy(im->img, &h, sizeof(h));
+	return im->img + sizeof(h);
 }
 
 /* Place section i at *at: a whole one inflated now, a streamed one given

@@ -212,9 +212,9 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	c = dump_outcome(t, r, doing, e, merr, fd);
 	if (!c)
 		c = dump_facts(t, r, doing);
+	long closed;
 close_remote:
 	/* 4. Nothing left in the target: its descriptor table is as found. */
-	long closed;
 	e = rproc_close(t, fd, &closed);
 	if (!e && closed < 0)
 		e = (int)closed;

@@ -123,7 +123,7 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 	struct dump_call d = { 0 };
 	char *text;
 	int remote_errno;
-	if ((e = rproc_collect(t, dump_writer, &d, &text, &remote_errno)))
+	if ((e = rproc_collect(t, dump_writer, &d, 0, &text, &remote_errno)))
 		return act_transport_error(t, r, doing, e);
 	if (remote_errno)
 		return act_fail(r, JE_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,

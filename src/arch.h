@@ -18,6 +18,19 @@ struct arch_stack_write {
 	int present;
 };
 
+/* The register sets an arch_gpregs_t is read from (PTRACE_GETREGSET) and
+ * written back to, in order, the first NT_PRSTATUS: where each lies in the
+ * struct, its size, and whether it is written back. An architecture that
+ * keeps the syscall number or the thread pointer outside the general
+ * registers (arm64: NT_ARM_SYSTEM_CALL, NT_ARM_TLS) lists them here. */
+struct arch_regset {
+	int note;
+	size_t offset, size;
+	int write;
+};
+extern const struct arch_regset arch_regsets[];
+extern const int arch_nregsets;
+
 uint64_t arch_pc(const arch_gpregs_t *r);
 uint64_t arch_sp(const arch_gpregs_t *r);
 /* Is this thread stopped inside a system call (its orig syscall number is set)? */
@@ -57,6 +70,12 @@ long arch_syscall_result(const arch_gpregs_t *r);
  * stores its result, then to libc's rt_sigreturn restorer, which restores
  * the thread from a signal frame built here, even if jeattach is dead. */
 void arch_rewind_for_sigreturn(arch_gpregs_t *r);
+/* The saved registers of a thread whose state was changed (calls ran in
+ * it), as they must be written back: x86_64 writes orig_rax back, so the
+ * kernel restarts an interrupted syscall itself; arm64 cannot write the
+ * kernel's orig_x0, which the calls overwrote, and rewinds the syscall
+ * instead. */
+void arch_prepare_release(arch_gpregs_t *r);
 /* Stopped in a syscall that restarts through the restart block? */
 int arch_restarts_by_block(const arch_gpregs_t *r);
 size_t arch_sigframe_size(size_t fplen);

@@ -130,19 +130,98 @@ static int regset(int req, pid_t tid, int note, void *buf, size_t *len)
 	return 0;
 }
 
+#ifdef ARCH_ORIG_ARG0_FROM_PROC
+/* The first argument of the syscall tid is stopped in, as the kernel
+ * reports it in /proc/TID/syscall ("NR ARG1 ..."): on arm64 the only view
+ * of orig_x0 (see arch_defs.h). */
+static int orig_arg0(pid_t tid, uint64_t *v)
+{
+	char path[64], text[256];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	if (fd >= 0)
+		close(fd);
+	long nr;
+	unsigned long long a0;
+	if (n <= 0)
+		return -EIO;
+	text[n] = 0;
+	if (sscanf(text, "%ld %llx", &nr, &a0) != 2)
+		return -EIO;
+	*v = a0;
+	return 0;
+}
+#endif
+
 int pt_get_gpregs(pid_t tid, arch_gpregs_t *r)
 {
-	size_t len = sizeof(*r);
-	int e = regset(PTRACE_GETREGSET, tid, NT_PRSTATUS, r, &len);
-	return e ? e : (len == sizeof(*r) ? 0 : -EIO);
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < arch_nregsets; i++) {
+		const struct arch_regset *s = &arch_regsets[i];
+		size_t len = s->size;
+		int e = regset(PTRACE_GETREGSET, tid, s->note, (char *)r + s->offset, &len);
+		if (e)
+			return e;
+		if (len != s->size)
+			return -EIO;
+	}
+#ifdef ARCH_ORIG_ARG0_FROM_PROC
+	if (arch_in_syscall(r)) {
+		int e = orig_arg0(tid, &r->orig_x0);
+		if (e)
+			return e;
+	}
+#endif
+	return 0;
 }
 
 int pt_set_gpregs(pid_t tid, const arch_gpregs_t *r)
 {
-	size_t len = sizeof(*r);
-	return regset(PTRACE_SETREGSET, tid, NT_PRSTATUS, (void *)r, &len);
+	for (int i = 0; i < arch_nregsets; i++) {
+		const struct arch_regset *s = &arch_regsets[i];
+		size_t len = s->size;
+		int e = s->write ? regset(PTRACE_SETREGSET, tid, s->note,
+					  (char *)r + s->offset, &len) : 0;
+		if (e)
+			return e;
+	}
+	return 0;
 }
 
+#ifdef ARCH_FPSTATE_NOTE_ALT
+/* Two notes may hold the FP state (arm64: NT_ARM_SVE where the CPU has SVE,
+ * NT_PRFPREG otherwise): the one read is kept in the buffer's first word,
+ * and written back the same way. */
+int pt_get_fpstate(pid_t tid, void *buf, size_t *len)
+{
+	if (*len < 8)
+		return -EINVAL;
+	size_t n = *len - 8;
+	int note = ARCH_FPSTATE_NOTE;
+	int e = regset(PTRACE_GETREGSET, tid, note, (char *)buf + 8, &n);
+	if (e == -EINVAL || e == -ENODEV) {
+		note = ARCH_FPSTATE_NOTE_ALT;
+		n = *len - 8;
+		e = regset(PTRACE_GETREGSET, tid, note, (char *)buf + 8, &n);
+	}
+	if (e)
+		return e;
+	memcpy(buf, &note, sizeof(note));
+	*len = n + 8;
+	return 0;
+}
+
+int pt_set_fpstate(pid_t tid, const void *buf, size_t len)
+{
+	int note;
+	if (len < 8)
+		return -EINVAL;
+	memcpy(&note, buf, sizeof(note));
+	len -= 8;
+	return regset(PTRACE_SETREGSET, tid, note, (char *)buf + 8, &len);
+}
+#else
 int pt_get_fpstate(pid_t tid, void *buf, size_t *len)
 {
 	return regset(PTRACE_GETREGSET, tid, ARCH_FPSTATE_NOTE, buf, len);
@@ -152,6 +231,7 @@ int pt_set_fpstate(pid_t tid, const void *buf, size_t len)
 {
 	return regset(PTRACE_SETREGSET, tid, ARCH_FPSTATE_NOTE, (void *)buf, &len);
 }
+#endif
 
 /* PTRACE_GETSIGMASK/SETSIGMASK (Linux 3.11) take the kernel's 8-byte mask. */
 int pt_get_sigmask(pid_t tid, uint64_t *mask)

@@ -327,10 +327,12 @@ int rcall_release(struct target *t)
 			first = e;
 	}
 	if (h->dirty) {
+		arch_gpregs_t back = h->regs;
+		arch_prepare_release(&back);
 		if (h->fpstate && h->fplen &&
 		    (e = pt_set_fpstate(h->tid, h->fpstate, h->fplen)) && !first)
 			first = e;
-		if ((e = pt_set_gpregs(h->tid, &h->regs)) && !first)
+		if ((e = pt_set_gpregs(h->tid, &back)) && !first)
 			first = e;
 		if (h->mask_saved && (e = pt_set_sigmask(h->tid, h->sigmask)) && !first)
 			first = e;

@@ -32,7 +32,8 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 	    ifunc)
 		c->errno_location = 0;
 	/* All three, or calls fall back to the return trap (not crash-safe). */
-	if (sym_find_code(t->io_pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &c->ret_restorer,
+	if (!ARCH_HAS_CRASH_SAFE_RETURN ||
+	    sym_find_code(t->io_pid, &t->maps, ARCH_RESTORER, ARCH_RESTORER_LEN, NULL, &c->ret_restorer,
 			  NULL) ||
 	    sym_find_code(t->io_pid, &t->maps, ARCH_GADGET_STORE, ARCH_GADGET_STORE_LEN,
 			  arch_gadget_pops, &c->ret_gadget, &c->ret_gadget_pops) ||

@@ -48,9 +48,11 @@ int rproc_seccomp_denied(const struct target *t);
 /* Collect what a jemalloc writer prints through its write_cb: fn, under the
  * hold, makes the call with write_cb and cbopaque as given (a callback
  * that appends to buf); *text gets it all (malloc'd, NUL-terminated).
- * *remote_errno: the target's mmap refused. Needs RPROC_STATS_PRINT. */
+ * *remote_errno: the target's mmap refused. max: read at most this many
+ * bytes (0: all the room there was); -E2BIG if it is longer: the target
+ * chose that length. Needs RPROC_STATS_PRINT. */
 typedef int (*rproc_writer_fn)(struct target *t, uint64_t write_cb, uint64_t buf, void *arg);
-int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, char **text,
+int rproc_collect(struct target *t, rproc_writer_fn fn, void *arg, size_t max, char **text,
 		  int *remote_errno);
 /* Can rproc_stats_print work here (a libc strcat was found)? */
 int rproc_has_stats_print(const struct target *t);

@@ -484,7 +484,12 @@ int sym_find_code(pid_t pid, const struct sym_maps *maps, const char *prefix, si
 				if (!hit)
 					break;
 				size_t at = (size_t)(hit - buf);
-				int x = check ? check(hit, len - at) : 0;
+				/* Instructions of a fixed width start only at their
+				 * alignment (ARCH_INSN_ALIGN): bytes across two of them
+				 * are not one. */
+				int x = (a + at) % ARCH_INSN_ALIGN ? -1
+					: check			  ? check(hit, len - at)
+								  : 0;
 				if (x >= 0) {
 					*addr = a + at;
 					if (extra)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "arch.h"
 #include "sym.h"
 #include "sym_maps.h"
 
@@ -130,7 +131,9 @@ START_TEST(unwind_table_and_syscall_of_self)
 	ck_assert_int_eq(sym_unwind_table(getpid(), &m, 0x10, &ut), -ENOENT);
 	uint64_t insn;
 	ck_assert_int_eq(sym_find_syscall_insn(getpid(), &m, &insn), 0);
-	ck_assert_int_eq(memcmp((const void *)(uintptr_t)insn, "\x0f\x05", 2), 0);
+	ck_assert_int_eq(memcmp((const void *)(uintptr_t)insn, ARCH_SYSCALL_INSN,
+			 ARCH_SYSCALL_INSN_LEN), 0);
+	ck_assert_uint_eq(insn % ARCH_INSN_ALIGN, 0); /* a whole instruction */
 	sym_maps_free(&m);
 }
 END_TEST

@@ -26,6 +26,7 @@ typedef struct user_regs_struct arch_gpregs_t;
  * no code is ever written into the target. */
 #define ARCH_SYSCALL_INSN "\x0f\x05"
 #define ARCH_SYSCALL_INSN_LEN 2
+#define ARCH_INSN_ALIGN 1 /* instructions start anywhere */
 #define ARCH_MAX_CALL_ARGS 6
 /* glibc's __restore_rt: mov $15,%rax; syscall (rt_sigreturn). */
 #define ARCH_RESTORER "\x48\xc7\xc0\x0f\x00\x00\x00\x0f\x05"
@@ -35,6 +36,7 @@ typedef struct user_regs_struct arch_gpregs_t;
 #define ARCH_AUDIT_ARCH 0xc000003eU
 /* The gadget that keeps an injected call's return value: mov %rax,(%rbx)
  * then ret (or pops, then ret; the pops take junk slots). */
+#define ARCH_HAS_CRASH_SAFE_RETURN 1
 #define ARCH_GADGET_STORE "\x48\x89\x03"
 #define ARCH_GADGET_STORE_LEN 3
 

@@ -78,6 +78,11 @@ void arch_rewind_for_sigreturn(arch_gpregs_t *r)
 	}
 }
 
+void arch_prepare_release(arch_gpregs_t *r)
+{
+	(void)r; /* orig_rax is written back as found: the kernel restarts */
+}
+
 int arch_restarts_by_block(const arch_gpregs_t *r)
 {
 	return (long)r->orig_rax >= 0 && (long)r->rax == -ERESTART_RESTARTBLOCK;

@@ -14,6 +14,11 @@
 #define X86_EFLAGS_TF 0x100UL
 #define X86_CS_COMPAT32 0x23
 
+const struct arch_regset arch_regsets[] = {
+	{ NT_PRSTATUS, 0, sizeof(struct user_regs_struct), 1 },
+};
+const int arch_nregsets = 1;
+
 uint64_t arch_pc(const arch_gpregs_t *r)
 {
 	return r->rip;

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* aarch64 types and constants for the generic code (see src/arch.h). */
+#ifndef JEATTACH_ARCH_DEFS_H
+#define JEATTACH_ARCH_DEFS_H
+
+#include <elf.h>
+#include <stdint.h>
+#include <asm/ptrace.h>
+
+/* A stopped thread's registers. The general registers are NT_PRSTATUS;
+ * arm64 keeps what x86_64 has in orig_rax elsewhere: the system call a
+ * thread is in is NT_ARM_SYSTEM_CALL (-1 for none; writing -1 is how a
+ * tracer says "not in a syscall", as orig_rax = -1 on x86_64), and the
+ * syscall's first argument, which x0 loses to the result, is the kernel's
+ * orig_x0, which no regset exposes: pt_ reads it from /proc/TID/syscall
+ * (arm64's syscall_get_arguments reports orig_x0 as argument 0) whenever
+ * the thread is in a syscall (ARCH_ORIG_ARG0_FROM_PROC). The thread
+ * pointer is tpidr_el0, NT_ARM_TLS (read only here). */
+typedef struct arch_gpregs {
+	struct user_pt_regs g;
+	int32_t syscallno;
+	int32_t pad;
+	uint64_t tls;
+	uint64_t orig_x0;
+} arch_gpregs_t;
+
+#define ARCH_NAME "aarch64"
+#define ARCH_ELF_MACHINE EM_AARCH64
+#define ARCH_ORIG_ARG0_FROM_PROC 1
+/* The FP/SIMD state: NT_ARM_SVE where the CPU has SVE (it carries the
+ * FPSIMD view when SVE is not in use, and the whole Z/P/FFR state when it
+ * is, which NT_PRFPREG would cut to 128 bits a register), else
+ * NT_PRFPREG. Whichever was read is written back (pt.c keeps the note
+ * with the bytes). The largest SVE state (VL 2048 bits) is about 9 KiB. */
+#define ARCH_FPSTATE_NOTE NT_ARM_SVE
+#define ARCH_FPSTATE_NOTE_ALT NT_PRFPREG
+#define ARCH_FPSTATE_MAX (32 * 1024)
+/* AAPCS64 has no red zone: below sp is free. */
+#define ARCH_RED_ZONE 0
+#define ARCH_STACK_ALIGN 16
+/* Return address of injected calls (x30): never mapped (below
+ * vm.mmap_min_addr); the callee's `ret` faults there with SIGSEGV,
+ * si_addr == this value. A callee built with pointer authentication signs
+ * x30 at entry (paciasp) and authenticates it before ret (autiasp), with
+ * the same sp: the value comes back as given, so the trap is reached. */
+#define ARCH_RETURN_TRAP 0x320UL
+/* svc #0, little-endian; instructions are 4-byte aligned (ARCH_INSN_ALIGN). */
+#define ARCH_SYSCALL_INSN "\x01\x00\x00\xd4"
+#define ARCH_SYSCALL_INSN_LEN 4
+#define ARCH_INSN_ALIGN 4
+#define ARCH_MAX_CALL_ARGS 8
+/* The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0. */
+#define ARCH_RESTORER "\x68\x11\x80\xd2\x01\x00\x00\xd4"
+#define ARCH_RESTORER_LEN 8
+#define ARCH_NR_RT_SIGRETURN 139
+/* seccomp_data.arch of this ABI's system calls (AUDIT_ARCH_AARCH64). */
+#define ARCH_AUDIT_ARCH 0xc00000b7U
+/* Crash-safe calls (a return through a result-storing gadget into
+ * rt_sigreturn) are not built for arm64 yet: every call returns to the
+ * trap (doc/arm64.md). The gadget bytes are a str x0, [x19]. */
+#define ARCH_HAS_CRASH_SAFE_RETURN 0
+#define ARCH_GADGET_STORE "\x60\x02\x00\xf9"
+#define ARCH_GADGET_STORE_LEN 4
+
+#endif

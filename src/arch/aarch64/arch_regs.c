@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* aarch64 (AAPCS64 and the Linux syscall ABI) for injected calls and system
+ * calls. Pure functions over arch_gpregs_t; the caller does all ptrace
+ * work. Kernel behaviour relied on: arch/arm64/kernel/signal.c do_signal
+ * (the restart of an interrupted syscall: x0 = orig_x0, pc -= 4, and x8 =
+ * __NR_restart_syscall for -ERESTART_RESTARTBLOCK, only while
+ * syscallno != -1) and arch/arm64/kernel/ptrace.c (NT_ARM_SYSTEM_CALL
+ * sets syscallno, so -1 takes a thread out of that logic). */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include "arch.h"
+
+/* PSTATE.SS, the software-step bit (the kernel's DBG_SPSR_SS): never
+ * carried into a call. PSR_MODE32_BIT and PSR_BTYPE_MASK (the branch type
+ * BTI checks at a branch's target) come from asm/ptrace.h. */
+#define PSTATE_SS 0x200000UL
+
+const struct arch_regset arch_regsets[] = {
+	{ NT_PRSTATUS, offsetof(arch_gpregs_t, g), sizeof(struct user_pt_regs), 1 },
+	{ NT_ARM_SYSTEM_CALL, offsetof(arch_gpregs_t, syscallno), sizeof(int32_t), 1 },
+	{ NT_ARM_TLS, offsetof(arch_gpregs_t, tls), sizeof(uint64_t), 0 },
+};
+const int arch_nregsets = sizeof(arch_regsets) / sizeof(arch_regsets[0]);
+
+uint64_t arch_pc(const arch_gpregs_t *r)
+{
+	return r->g.pc;
+}
+
+uint64_t arch_sp(const arch_gpregs_t *r)
+{
+	return r->g.sp;
+}
+
+uint64_t arch_thread_pointer(const arch_gpregs_t *r)
+{
+	return r->tls;
+}
+
+int arch_in_syscall(const arch_gpregs_t *r)
+{
+	return r->syscallno >= 0;
+}
+
+long arch_syscall_nr(const arch_gpregs_t *r)
+{
+	return r->syscallno;
+}
+
+void arch_syscall_rewind(arch_gpregs_t *r)
+{
+	/* What do_signal does to restart: the first argument back in x0, pc
+	 * back over the 4-byte svc. syscallno -1, so that the kernel does not
+	 * also apply its own restart when the thread resumes from this stop. */
+	r->g.regs[0] = r->orig_x0;
+	r->g.pc -= ARCH_SYSCALL_INSN_LEN;
+	r->syscallno = -1;
+}
+
+void arch_set_syscall_result(arch_gpregs_t *r, long ret)
+{
+	r->g.regs[0] = (uint64_t)ret;
+	r->syscallno = -1; /* nothing left to restart */
+}
+
+long arch_syscall_ret(const arch_gpregs_t *r)
+{
+	return (long)r->g.regs[0];
+}
+
+uint64_t arch_syscall_arg(const arch_gpregs_t *r, int i)
+{
+	/* x0 holds the result once the call returned: argument 0 is orig_x0. */
+	return i ? r->g.regs[i] : r->orig_x0;
+}
+
+void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v)
+{
+	if (i)
+		r->g.regs[i] = v;
+	else
+		r->orig_x0 = v;
+}
+
+int arch_is_compat(const arch_gpregs_t *r)
+{
+	return (r->g.pstate & PSR_MODE32_BIT) != 0;
+}
+
+/* Out of any syscall (the kernel's restart logic then leaves pc and x0
+ * alone), no single step, no pending branch type for BTI to check at the
+ * first instruction (pc is set, not branched to). */
+static void clean_entry_state(arch_gpregs_t *r)
+{
+	r->syscallno = -1;
+	r->g.pstate &= ~(PSTATE_SS | (uint64_t)PSR_BTYPE_MASK);
+}
+
+int arch_call_setup(arch_gpregs_t *r, uint64_t fn, const uint64_t *args, int nargs,
+		    uint64_t stack_top, uint64_t ret_addr, struct arch_stack_write *w)
+{
+	if (nargs < 0 || nargs > ARCH_MAX_CALL_ARGS)
+		return -EINVAL;
+	clean_entry_state(r);
+	for (int i = 0; i < nargs; i++)
+		r->g.regs[i] = args[i];
+	/* sp 16-byte aligned at all times (a misaligned sp faults on use);
+	 * the return address is the link register's, nothing on the stack. */
+	r->g.sp = stack_top & ~(uint64_t)(ARCH_STACK_ALIGN - 1);
+	r->g.regs[30] = ret_addr;
+	r->g.pc = fn;
+	w->present = 0;
+	return 0;
+}
+
+uint64_t arch_call_result(const arch_gpregs_t *r)
+{
+	return r->g.regs[0];
+}
+
+int arch_syscall_setup(arch_gpregs_t *r, uint64_t insn_addr, long nr, const uint64_t *args,
+		       int nargs)
+{
+	if (nargs < 0 || nargs > 6)
+		return -EINVAL;
+	clean_entry_state(r);
+	for (int i = 0; i < nargs; i++)
+		r->g.regs[i] = args[i];
+	r->g.regs[8] = (uint64_t)nr;
+	r->g.pc = insn_addr;
+	return 0;
+}
+
+long arch_syscall_result(const arch_gpregs_t *r)
+{
+	return (long)r->g.regs[0];
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* For tests/check_arch.c only: a thread's registers as the kernel leaves
+ * them when it stops in system call nr (made at insn_addr with first
+ * argument arg0) that returned ret. */
+#ifndef JEATTACH_ARCH_CHECK_H
+#define JEATTACH_ARCH_CHECK_H
+
+#include <string.h>
+#include "arch.h"
+
+static inline void arch_check_in_syscall(arch_gpregs_t *r, uint64_t insn_addr, long nr,
+					 uint64_t arg0, long ret)
+{
+	memset(r, 0, sizeof(*r));
+	r->orig_rax = (unsigned long long)nr;
+	r->rax = (unsigned long long)ret;
+	r->rdi = arg0;
+	r->rip = insn_addr + ARCH_SYSCALL_INSN_LEN;
+	r->rsp = 0x7ffd0000;
+}
+
+/* What the syscall instruction at the thread's pc would be asked if it ran
+ * now: the number and first argument registers. */
+#define ARCH_CHECK_NR_RESTART_SYSCALL 219
+static inline void arch_check_reexec(const arch_gpregs_t *r, long *nr, uint64_t *arg0)
+{
+	*nr = (long)r->rax;
+	*arg0 = r->rdi;
+}
+
+/* Where a call made by arch_call_setup returns to. */
+static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
+						 const struct arch_stack_write *w)
+{
+	(void)r;
+	return w->present ? w->value : 0;
+}
+
+#endif

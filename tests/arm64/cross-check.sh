@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Cross-build jeattach for aarch64 on this x86_64 host and run the unit
+# tests (tests/check_*: everything that needs no ptrace) under
+# qemu-aarch64-static. The integration tests need a real arm64 kernel:
+# see doc/arm64.md for the emulated machine.
+#
+#   tests/arm64/cross-check.sh deps   # as root: the tools and arm64 libraries
+#   tests/arm64/cross-check.sh        # build in $JEATTACH_ARM64_BUILD, run
+#
+# Debian's gcc-aarch64-linux-gnu conflicts with gcc-multilib (the 32-bit
+# victim needs it) and libjemalloc-dev is not Multi-Arch: same (its arm64
+# copy would replace the host's): so clang --target compiles, lld links,
+# the arm64 libraries that are Multi-Arch: same are installed beside the
+# host's, and jemalloc's arm64 development files are only unpacked, into
+# the cache.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${JEATTACH_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jeattach-arm64}
+build=${JEATTACH_ARM64_BUILD:-$cache/cross-build}
+# Multi-Arch: same only: they install beside the amd64 copies.
+libs="libc6-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 libunwind-dev:arm64 zlib1g-dev:arm64
+      liblzma-dev:arm64 check:arm64 libjemalloc2:arm64"
+
+if [ "${1:-}" = deps ]; then
+	[ "$(id -u)" = 0 ] || { echo "cross-check: deps needs root (apt-get)" >&2; exit 1; }
+	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		clang lld qemu-user-static $libs
+	for p in gcc-multilib libjemalloc-dev:amd64; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+			echo "cross-check: warning: $p is not installed (the x86_64 suite needs it)" >&2
+	done
+	exit 0
+fi
+
+for tool in clang ld.lld qemu-aarch64-static; do
+	command -v "$tool" >/dev/null ||
+		{ echo "cross-check: no $tool: run '$0 deps' as root first" >&2; exit 1; }
+done
+[ -f /usr/lib/aarch64-linux-gnu/pkgconfig/libunwind-ptrace.pc ] ||
+	{ echo "cross-check: no arm64 libraries: run '$0 deps' as root first" >&2; exit 1; }
+
+# jemalloc's arm64 development files, unpacked into the cache once.
+je=$cache/jemalloc-dev
+if [ ! -f "$je/usr/lib/aarch64-linux-gnu/pkgconfig/jemalloc.pc" ]; then
+	mkdir -p "$cache/debs" "$je"
+	(cd "$cache/debs" && apt-get download libjemalloc-dev:arm64 >/dev/null 2>&1) ||
+		{ echo "cross-check: cannot download libjemalloc-dev:arm64 from Debian's archive" >&2; exit 1; }
+	dpkg-deb -x "$cache"/debs/libjemalloc-dev_*_arm64.deb "$je"
+	sed -i "s|^prefix=/usr|prefix=$je/usr|" "$je/usr/lib/aarch64-linux-gnu/pkgconfig/jemalloc.pc"
+	ln -sf /usr/lib/aarch64-linux-gnu/libjemalloc.so.2 "$je/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"
+fi
+
+# A clean copy of the sources (the tree may be configured in place for x86_64).
+rm -rf "$build"
+mkdir -p "$build"
+(cd "$top" && git ls-files -z | xargs -0 tar cf -) | (cd "$build" && tar xf -)
+cd "$build"
+./autogen.sh >/dev/null 2>&1
+./configure -q --host=aarch64-linux-gnu CC="clang --target=aarch64-linux-gnu" \
+	LDFLAGS=-fuse-ld=lld \
+	PKG_CONFIG_LIBDIR="$je/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+make -j"$(nproc)" >/dev/null
+units=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile.am | grep -o 'tests/check_[a-z_0-9]*' || true)
+# shellcheck disable=SC2086
+make -j"$(nproc)" $units >/dev/null
+lp=$build/lib/.libs:$build/libcore/.libs:$build/src/.libs
+pass=0 fail=0
+for t in $units; do
+	bin=$t
+	[ -x "$(dirname "$t")/.libs/$(basename "$t")" ] && bin=$(dirname "$t")/.libs/$(basename "$t")
+	if timeout 600 qemu-aarch64-static -L / -E "LD_LIBRARY_PATH=$lp" "$bin" >"$t.arm64.log" 2>&1; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $t (aarch64, qemu-user):"
+		tail -5 "$t.arm64.log"
+	fi
+	grep -E '^[0-9]+%: Checks' "$t.arm64.log" | sed "s|^|$(basename "$t") (aarch64): |"
+done
+file src/.libs/jeattach | sed 's/,.*//'
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The architecture's pure functions (src/arch/<cpu>/), on whatever this was
+ * built for: x86_64 natively, aarch64 under qemu-aarch64 (doc/arm64.md).
+ * The restart rules are the kernel's (x86: arch_do_signal_or_restart;
+ * arm64: do_signal): a thread stopped in an interrupted system call must
+ * re-execute it with its own first argument, or go through restart_syscall
+ * for -ERESTART_RESTARTBLOCK; a call set up in a thread must leave no
+ * syscall for the kernel to restart. */
+#include "config.h"
+
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include "arch.h"
+#include "arch_check.h"
+
+#define INSN 0x7f0000001000ULL
+#define ERESTARTSYS 512
+#define ERESTART_RESTARTBLOCK 516
+
+START_TEST(interrupted_syscall_rewinds)
+{
+	arch_gpregs_t r;
+	arch_check_in_syscall(&r, INSN, 232, 0x1234, -ERESTARTSYS);
+	ck_assert(arch_in_syscall(&r));
+	ck_assert_int_eq(arch_syscall_nr(&r), 232);
+	ck_assert_uint_eq(arch_syscall_arg(&r, 0), 0x1234);
+	ck_assert(!arch_restarts_by_block(&r));
+	arch_rewind_for_sigreturn(&r);
+	ck_assert_uint_eq(arch_pc(&r), INSN); /* back on the syscall instruction */
+	long nr;
+	uint64_t arg0;
+	arch_check_reexec(&r, &nr, &arg0); /* ... asked the same again */
+	ck_assert_int_eq(nr, 232);
+	ck_assert_uint_eq(arg0, 0x1234);
+	/* Written back after calls ran: the same re-execution (arm64 cannot
+	 * write the kernel's orig_x0; x86_64 writes orig_rax back as found). */
+	arch_check_in_syscall(&r, INSN, 232, 0x1234, -ERESTARTSYS);
+	arch_prepare_release(&r);
+	arch_check_reexec(&r, &nr, &arg0);
+	ck_assert(arch_pc(&r) == INSN ? nr == 232 && arg0 == 0x1234 : arch_in_syscall(&r));
+}
+END_TEST
+
+START_TEST(restart_block_goes_through_restart_syscall)
+{
+	arch_gpregs_t r;
+	arch_check_in_syscall(&r, INSN, 230, 7, -ERESTART_RESTARTBLOCK);
+	ck_assert(arch_restarts_by_block(&r));
+	arch_rewind_for_sigreturn(&r);
+	ck_assert_uint_eq(arch_pc(&r), INSN);
+	long nr;
+	uint64_t arg0;
+	arch_check_reexec(&r, &nr, &arg0);
+	ck_assert_int_eq(nr, ARCH_CHECK_NR_RESTART_SYSCALL);
+}
+END_TEST
+
+START_TEST(finished_syscall_left_alone)
+{
+	arch_gpregs_t r, before;
+	arch_check_in_syscall(&r, INSN, 0, 3, 42);
+	before = r;
+	arch_rewind_for_sigreturn(&r);
+	ck_assert_int_eq(memcmp(&r, &before, sizeof(r)), 0);
+	arch_set_syscall_result(&r, -EPERM);
+	ck_assert_int_eq(arch_syscall_ret(&r), -EPERM);
+	ck_assert(!arch_in_syscall(&r)); /* nothing left for the kernel to restart */
+}
+END_TEST
+
+START_TEST(spurious_eintr_rewound)
+{
+	arch_gpregs_t r;
+	arch_check_in_syscall(&r, INSN, 22, 5, -EINTR);
+	arch_syscall_rewind(&r);
+	ck_assert_uint_eq(arch_pc(&r), INSN);
+	long nr;
+	uint64_t arg0;
+	arch_check_reexec(&r, &nr, &arg0);
+	ck_assert_int_eq(nr, 22);
+	ck_assert_uint_eq(arg0, 5);
+	arch_set_syscall_arg(&r, 3, 77); /* a register timeout, shortened */
+	ck_assert_uint_eq(arch_syscall_arg(&r, 3), 77);
+}
+END_TEST
+
+START_TEST(call_setup)
+{
+	arch_gpregs_t r;
+	struct arch_stack_write w = { 0 };
+	uint64_t args[ARCH_MAX_CALL_ARGS];
+	for (int i = 0; i < ARCH_MAX_CALL_ARGS; i++)
+		args[i] = 100 + (uint64_t)i;
+	arch_check_in_syscall(&r, INSN, 7, 1, -ERESTARTSYS);
+	ck_assert_int_eq(arch_call_setup(&r, 0x5000, args, ARCH_MAX_CALL_ARGS, 0x7ffd1237,
+					 ARCH_RETURN_TRAP, &w),
+			 0);
+	ck_assert_uint_eq(arch_pc(&r), 0x5000);
+	ck_assert(!arch_in_syscall(&r)); /* no restart applied to the call */
+	ck_assert_uint_eq(arch_check_return_address(&r, &w), ARCH_RETURN_TRAP);
+	/* the ABI's stack alignment at entry, the return address counted */
+	uint64_t sp = arch_sp(&r) + (w.present ? 8 : 0);
+	ck_assert_uint_eq(sp % ARCH_STACK_ALIGN, 0);
+	ck_assert_uint_le(arch_sp(&r), 0x7ffd1237);
+	ck_assert_int_eq(arch_call_setup(&r, 0x5000, args, ARCH_MAX_CALL_ARGS + 1, 0x7ffd1237,
+					 ARCH_RETURN_TRAP, &w),
+			 -EINVAL);
+}
+END_TEST
+
+START_TEST(regsets_start_with_prstatus)
+{
+	ck_assert_int_ge(arch_nregsets, 1);
+	ck_assert_int_eq(arch_regsets[0].note, NT_PRSTATUS);
+	for (int i = 0; i < arch_nregsets; i++)
+		ck_assert_uint_le(arch_regsets[i].offset + arch_regsets[i].size,
+				  sizeof(arch_gpregs_t));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("arch " ARCH_NAME);
+	TCase *tc = tcase_create("abi");
+	tcase_add_test(tc, interrupted_syscall_rewinds);
+	tcase_add_test(tc, restart_block_goes_through_restart_syscall);
+	tcase_add_test(tc, finished_syscall_left_alone);
+	tcase_add_test(tc, spurious_eintr_rewound);
+	tcase_add_test(tc, call_setup);
+	tcase_add_test(tc, regsets_start_with_prstatus);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
