@@ -1,0 +1,317 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# An emulated Debian 12 arm64 machine for testing jeattach's aarch64 port
+# (issue #17) on an x86_64 Debian 12 host, with Debian's own qemu.
+#
+#   tests/arm64/vm.sh deps          install the host tools (root; apt-get)
+#   tests/arm64/vm.sh image         build the cached system image (once)
+#   tests/arm64/vm.sh run CMD...    boot, run CMD in a copy of the tree, power off
+#   tests/arm64/vm.sh shell         boot to an interactive root shell
+#   tests/arm64/vm.sh check         autogen, configure, make, make check in the guest
+#   tests/arm64/vm.sh clean         remove the cached image
+#
+# See doc/arm64.md for what it costs and why it is not a CI stage.
+#
+# Environment:
+#   JEATTACH_ARM64_CACHE    where the image lives (default ~/.cache/jeattach-arm64)
+#   JEATTACH_ARM64_TREE     the source tree to test (default: this script's tree)
+#   JEATTACH_ARM64_TIMEOUT  seconds before a guest run is killed (run: 900, check: 5400)
+#   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
+set -eu
+
+me=${0##*/}
+die() { echo "$me: $*" >&2; exit 1; }
+log() { echo "$me: $*" >&2; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+TREE=${JEATTACH_ARM64_TREE:-$(cd "$here/../.." && pwd)}
+CACHE=${JEATTACH_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jeattach-arm64}
+SMP=${JEATTACH_ARM64_SMP:-2}
+MEM=${JEATTACH_ARM64_MEM:-4G}
+SUITE=bookworm
+
+# Host tools. Only amd64 packages: the arm64 system is built in a directory by
+# mmdebstrap, never by apt-get install on the host, because Debian's aarch64
+# cross compiler conflicts with gcc-multilib and libjemalloc-dev is not
+# Multi-Arch: same (installing either arm64 piece removes what the x86 suite needs).
+HOST_PKGS="mmdebstrap arch-test qemu-system-arm qemu-user-static e2fsprogs"
+
+# The guest's packages: scripts/install-deps.sh less what is x86-only or only
+# feeds tests that skip without it (gcc-multilib, chromium, golang, clang).
+GUEST_PKGS="build-essential autoconf automake libtool pkg-config
+	libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
+	libjemalloc-dev libjemalloc2 graphviz libc6-dbg elfutils
+	gdb strace redis-server redis-tools util-linux procps groff-base
+	python3 python3-websocket tmux valgrind git
+	linux-image-arm64 initramfs-tools kmod iproute2 busybox mount"
+# The image is rebuilt when this changes (the package list or the guest init).
+IMAGE_VERSION=1
+
+img=$CACHE/root.img
+kernel=$CACHE/vmlinuz
+initrd=$CACHE/initrd.img
+stamp=$CACHE/image.stamp
+
+want_stamp() { printf '%s\n%s\n%s\n' "$IMAGE_VERSION" "$SUITE" "$GUEST_PKGS" | md5sum | cut -d' ' -f1; }
+
+# The host's Debian archive, read from its apt configuration at run time so
+# that no mirror is named here. deb822 first (bookworm's default), then
+# one-line sources.list.
+host_sources() {
+	local f
+	for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+		if [ -s "$f" ] && grep -Eq "^(Suites:.*|deb .*)\\b$SUITE\\b" "$f"; then
+			echo "$f"
+			return 0
+		fi
+	done
+	die "no Debian $SUITE entry in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list"
+}
+
+need() {
+	command -v "$1" >/dev/null 2>&1 || die "$1 not found; run '$0 deps' as root (installs: $HOST_PKGS)"
+}
+
+# mmdebstrap runs the arm64 maintainer scripts (and the kernel's initramfs
+# hook) on the host through qemu-user; that needs binfmt_misc with the
+# qemu-aarch64 entry that qemu-user-static ships in /usr/lib/binfmt.d.
+binfmt() {
+	local d=/proc/sys/fs/binfmt_misc conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+	if [ ! -e $d/status ]; then
+		mount -t binfmt_misc binfmt_misc $d 2>/dev/null ||
+			die "binfmt_misc is not mounted and cannot be mounted (mount -t binfmt_misc binfmt_misc $d)"
+	fi
+	if [ ! -e $d/qemu-aarch64 ]; then
+		[ -f $conf ] || die "$conf missing; run '$0 deps' (qemu-user-static)"
+		cat $conf >$d/register 2>/dev/null || die "cannot register qemu-aarch64 in $d/register"
+	fi
+	grep -q enabled $d/qemu-aarch64 || die "binfmt entry $d/qemu-aarch64 is disabled"
+}
+
+cmd_deps() {
+	[ "$(id -u)" = 0 ] || die "deps: run as root (apt-get install $HOST_PKGS)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $HOST_PKGS
+	# The x86 suite needs these two; say so loudly if anything took them.
+	for p in gcc-multilib libjemalloc-dev:amd64; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			log "warning: $p is not installed (the x86 suite needs it; scripts/install-deps.sh)"
+	done
+}
+
+# The guest's PID 1. It stays small and generic: everything a run does is in
+# the run directory's guest.sh, shared over 9p, so changing what runs never
+# means rebuilding the image.
+guest_init() {
+	cat <<'EOF'
+#!/bin/sh
+# PID 1 of the jeattach arm64 test machine (written by tests/arm64/vm.sh).
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
+# Images of IMAGE_VERSION 1 lack the mount package (not Essential); busybox's
+# mount does proc, tmpfs and 9p alike.
+command -v mount >/dev/null || mount() { busybox mount "$@"; }
+# The initramfs moved /proc, /sys, /dev and /run here; mount whatever it did not.
+mountpoint -q /proc || mount -t proc proc /proc
+mountpoint -q /sys || mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mountpoint -q /dev/pts || mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mountpoint -q /dev/shm || mount -t tmpfs tmpfs /dev/shm
+mountpoint -q /run || mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -o remount,rw /
+hostname arm64vm
+ip link set lo up
+# Loopback only: the machine has no network card at all.
+sysctl -qw kernel.yama.ptrace_scope=0 2>/dev/null
+modprobe -q 9pnet_virtio; modprobe -q 9p
+mkdir -p /mnt/run
+if mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 run /mnt/run && [ -f /mnt/run/guest.sh ]; then
+	/bin/sh /mnt/run/guest.sh
+else
+	echo "jeattach-vm-init: no run directory shared as 9p tag 'run'" >&2
+fi
+sync
+# Power off now (no init system to ask): sysrq 'o'.
+echo o >/proc/sysrq-trigger
+sleep 10
+EOF
+}
+
+cmd_image() {
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(want_stamp)" ] &&
+		[ -f "$img" ] && [ -f "$kernel" ] && [ -f "$initrd" ]; then
+		log "image: up to date in $CACHE"
+		return 0
+	fi
+	[ "$(id -u)" = 0 ] || die "image: building the image needs root (mmdebstrap in root mode, binfmt_misc)"
+	need mmdebstrap
+	need mke2fs
+	[ -x /usr/bin/qemu-aarch64-static ] || die "qemu-aarch64-static not found; run '$0 deps'"
+	binfmt
+	local src root t0 pkgs
+	src=$(host_sources)
+	mkdir -p "$CACHE"
+	root=$CACHE/rootfs
+	rm -rf "$root" "$img" "$stamp"
+	t0=$(date +%s)
+	pkgs=$(echo $GUEST_PKGS | tr ' ' ,)
+	log "image: mmdebstrap $SUITE arm64 from $src into $root (this takes a while under qemu-user)"
+	# Recommends off: the guest is a build box. Documentation off: smaller
+	# image, fewer files to unpack through qemu-user. The host's apt options
+	# (e.g. an archive snapshot's Check-Valid-Until) are copied too.
+	mmdebstrap --mode=root --arch=arm64 --variant=apt \
+		--include="$pkgs" \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--aptopt='APT::Install-Recommends "false"' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/info/*' \
+		--customize-hook='echo arm64vm >"$1/etc/hostname"' \
+		--customize-hook='echo "/dev/vda / ext4 rw,relatime 0 1" >"$1/etc/fstab"' \
+		--customize-hook='passwd --root "$1" -d root' \
+		"$SUITE" "$root" "$src"
+	guest_init >"$root/usr/local/sbin/jeattach-vm-init"
+	chmod 755 "$root/usr/local/sbin/jeattach-vm-init"
+	# The kernel and the initramfs its postinst built (initramfs-tools,
+	# MODULES=most: virtio and ext4 are modules in Debian's arm64 kernel).
+	local v
+	v=$(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
+	[ -n "$v" ] && [ -f "$root/boot/initrd.img-$v" ] || die "image: no kernel/initramfs in $root/boot"
+	cp "$root/boot/vmlinuz-$v" "$kernel"
+	cp "$root/boot/initrd.img-$v" "$initrd"
+	echo "$v" >"$CACHE/kernel.version"
+	# An ext4 image straight from the directory: no loop mount needed. Sparse,
+	# 8 GiB leaves room for a build; runs never write to it (-snapshot).
+	log "image: mke2fs root.img from $root"
+	mke2fs -q -t ext4 -L jeattach-arm64 -d "$root" "$img" 8G
+	rm -rf "$root"
+	want_stamp >"$stamp"
+	log "image: done in $(($(date +%s) - t0)) s: $img, kernel $v"
+}
+
+# Boot the image with RUNDIR shared as 9p tag 'run' (its guest.sh runs as
+# root), under a timeout so that a wedged guest never hangs the caller.
+boot() {
+	local rundir=$1 tmo=$2
+	need qemu-system-aarch64
+	need timeout
+	[ -f "$stamp" ] && [ -f "$img" ] && [ -f "$kernel" ] && [ -f "$initrd" ] ||
+		die "no image in $CACHE; run '$0 image' (as root) first"
+	# -snapshot: writes go to a temporary file, the cached image stays as
+	# built. -nic none: loopback only, as the issue asks. -cpu max: PAC, BTI,
+	# MTE and the rest, so the port meets them. panic=-1 and -no-reboot:
+	# should PID 1 die, qemu exits instead of hanging.
+	local rc=0
+	timeout -k 15 "$tmo" qemu-system-aarch64 \
+		-M virt -cpu max -smp "$SMP" -m "$MEM" -accel tcg,thread=multi \
+		-nodefaults -no-reboot -display none -monitor none -serial stdio \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "root=/dev/vda rw rootfstype=ext4 console=ttyAMA0 quiet loglevel=3 panic=-1 init=/usr/local/sbin/jeattach-vm-init" \
+		-drive file="$img",format=raw,if=virtio,snapshot=on \
+		-virtfs local,path="$rundir",mount_tag=run,security_model=none,id=run \
+		-nic none || rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		log "guest timed out after $tmo s (JEATTACH_ARM64_TIMEOUT) and was killed"
+	fi
+	return "$rc"
+}
+
+# A clean copy of the tree: tracked files and untracked-but-not-ignored ones
+# (new work not yet added), so the host's x86 build products never reach the
+# guest and the tree itself is never written to.
+tree_tar() {
+	[ -d "$TREE" ] || die "tree $TREE not found"
+	if git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$TREE" && git ls-files -z --cached --others --exclude-standard |
+			xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+			tar --null -T - -cf "$1")
+	else
+		tar -C "$TREE" -cf "$1" .
+	fi
+}
+
+# run: GUEST_CMD is a shell command line; its output streams to stdout and
+# its exit status becomes ours. Files the command leaves in /mnt/run/out come
+# back in $OUT (default: a fresh directory under $CACHE/runs).
+run_in_guest() {
+	local tmo=$1 cmd=$2 rundir
+	mkdir -p "$CACHE/runs"
+	rundir=$(mktemp -d "$CACHE/runs/run.XXXXXX")
+	mkdir -p "$rundir/out"
+	tree_tar "$rundir/src.tar"
+	printf '%s\n' "$cmd" >"$rundir/cmd"
+	cat >"$rundir/guest.sh" <<'EOF'
+# Runs in the guest as root, from jeattach-vm-init; /mnt/run is the host's run dir.
+echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s"
+mkdir -p /build/jeattach && cd /build/jeattach && tar -xf /mnt/run/src.tar
+rc=0
+sh -c "$(cat /mnt/run/cmd)" </dev/null || rc=$?
+echo "$rc" >/mnt/run/rc
+sync
+echo "guest: command exited $rc after $(cut -d' ' -f1 /proc/uptime) s"
+EOF
+	local t0 qrc=0 rc
+	t0=$(date +%s)
+	boot "$rundir" "$tmo" </dev/null || qrc=$?
+	if [ -f "$rundir/rc" ]; then
+		rc=$(cat "$rundir/rc")
+	else
+		log "no exit status from the guest (qemu exited $qrc)"
+		rc=125
+	fi
+	log "run: $(($(date +%s) - t0)) s wall, guest exit $rc; files in $rundir"
+	rm -f "$rundir/src.tar"
+	RUNDIR=$rundir
+	return "$rc"
+}
+
+cmd_run() {
+	[ $# -gt 0 ] || die "run: give a command (e.g. '$0 run uname -a')"
+	local q="" a
+	for a; do q="$q '$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"; done
+	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-900}" "$q"
+}
+
+cmd_shell() {
+	local rundir
+	mkdir -p "$CACHE/runs"
+	rundir=$(mktemp -d "$CACHE/runs/shell.XXXXXX")
+	tree_tar "$rundir/src.tar"
+	cat >"$rundir/guest.sh" <<'EOF'
+mkdir -p /build/jeattach && cd /build/jeattach && tar -xf /mnt/run/src.tar
+echo "guest: tree in /build/jeattach; exit the shell to power off"
+setsid -c /bin/bash -l </dev/ttyAMA0 >/dev/ttyAMA0 2>&1
+EOF
+	boot "$rundir" "${JEATTACH_ARM64_TIMEOUT:-7200}"
+}
+
+cmd_check() {
+	local rc=0
+	# make check's logs come back to the host: test-suite.log and every
+	# test's own log, plus config.log when configure is what failed.
+	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-5400}" '
+t() { s=$(cut -d" " -f1 /proc/uptime); echo "guest: [$s s] $*"; }
+save() { cp config.log /mnt/run/out/ 2>/dev/null; cp test-suite.log /mnt/run/out/ 2>/dev/null
+	find . -name "*.log" -path "*tests*" -exec cp --parents {} /mnt/run/out/ \; 2>/dev/null; :; }
+t autogen; ./autogen.sh >/mnt/run/out/autogen.out 2>&1 || { tail -20 /mnt/run/out/autogen.out; exit 2; }
+t configure; ./configure || { save; exit 3; }
+t make; make -j'"$SMP"' || { save; exit 4; }
+t make check; make -j'"$SMP"' check; rc=$?
+save; t done; exit $rc' || rc=$?
+	log "check: logs in $RUNDIR/out"
+	[ -f "$RUNDIR/out/test-suite.log" ] && log "check: test-suite.log: $RUNDIR/out/test-suite.log"
+	return "$rc"
+}
+
+cmd_clean() { rm -rf "$CACHE"; log "removed $CACHE"; }
+
+case ${1:-} in
+deps | image | run | shell | check | clean)
+	c=$1; shift; "cmd_$c" "$@" ;;
+*) sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
