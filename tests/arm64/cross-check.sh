@@ -16,7 +16,8 @@
 # the cache.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${JEATTACH_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jeattach-arm64}
+# Its own cache (tests/arm64/vm.sh clean removes the machine's whole one).
+cache=${JEATTACH_ARM64_CROSS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jeattach-arm64-cross}
 build=${JEATTACH_ARM64_BUILD:-$cache/cross-build}
 # Multi-Arch: same only: they install beside the amd64 copies.
 libs="libc6-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 libunwind-dev:arm64 zlib1g-dev:arm64
