@@ -13,7 +13,7 @@ require_ptrace
 # would read 0 or one tick). prof_sys_thread_name: the threads' names.
 CONF="MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:10,prof_time_resolution:high,prof_sys_thread_name:true"
 start_victim_env v "$CONF" "$TARGETS/victim_recent"
-expect_rc 0 "$JEATTACH" -p "$v" --recent 20000 --for 2s --recent-out "$WORK/r.json"
+expect_rc 0 "$JEATTACH" -p "$v" --recent 10000 --for 2s --recent-out "$WORK/r.json"
 finish_victim v
 R="$WORK/r.json"
 
@@ -93,7 +93,7 @@ pass "text views"
 # jeattach borrows the main thread (--tid): a mallctl run in the consumer
 # would make its thread state nominal, and its frees recorded from then on.
 start_victim_env f "$CONF" "$TARGETS/victim_recent" -f
-expect_rc 0 "$JEATTACH" -p "$f" --tid "$f" --recent 20000 --for 1s --recent-out "$WORK/f.json"
+expect_rc 0 "$JEATTACH" -p "$f" --tid "$f" --recent 10000 --for 1s --recent-out "$WORK/f.json"
 finish_victim f
 expect_rc 0 "$JEHEAP" recent --cross-thread --lifetimes --json "$WORK/f.json"
 [ "$(json_get "$OUT" "j['free_unknown'] >= 20 and j['cross_thread'] == []")" = True ] ||
