@@ -24,6 +24,24 @@ struct recent_args {
 /* jeheap recent ARGS (argv[0] "recent"): an exit code. */
 int jeheap_recent_main(int argc, char **argv);
 
+/* The output's row callbacks share this: where rows go, and how many
+ * were shown against -n (a->limit, 0: no limit). */
+struct recent_rows {
+	FILE *out;
+	const jeheap_recent *r;
+	const struct recent_args *a;
+	uint64_t now;
+	long shown;
+};
+
+/* A row callback's "enough rows": not one of libjeheap's error codes. */
+#define ROWS_DONE (-1)
+
+static inline int recent_more_rows(const struct recent_rows *w)
+{
+	return w->a->limit <= 0 || w->shown < w->a->limit;
+}
+
 /* The record, named, as text (jeheap_recent_text.c) or one JSON object
  * (jeheap_recent_json.c): 0, or JEHEAP_ENOMEM. */
 int recent_print_text(FILE *out, const jeheap_recent *r, const struct recent_args *a);

@@ -9,16 +9,6 @@
 #include "core_json.h"
 #include "jeheap_recent.h"
 
-#define ROWS_DONE (-1)
-
-struct jrows {
-	FILE *out;
-	const jeheap_recent *r;
-	const struct recent_args *a;
-	uint64_t now;
-	long shown;
-};
-
 static void put_stack(FILE *out, const jeheap_recent *r, size_t id)
 {
 	const char *const *f;
@@ -42,9 +32,9 @@ static void put_thread(FILE *out, const char *key, uint64_t uid, const char *nam
 }
 
 /* The next element of an array: a comma after the first; ROWS_DONE past -n. */
-static int row(struct jrows *w)
+static int row(struct recent_rows *w)
 {
-	if (w->a->limit > 0 && w->shown >= w->a->limit)
+	if (!recent_more_rows(w))
 		return ROWS_DONE;
 	if (w->shown++)
 		fputc(',', w->out);
@@ -62,7 +52,7 @@ static void put_group_counts(FILE *out, const struct jeheap_recent_group *g)
 
 static int top_row(const struct jeheap_recent_group *g, void *arg)
 {
-	struct jrows *w = arg;
+	struct recent_rows *w = arg;
 	if (row(w))
 		return ROWS_DONE;
 	fputs("{\"stack\":", w->out);
@@ -75,7 +65,7 @@ static int top_row(const struct jeheap_recent_group *g, void *arg)
 
 static int cross_row(const struct jeheap_recent_group *g, void *arg)
 {
-	struct jrows *w = arg;
+	struct recent_rows *w = arg;
 	if (row(w))
 		return ROWS_DONE;
 	fputs("{\"alloc_stack\":", w->out);
@@ -94,7 +84,7 @@ static int cross_row(const struct jeheap_recent_group *g, void *arg)
 
 static int live_row(size_t i, const struct jeheap_recent_record *rec, void *arg)
 {
-	struct jrows *w = arg;
+	struct recent_rows *w = arg;
 	if (row(w))
 		return ROWS_DONE;
 	fprintf(w->out, "{\"record\":%zu,\"age_ns\":%" PRIu64 ",\"size\":%" PRIu64
@@ -127,7 +117,7 @@ static void put_lifetimes(FILE *out, const struct jeheap_recent_lifetimes *h)
 
 static int lifetime_row(const struct jeheap_recent_group *g, void *arg)
 {
-	struct jrows *w = arg;
+	struct recent_rows *w = arg;
 	struct jeheap_recent_lifetimes h;
 	int e = jeheap_recent_lifetimes(w->r, g->alloc_stack, &h);
 	if (e || row(w))
@@ -160,20 +150,20 @@ static void header(FILE *out, const struct recent_args *a, const struct jeheap_r
 }
 
 /* A view as "key":[rows]. */
-static void open_array(struct jrows *w, const char *key)
+static void open_array(struct recent_rows *w, const char *key)
 {
 	fprintf(w->out, ",\"%s\":[", key);
 	w->shown = 0;
 }
 
 /* Its end: the view's error, or 0. */
-static int close_array(struct jrows *w, int e)
+static int close_array(struct recent_rows *w, int e)
 {
 	fputc(']', w->out);
 	return e == ROWS_DONE ? 0 : e;
 }
 
-static int lifetimes(struct jrows *w)
+static int lifetimes(struct recent_rows *w)
 {
 	struct jeheap_recent_lifetimes h;
 	int e = jeheap_recent_lifetimes(w->r, JEHEAP_RECENT_NONE, &h);
@@ -193,7 +183,7 @@ int recent_print_json(FILE *out, const jeheap_recent *r, const struct recent_arg
 {
 	struct jeheap_recent_info in;
 	jeheap_recent_get_info(r, &in);
-	struct jrows w = { out, r, a, in.now, 0 };
+	struct recent_rows w = { out, r, a, in.now, 0 };
 	int e = 0;
 	header(out, a, &in);
 	if (a->top) {

@@ -61,27 +61,11 @@ static void header(FILE *out, const jeheap_recent *r, const struct recent_args *
 		in.sample_interval, in.sample_interval, in.sample_interval);
 }
 
-/* A row callback's "enough rows": not one of libjeheap's error codes. */
-#define ROWS_DONE (-1)
-
-struct rows {
-	FILE *out;
-	const jeheap_recent *r;
-	const struct recent_args *a;
-	uint64_t now;
-	long shown;
-};
-
-static int more_rows(struct rows *w)
-{
-	return w->a->limit <= 0 || w->shown < w->a->limit;
-}
-
 static int top_row(const struct jeheap_recent_group *g, void *arg)
 {
-	struct rows *w = arg;
+	struct recent_rows *w = arg;
 	char b[4][24];
-	if (!more_rows(w))
+	if (!recent_more_rows(w))
 		return ROWS_DONE;
 	fprintf(w->out, "%8zu %10s %6zu %10s %6zu %10s  ", g->count,
 		recent_bytes((double)g->bytes, b[0], 24), g->live,
@@ -95,10 +79,10 @@ static int top_row(const struct jeheap_recent_group *g, void *arg)
 
 static int live_row(size_t i, const struct jeheap_recent_record *rec, void *arg)
 {
-	struct rows *w = arg;
+	struct recent_rows *w = arg;
 	char age[24], th[128];
 	(void)i;
-	if (!more_rows(w))
+	if (!recent_more_rows(w))
 		return ROWS_DONE;
 	fprintf(w->out, "%10s %10" PRIu64 " %10" PRIu64 "  %-20s ",
 		recent_ns(w->now > rec->alloc_time ? w->now - rec->alloc_time : 0, age, sizeof(age)),
@@ -112,9 +96,9 @@ static int live_row(size_t i, const struct jeheap_recent_record *rec, void *arg)
 
 static int cross_row(const struct jeheap_recent_group *g, void *arg)
 {
-	struct rows *w = arg;
+	struct recent_rows *w = arg;
 	char b[24], t1[128], t2[128];
-	if (!more_rows(w))
+	if (!recent_more_rows(w))
 		return ROWS_DONE;
 	fprintf(w->out, "%8zu %10s  allocated by %s, freed by %s (first record)\n", g->count,
 		recent_bytes((double)g->bytes, b, sizeof(b)),
@@ -166,9 +150,9 @@ static void put_histogram(FILE *out, const struct jeheap_recent_lifetimes *h, co
 
 static int lifetime_row(const struct jeheap_recent_group *g, void *arg)
 {
-	struct rows *w = arg;
+	struct recent_rows *w = arg;
 	struct jeheap_recent_lifetimes h;
-	if (!more_rows(w))
+	if (!recent_more_rows(w))
 		return ROWS_DONE;
 	if (jeheap_recent_lifetimes(w->r, g->alloc_stack, &h))
 		return JEHEAP_ENOMEM;
@@ -180,7 +164,7 @@ static int lifetime_row(const struct jeheap_recent_group *g, void *arg)
 	return 0;
 }
 
-static int lifetimes(FILE *out, struct rows *w)
+static int lifetimes(FILE *out, struct recent_rows *w)
 {
 	struct jeheap_recent_lifetimes h;
 	int e = jeheap_recent_lifetimes(w->r, JEHEAP_RECENT_NONE, &h);
@@ -197,7 +181,7 @@ static int lifetimes(FILE *out, struct rows *w)
 }
 
 /* A view's end: its error, or 0 after "(none)" if it had no row. */
-static int view_end(struct rows *w, int e)
+static int view_end(struct recent_rows *w, int e)
 {
 	if (!e && !w->shown)
 		fputs("  (none)\n", w->out);
@@ -209,7 +193,7 @@ int recent_print_text(FILE *out, const jeheap_recent *r, const struct recent_arg
 {
 	struct jeheap_recent_info in;
 	jeheap_recent_get_info(r, &in);
-	struct rows w = { out, r, a, in.now, 0 };
+	struct recent_rows w = { out, r, a, in.now, 0 };
 	int e = 0;
 	header(out, r, a);
 	if (a->top) {
