@@ -208,6 +208,9 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a,
 /* Give the written temporary tmp its final name file: 0, or -errno
  * (-EEXIST: file exists and force is 0; nothing was replaced). */
 int act_publish(const char *tmp, const char *file, int force);
+/* A temporary file beside file, to be published as it (act_publish): its
+ * descriptor, its name in tmp; -errno. */
+int act_temp_beside(const char *file, char *tmp, size_t len);
 /* Why a file could not be published at file (e: -errno), in one line;
  * what: "the profile", "the record"... */
 enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);

@@ -328,16 +328,10 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 		automatic_name(r->dump.prof_prefix, t->pid, autoname, sizeof(autoname));
 		file = autoname;
 	}
-	char dircopy[4200];
-	snprintf(dircopy, sizeof(dircopy), "%s", file);
-	snprintf(tmp, sizeof(tmp), "%s/.jeattach-XXXXXX", dirname(dircopy));
-	int out = mkstemp(tmp);
+	int out = act_temp_beside(file, tmp, sizeof(tmp));
 	if (out < 0)
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
-				file, strerror(errno));
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(out, 0666 & ~um);
+				file, strerror(-out));
 	uint64_t bytes = 0;
 	int e = a->symbolize ? write_symbolized(t->io_pid, r->dump.fd, out, a->max_bytes, &bytes)
 			     : copy_all(r->dump.fd, out, a->max_bytes, &bytes);

@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "act.h"
@@ -64,4 +66,21 @@ enum je_exit act_publish_error(struct act_result *r, const char *file, int e, co
 				"--force to replace it, or another name", file, what);
 	return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
 			"another directory", file, je_err_text(-e));
+}
+
+int act_temp_beside(const char *file, char *tmp, size_t len)
+{
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s", file);
+	if ((size_t)snprintf(tmp, len, "%s/.jeattach-XXXXXX", dirname(dir)) >= len)
+		return -ENAMETOOLONG;
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	/* mkstemp makes it 0600: a published file gets the mode a plain
+	 * creat() would have given it, under jeattach's umask. */
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	return fd;
 }

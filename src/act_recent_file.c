@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +100,7 @@ static int write_record(const struct target *t, const struct act_result *r, FILE
 
 enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r)
 {
-	char file[4200], tmp[4300], dir[4200];
+	char file[4200], tmp[4300];
 	if (a->arg) {
 		if (act_expand_pattern(a->arg, t->pid, 0, file, sizeof(file)))
 			return act_fail(r, JE_EXIT_USAGE,
@@ -109,19 +108,15 @@ enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act
 	} else {
 		automatic_name(t->pid, file, sizeof(file));
 	}
-	snprintf(dir, sizeof(dir), "%s", file);
-	snprintf(tmp, sizeof(tmp), "%s/.jeattach-XXXXXX", dirname(dir));
-	int fd = mkstemp(tmp);
+	int fd = act_temp_beside(file, tmp, sizeof(tmp));
 	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!out) {
+		int e = fd < 0 ? -fd : errno;
 		if (fd >= 0)
 			close(fd), unlink(tmp);
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
-				file, strerror(errno));
+				file, strerror(e));
 	}
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(fd, 0666 & ~um);
 	int e = write_record(t, r, out);
 	if (!e && (fflush(out) || fsync(fd) < 0))
 		e = -errno;

@@ -47,15 +47,10 @@ static int write_report(int fd, const struct cli_run *run, const struct act_resu
 static int write_one(const struct cli_run *run, const struct act *a, const struct act_result *r,
 		     const char *file)
 {
-	char dircopy[4200], tmp[4300];
-	snprintf(dircopy, sizeof(dircopy), "%s", file);
-	snprintf(tmp, sizeof(tmp), "%s/.jeattach-XXXXXX", dirname(dircopy));
-	int fd = mkstemp(tmp);
+	char tmp[4300];
+	int fd = act_temp_beside(file, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(fd, 0666 & ~um);
+		return fd;
 	int e = write_report(fd, run, r, ends_with(file, ".svg"));
 	if (!e)
 		e = act_publish(tmp, file, a->force);
