@@ -16,6 +16,7 @@
 void cfi_loop(void);
 /* 0x0f: DW_CFA_def_cfa_expression, ULEB length 3, then DW_OP_skip (0x2f)
  * with the 2-byte offset -3: back to itself. */
+#if defined(__x86_64__)
 __asm__(".text\n"
 	".globl cfi_loop\n"
 	".type cfi_loop,@function\n"
@@ -27,6 +28,23 @@ __asm__(".text\n"
 	"jmp 1b\n"
 	".cfi_endproc\n"
 	".size cfi_loop, .-cfi_loop\n");
+#elif defined(__aarch64__)
+/* The same on arm64: save the frame record (x29, x30) so that the calls
+ * below do not lose the return address, then the looping CFA. */
+__asm__(".text\n"
+	".globl cfi_loop\n"
+	".type cfi_loop,%function\n"
+	"cfi_loop:\n"
+	".cfi_startproc\n"
+	"stp x29, x30, [sp, -16]!\n"
+	".cfi_escape 0x0f, 0x03, 0x2f, 0xfd, 0xff\n"
+	"1: bl pause\n"
+	"b 1b\n"
+	".cfi_endproc\n"
+	".size cfi_loop, .-cfi_loop\n");
+#else
+#error "victim_cfiloop: no cfi_loop for this architecture (x86_64 and aarch64 only)"
+#endif
 
 static void *waiter(void *arg)
 {
