@@ -7,7 +7,8 @@
 #   tests/arm64/vm.sh image         build the cached system image (once)
 #   tests/arm64/vm.sh run CMD...    boot, run CMD in a copy of the tree, power off
 #   tests/arm64/vm.sh shell         boot to an interactive root shell
-#   tests/arm64/vm.sh check         autogen, configure, make, make check in the guest
+#   tests/arm64/vm.sh check [T...]  autogen, configure, make, make check in the guest
+#                                   (T: only these tests, e.g. t_pac t_kill)
 #   tests/arm64/vm.sh clean         remove the cached image
 #
 # See doc/arm64.md for what it costs and why it is not a CI stage.
@@ -17,6 +18,8 @@
 #   JEATTACH_ARM64_TREE     the source tree to test (default: this script's tree)
 #   JEATTACH_ARM64_TIMEOUT  seconds before a guest run is killed (run: 900, check: 5400)
 #   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
+#   JEATTACH_ARM64_WATCHDOG  each integration test's watchdog in the guest
+#                           (seconds, default 1200: TCG runs 5-20x slower)
 set -eu
 
 me=${0##*/}
@@ -214,6 +217,7 @@ boot() {
 		-append "root=/dev/vda rw rootfstype=ext4 console=ttyAMA0 quiet loglevel=3 panic=-1 init=/usr/local/sbin/jeattach-vm-init" \
 		-drive file="$img",format=raw,if=virtio,snapshot=on \
 		-virtfs local,path="$rundir",mount_tag=run,security_model=none,id=run \
+		-virtfs local,path="$CACHE/build",mount_tag=build,security_model=none,id=build \
 		-nic none || rc=$?
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		log "guest timed out after $tmo s (JEATTACH_ARM64_TIMEOUT) and was killed"
@@ -235,6 +239,24 @@ tree_tar() {
 	fi
 }
 
+# What the tests fetch from Debian's archive, fetched here on the host into
+# DIR (copied from a cache kept in $CACHE/archive): the arm64 jemalloc
+# builds (tests/jemalloc-archive.sh) and busybox-static:armhf, t_errors'
+# 32-bit process. What cannot be fetched is left out: its tests say why.
+archive() {
+	local v
+	for v in 5.2.1 5.3.0; do
+		JEATTACH_ARCHIVE_ARCH=arm64 JEATTACH_ARCHIVE_CACHE="$CACHE/archive" \
+			sh "$TREE/tests/jemalloc-archive.sh" "$v" >/dev/null 2>&1 ||
+			log "jemalloc $v (arm64) could not be fetched; its tests will skip"
+	done
+	JEATTACH_ARCHIVE_CACHE="$CACHE/archive" sh "$TREE/tests/debian-archive.sh" \
+		bookworm armhf busybox-static >/dev/null 2>&1 ||
+		log "busybox-static:armhf could not be fetched; t_errors' 32-bit case will not run"
+	[ -d "$CACHE/archive" ] && cp -a "$CACHE/archive" "$1"
+	return 0
+}
+
 # run: GUEST_CMD is a shell command line; its output streams to stdout and
 # its exit status becomes ours. Files the command leaves in /mnt/run/out come
 # back in $OUT (default: a fresh directory under $CACHE/runs).
@@ -245,10 +267,21 @@ run_in_guest() {
 	mkdir -p "$rundir/out"
 	tree_tar "$rundir/src.tar"
 	printf '%s\n' "$cmd" >"$rundir/cmd"
+	mkdir -p "$CACHE/build"
+	archive "$rundir/archive"
 	cat >"$rundir/guest.sh" <<'EOF'
 # Runs in the guest as root, from jeattach-vm-init; /mnt/run is the host's run dir.
 echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s"
+# The build tree lives on the host ($CACHE/build, 9p tag 'build') so that a
+# second run recompiles only what changed: under TCG a full build is ~19 min.
+# Extracting keeps each file's mtime, so make sees only real changes.
+mkdir -p /build
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 build /build ||
+	echo "guest: no shared build directory; building from scratch on the image"
 mkdir -p /build/jeattach && cd /build/jeattach && tar -xf /mnt/run/src.tar
+# jemalloc builds from Debian's archive, fetched on the host (the guest has
+# no network): tests/jemalloc-archive.sh finds them here.
+export JEATTACH_ARCHIVE_CACHE=/mnt/run/archive
 rc=0
 sh -c "$(cat /mnt/run/cmd)" </dev/null || rc=$?
 echo "$rc" >/mnt/run/rc
@@ -291,17 +324,25 @@ EOF
 }
 
 cmd_check() {
-	local rc=0
+	local rc=0 tests="" t
+	for t; do tests="$tests tests/integration/${t%.sh}.sh"; done
 	# make check's logs come back to the host: test-suite.log and every
 	# test's own log, plus config.log when configure is what failed.
 	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-5400}" '
 t() { s=$(cut -d" " -f1 /proc/uptime); echo "guest: [$s s] $*"; }
 save() { cp config.log /mnt/run/out/ 2>/dev/null; cp test-suite.log /mnt/run/out/ 2>/dev/null
 	find . -name "*.log" -path "*tests*" -exec cp --parents {} /mnt/run/out/ \; 2>/dev/null; :; }
-t autogen; ./autogen.sh >/mnt/run/out/autogen.out 2>&1 || { tail -20 /mnt/run/out/autogen.out; exit 2; }
-t configure; ./configure || { save; exit 3; }
+export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"'
+# Once per build tree: later runs let make re-run what changed.
+if [ ! -f configure ]; then
+	t autogen; ./autogen.sh >/mnt/run/out/autogen.out 2>&1 || { tail -20 /mnt/run/out/autogen.out; exit 2; }
+fi
+if [ ! -f Makefile ]; then
+	t configure; ./configure || { save; exit 3; }
+fi
 t make; make -j'"$SMP"' || { save; exit 4; }
-t make check; make -j'"$SMP"' check; rc=$?
+rm -f test-suite.log
+t make check; make -j'"$SMP"' check '"${tests:+TESTS=\"$tests\"}"'; rc=$?
 save; t done; exit $rc' || rc=$?
 	log "check: logs in $RUNDIR/out"
 	[ -f "$RUNDIR/out/test-suite.log" ] && log "check: test-suite.log: $RUNDIR/out/test-suite.log"

@@ -17,40 +17,9 @@ expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/ref.heap" --json
 	skip "calls are not crash-safe on this machine (no rt_sigreturn restorer or gadget found): $OUT"
 dump_us=$(json_get "$OUT" "j['actions'][0]['dump_us']")
 fds_before=$(ls /proc/"$v"/fd | wc -l)
-# Kill instants spread over a whole run (attach, calls, dump, release),
-# uniformly from 0 to three times its wall time: Python times them, a
-# shell's sleep is too coarse for a run of a few milliseconds.
+# Kills spread over a whole run (kill_storm.py): its wall time, as a start.
 wall_us=$(json_get "$OUT" "j['wall_us']")
-cat >"$WORK/killer.py" <<'PY'
-import os, random, subprocess, sys, time
-jeattach, pid, trials, wall_us, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-# The wall time of a whole run as seen from here: jeattach's own wall_us
-# leaves out its start (a libtool wrapper, the dynamic linker), and kills
-# drawn from that alone would mostly land before any thread is held.
-t0 = time.monotonic()
-subprocess.run([jeattach, "-p", str(pid), "--status", "--dump", out, "--force", "--timeout", "10"],
-               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-wall_us = max(wall_us, int((time.monotonic() - t0) * 1e6))
-for i in range(trials):
-    p = subprocess.Popen([jeattach, "-p", str(pid), "--status", "--dump", out, "--force", "--timeout", "10"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    delay = random.uniform(0, 3 * wall_us / 1e6)
-    time.sleep(delay)
-    p.kill()
-    p.wait()
-    state = open(f"/proc/{pid}/status").read().split("State:")[1].split()[0]
-    if state in ("Z", "X"):
-        sys.exit(f"the victim died after kill {i} (at {delay * 1e6:.0f} us)")
-    time.sleep(0.02)
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            st = open(f"/proc/{pid}/task/{tid}/status").read().split("State:")[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):  # the thread exited meanwhile
-            continue
-        if st in ("T", "t"):
-            sys.exit(f"thread {tid} left stopped after kill {i} (at {delay * 1e6:.0f} us)")
-PY
-python3 "$WORK/killer.py" "$JEATTACH" "$v" "$TRIALS" "$wall_us" "$WORK/k.heap" || fail "see above"
+python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$v" "$TRIALS" "$wall_us" "$WORK/k.heap" || fail "see above"
 # It still works, and the victim's own checks are clean. A jeattach killed
 # between creating its memfd and closing it leaves that descriptor behind
 # (at most one per kill): counted, documented in doc/robustness.md.
@@ -73,7 +42,7 @@ start_victim_env c "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10" \
 	"$TARGETS/victim_dyn" -b 2 -w -c
 expect_rc 0 "$JEATTACH" -p "$c" --dump "$WORK/ref2.heap" --json
 wall_us=$(json_get "$OUT" "j['wall_us']")
-python3 "$WORK/killer.py" "$JEATTACH" "$c" "$TRIALS" "$wall_us" "$WORK/k2.heap" || fail "see above (thread churn)"
+python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$c" "$TRIALS" "$wall_us" "$WORK/k2.heap" || fail "see above (thread churn)"
 expect_rc 0 "$JEATTACH" -p "$c" --status --dump "$WORK/after2.heap"
 finish_victim c errno_errors
 pass "$TRIALS kills with thread churn: victim unharmed"
