@@ -27,6 +27,9 @@ struct arch_regset {
 	int note;
 	size_t offset, size;
 	int write;
+	/* Read only where the kernel and CPU have it: an error reads as zeros
+	 * (arm64's SME state on a machine without SME). Never written. */
+	int optional;
 };
 extern const struct arch_regset arch_regsets[];
 extern const int arch_nregsets;
@@ -52,6 +55,10 @@ void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v);
 uint64_t arch_thread_pointer(const arch_gpregs_t *r);
 /* Is the thread running code of another ABI (32-bit compat mode)? */
 int arch_is_compat(const arch_gpregs_t *r);
+/* NULL, or why no call may run in this thread as it is now (a mode of the
+ * CPU that ordinary code cannot run in, or state the call's return would
+ * lose): the thread is let go and another one is tried. */
+const char *arch_call_blocker(const arch_gpregs_t *r);
 
 /* Turn *r into the state at the first instruction of fn(args...), with the
  * stack top at stack_top (already below the red zone) and returning to

@@ -161,6 +161,10 @@ int pt_get_gpregs(pid_t tid, arch_gpregs_t *r)
 		const struct arch_regset *s = &arch_regsets[i];
 		size_t len = s->size;
 		int e = regset(PTRACE_GETREGSET, tid, s->note, (char *)r + s->offset, &len);
+		if (e && s->optional && e != -ESRCH) {
+			memset((char *)r + s->offset, 0, s->size);
+			continue;
+		}
 		if (e)
 			return e;
 		if (len != s->size)
@@ -181,7 +185,7 @@ int pt_set_gpregs(pid_t tid, const arch_gpregs_t *r)
 	for (int i = 0; i < arch_nregsets; i++) {
 		const struct arch_regset *s = &arch_regsets[i];
 		size_t len = s->size;
-		int e = s->write ? regset(PTRACE_SETREGSET, tid, s->note,
+		int e = s->write && !s->optional ? regset(PTRACE_SETREGSET, tid, s->note,
 					  (char *)r + s->offset, &len) : 0;
 		if (e)
 			return e;

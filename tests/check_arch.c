@@ -139,6 +139,29 @@ START_TEST(regsets_start_with_prstatus)
 }
 END_TEST
 
+START_TEST(call_blockers)
+{
+	arch_gpregs_t r;
+	arch_check_in_syscall(&r, INSN, 7, 3, -4);
+	ck_assert_ptr_null(arch_call_blocker(&r));
+	if (!arch_check_set_sme(&r, 0, 0))
+		return; /* nothing on this architecture can block a call */
+	ck_assert_ptr_null(arch_call_blocker(&r));
+	arch_check_set_sme(&r, 1, 0);
+	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "streaming"));
+	arch_check_set_sme(&r, 0, 1);
+	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "ZA"));
+}
+END_TEST
+
+START_TEST(optional_regsets_never_written)
+{
+	for (int i = 0; i < arch_nregsets; i++)
+		ck_assert(!(arch_regsets[i].optional && arch_regsets[i].write));
+	ck_assert(!arch_regsets[0].optional);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("arch " ARCH_NAME);
@@ -150,6 +173,8 @@ int main(void)
 	tcase_add_test(tc, call_setup);
 	tcase_add_test(tc, regsets_start_with_prstatus);
 	tcase_add_test(tc, sigframe_restores_the_thread);
+	tcase_add_test(tc, call_blockers);
+	tcase_add_test(tc, optional_regsets_never_written);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

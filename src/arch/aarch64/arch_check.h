@@ -46,6 +46,15 @@ static inline uint64_t arch_check_frame_pc(const unsigned char *frame)
 	return pc;
 }
 
+/* The SME state arch_call_blocker looks at, as the kernel's headers give
+ * it (sve_init_header_from_task, za_get): 1, the architecture has it. */
+static inline int arch_check_set_sme(arch_gpregs_t *r, int streaming, int za)
+{
+	r->ssve.flags = streaming ? SVE_PT_REGS_SVE : SVE_PT_REGS_FPSIMD;
+	r->za.size = za ? sizeof(r->za) + 256 * 256 : sizeof(r->za);
+	return 1;
+}
+
 /* Where a call made by arch_call_setup returns to: the link register. */
 static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 						 const struct arch_stack_write *w)

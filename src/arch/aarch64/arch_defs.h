@@ -22,7 +22,20 @@ typedef struct arch_gpregs {
 	int32_t pad;
 	uint64_t tls;
 	uint64_t orig_x0;
+	/* SME (arch_call_blocker, arch_regs.c): the headers of NT_ARM_SSVE and NT_ARM_ZA only,
+	 * read where the CPU has SME (zeros elsewhere), never written back. */
+	struct user_sve_header ssve;
+	struct user_za_header za;
 } arch_gpregs_t;
+
+/* Older libc headers lack the SME notes (linux/elf.h has them, but it
+ * cannot be included with elf.h). */
+#ifndef NT_ARM_SSVE
+#define NT_ARM_SSVE 0x40b
+#endif
+#ifndef NT_ARM_ZA
+#define NT_ARM_ZA 0x40c
+#endif
 
 #define ARCH_NAME "aarch64"
 #define ARCH_ELF_MACHINE EM_AARCH64

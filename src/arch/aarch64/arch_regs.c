@@ -18,9 +18,12 @@
 #define PSTATE_SS 0x200000UL
 
 const struct arch_regset arch_regsets[] = {
-	{ NT_PRSTATUS, offsetof(arch_gpregs_t, g), sizeof(struct user_pt_regs), 1 },
-	{ NT_ARM_SYSTEM_CALL, offsetof(arch_gpregs_t, syscallno), sizeof(int32_t), 1 },
-	{ NT_ARM_TLS, offsetof(arch_gpregs_t, tls), sizeof(uint64_t), 0 },
+	{ NT_PRSTATUS, offsetof(arch_gpregs_t, g), sizeof(struct user_pt_regs), 1, 0 },
+	{ NT_ARM_SYSTEM_CALL, offsetof(arch_gpregs_t, syscallno), sizeof(int32_t), 1, 0 },
+	{ NT_ARM_TLS, offsetof(arch_gpregs_t, tls), sizeof(uint64_t), 0, 0 },
+	/* Headers only: the kernel copies as much of a regset as asked. */
+	{ NT_ARM_SSVE, offsetof(arch_gpregs_t, ssve), sizeof(struct user_sve_header), 0, 1 },
+	{ NT_ARM_ZA, offsetof(arch_gpregs_t, za), sizeof(struct user_za_header), 0, 1 },
 };
 const int arch_nregsets = sizeof(arch_regsets) / sizeof(arch_regsets[0]);
 
@@ -87,6 +90,25 @@ void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v)
 int arch_is_compat(const arch_gpregs_t *r)
 {
 	return (r->g.pstate & PSR_MODE32_BIT) != 0;
+}
+
+/* SME (Documentation/arm64/sme.rst). In streaming mode (PSTATE.SM) most
+ * Advanced SIMD instructions trap, and jemalloc and libc use them: a call
+ * would die of SIGILL. A system call leaves streaming mode, so only a
+ * thread stopped in its own code can be there; NT_ARM_SSVE reports the SVE
+ * register format exactly then. ZA storage (PSTATE.ZA) survives system
+ * calls, not a call: rt_sigreturn turns it off when the frame has no
+ * za_context record (restore_sigframe), and the SME procedure-call ABI lets
+ * any function that uses SME itself turn it off when its caller left it
+ * active without a lazy-save block. Either way the thread would lose its
+ * matrix. Both cases: another thread is tried. */
+const char *arch_call_blocker(const arch_gpregs_t *r)
+{
+	if ((r->ssve.flags & SVE_PT_REGS_MASK) == SVE_PT_REGS_SVE)
+		return "is in SME streaming mode (ordinary code would trap there)";
+	if (r->za.size > sizeof(struct user_za_header))
+		return "has SME's ZA storage on (a call's return would not keep it)";
+	return NULL;
 }
 
 /* Out of any syscall (the kernel's restart logic then leaves pc and x0

@@ -53,4 +53,11 @@ static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 	return w->present ? w->value : 0;
 }
 
+/* x86_64 has no SME. */
+static inline int arch_check_set_sme(arch_gpregs_t *r, int streaming, int za)
+{
+	(void)r, (void)streaming, (void)za;
+	return 0;
+}
+
 #endif

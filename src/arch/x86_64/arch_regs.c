@@ -15,7 +15,7 @@
 #define X86_CS_COMPAT32 0x23
 
 const struct arch_regset arch_regsets[] = {
-	{ NT_PRSTATUS, 0, sizeof(struct user_regs_struct), 1 },
+	{ NT_PRSTATUS, 0, sizeof(struct user_regs_struct), 1, 0 },
 };
 const int arch_nregsets = 1;
 
@@ -66,6 +66,12 @@ long arch_syscall_ret(const arch_gpregs_t *r)
 int arch_is_compat(const arch_gpregs_t *r)
 {
 	return r->cs == X86_CS_COMPAT32;
+}
+
+const char *arch_call_blocker(const arch_gpregs_t *r)
+{
+	(void)r; /* a 64-bit thread has no mode that forbids a call (compat is refused apart) */
+	return NULL;
 }
 
 static unsigned long long *arg_slot(arch_gpregs_t *r, int i, int syscall_abi)

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# arm64 SME: a thread in streaming mode (most Advanced SIMD instructions
+# trap there: a call into jemalloc would die of SIGILL) and one with ZA
+# storage on (a call's return through rt_sigreturn would turn it off) are
+# let go with the reason, and the call runs in an ordinary thread
+# (arch_call_blocker, src/arch/aarch64/arch_regs.c). victim_sme checks its
+# own SME state at the end.
+. "$top_srcdir/tests/integration/lib.sh"
+[ "$(uname -m)" = aarch64 ] || skip "SME is arm64's; this machine is $(uname -m) (tests/arm64/vm.sh check runs this test)"
+[ -x "$TARGETS/victim_sme" ] || fail "victim_sme was not built on aarch64"
+"$TARGETS/victim_sme" >"$WORK/probe.out" 2>&1 &
+p=$!
+track "$p"
+sleep 0.5
+if grep -q nosme "$WORK/probe.out"; then
+	skip "this CPU has no SME (no HWCAP2_SME): no thread can be in streaming mode"
+fi
+kill -9 "$p" 2>/dev/null
+require_ptrace
+
+start_victim v "$TARGETS/victim_sme"
+za=$(victim_tid v za)
+plain=$(victim_tid v plain)
+# The leader (tried first) spins in streaming mode, the za thread sleeps
+# with ZA on: before arch_call_blocker the first call died of SIGILL or
+# cost the za thread its matrix.
+expect_rc 0 "$JEATTACH" -p "$v" --stats --json
+[ "$(json_get "$OUT" "j['actions'][0]['allocated'] > 0")" = True ] || fail "stats: $OUT"
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/sme.heap"
+# Asked for them by --tid, each is refused with its reason, untouched.
+expect_rc 9 "$JEATTACH" -p "$v" --tid "$v" --timeout 1 --stats
+echo "$ERR" | grep -q "thread $v is in SME streaming mode" || fail "streaming thread: $ERR"
+expect_rc 9 "$JEATTACH" -p "$v" --tid "$za" --timeout 1 --stats
+echo "$ERR" | grep -q "thread $za has SME's ZA storage on" || fail "ZA thread: $ERR"
+finish_victim v
+pass "streaming-mode and ZA threads passed over; the calls ran in thread $plain"
