@@ -55,6 +55,25 @@ void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v);
 uint64_t arch_thread_pointer(const arch_gpregs_t *r);
 /* Is the thread running code of another ABI (32-bit compat mode)? */
 int arch_is_compat(const arch_gpregs_t *r);
+/* A system call a thread was blocked in (/proc/TID/syscall, pt_blocked_call):
+ * valid 0 if none; its number, arguments, and the pc after the instruction
+ * that made it. */
+struct arch_blocked_call {
+	int valid;
+	long nr;
+	uint64_t args[6];
+	uint64_t pc;
+};
+/* At the stop an interrupt caused (PTRACE_EVENT_STOP), given the call the
+ * thread was blocked in just before (b): make *r show what the kernel
+ * showed before it handled the interruption, the system call and its
+ * -ERESTART* or result, so that the generic code decides as on an
+ * architecture that keeps them (x86_64: nothing to do). arm64's do_signal
+ * forgets the syscall and applies the restart before get_signal, where the
+ * stop is; *r then is that state turned back, never written as is
+ * (arch_prepare_release turns it forward again). */
+void arch_at_interrupt_stop(arch_gpregs_t *r, const struct arch_blocked_call *b);
+
 /* NULL, or why no call may run in this thread as it is now (a mode of the
  * CPU that ordinary code cannot run in, or state the call's return would
  * lose): the thread is let go and another one is tried. */

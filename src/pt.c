@@ -130,29 +130,32 @@ static int regset(int req, pid_t tid, int note, void *buf, size_t *len)
 	return 0;
 }
 
-#ifdef ARCH_ORIG_ARG0_FROM_PROC
-/* The first argument of the syscall tid is stopped in, as the kernel
- * reports it in /proc/TID/syscall ("NR ARG1 ..."): on arm64 the only view
- * of orig_x0 (see arch_defs.h). */
-static int orig_arg0(pid_t tid, uint64_t *v)
+int pt_blocked_call(pid_t tid, struct arch_blocked_call *b)
 {
 	char path[64], text[256];
+	memset(b, 0, sizeof(*b));
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
 	if (fd >= 0)
 		close(fd);
-	long nr;
-	unsigned long long a0;
 	if (n <= 0)
 		return -EIO;
 	text[n] = 0;
-	if (sscanf(text, "%ld %llx", &nr, &a0) != 2)
-		return -EIO;
-	*v = a0;
+	/* "NR ARG1 ... ARG6 SP PC" in a call; "-1 SP PC" or "running" not
+	 * (proc_pid_syscall). */
+	unsigned long long a[8];
+	long nr;
+	if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+		   &a[3], &a[4], &a[5], &a[6], &a[7]) != 9 || nr < 0)
+		return 0;
+	b->valid = 1;
+	b->nr = nr;
+	for (int i = 0; i < 6; i++)
+		b->args[i] = a[i];
+	b->pc = a[7];
 	return 0;
 }
-#endif
 
 int pt_get_gpregs(pid_t tid, arch_gpregs_t *r)
 {
@@ -172,9 +175,15 @@ int pt_get_gpregs(pid_t tid, arch_gpregs_t *r)
 	}
 #ifdef ARCH_ORIG_ARG0_FROM_PROC
 	if (arch_in_syscall(r)) {
-		int e = orig_arg0(tid, &r->orig_x0);
+		/* The first argument as the kernel reports it: on arm64 the
+		 * only view of orig_x0 (see arch_defs.h). */
+		struct arch_blocked_call b;
+		int e = pt_blocked_call(tid, &b);
 		if (e)
 			return e;
+		if (!b.valid)
+			return -EIO;
+		r->orig_x0 = b.args[0];
 	}
 #endif
 	return 0;

@@ -28,6 +28,9 @@ int pt_syscall(pid_t tid, int sig);
 struct __ptrace_syscall_info;
 int pt_get_syscall_info(pid_t tid, struct __ptrace_syscall_info *info, size_t len);
 int pt_detach(pid_t tid, int sig);
+/* The system call tid is blocked in, from /proc/TID/syscall (b->valid 0
+ * when it is in none, or running). Needs no stop. */
+int pt_blocked_call(pid_t tid, struct arch_blocked_call *b);
 
 /* Wait for the next ptrace event of tid until deadline; -ETIMEDOUT when it
  * passes. *status is waitpid's. */

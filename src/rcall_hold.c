@@ -20,7 +20,7 @@
 
 static int save_thread(struct target *t, struct rcall_hold *h)
 {
-	int e = pt_get_gpregs(h->tid, &h->regs);
+	int e = rcall_held_gpregs(h, h->tid, &h->regs);
 	if (e)
 		return e;
 	h->fplen = ARCH_FPSTATE_MAX;
@@ -165,7 +165,7 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		return e == -ETIMEDOUT ? 1 : e;
 	}
 	int safe = 0;
-	if (pt_get_gpregs(h->tid, &h->regs))
+	if (rcall_held_gpregs(h, h->tid, &h->regs))
 		snprintf(reason, rlen, "thread %d: its registers cannot be read", (int)h->tid);
 	else if (arch_is_compat(&h->regs))
 		safe = -JE_ERR_CLASS32;
@@ -327,7 +327,9 @@ int rcall_release(struct target *t)
 	/* A rewound wait's register timeout: what is left of it now. */
 	if (h->wait_ends) {
 		rcall_wait_shorten(&h->regs, h->wait_ends);
-		if (!h->dirty && (e = pt_set_gpregs(h->tid, &h->regs)) && !first)
+		arch_gpregs_t back = h->regs;
+		arch_prepare_release(&back); /* the registers as the kernel keeps them */
+		if (!h->dirty && (e = pt_set_gpregs(h->tid, &back)) && !first)
 			first = e;
 	}
 	if (h->dirty) {

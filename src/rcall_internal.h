@@ -38,6 +38,9 @@ struct rcall_hold {
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int restart_block;      /* its syscall restarts through the restart block */
+	/* The call it was blocked in just before the interrupt, where the stop
+	 * no longer shows it (ARCH_SYSCALL_FORGOTTEN_AT_STOP; rcall_held_gpregs). */
+	struct arch_blocked_call blocked;
 	/* Its wait began no later than this (rcall_wait.c): 0 unknown, <0 the
 	 * instant of the interrupt (taken by rcall_stop_thread). */
 	pt_usec_t wait_began;
@@ -85,6 +88,9 @@ void rcall_unwind_free(struct rcall_ctx *c);
  * held, 1 not usable (gone, about to take a signal, or slow to stop;
  * already let go, or to be let go by rcall_sweep), <0 error. */
 int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h);
+/* A held thread's registers, as the generic code reasons about them
+ * (arch_at_interrupt_stop with the call it was blocked in). */
+int rcall_held_gpregs(const struct rcall_hold *h, pid_t tid, arch_gpregs_t *r);
 /* Sweep until no straggler is left but those in an uninterruptible wait,
  * for at most budget_us. */
 void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);

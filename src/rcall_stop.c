@@ -55,10 +55,18 @@ static int signal_deliverable(pid_t pid, pid_t tid)
  * EINTR is ours alone: make the thread re-issue the syscall, exactly as the
  * kernel does for -ERESTARTNOHAND. Nothing was consumed: these syscalls
  * return EINTR only when they have nothing to report. */
+int rcall_held_gpregs(const struct rcall_hold *h, pid_t tid, arch_gpregs_t *r)
+{
+	int e = pt_get_gpregs(tid, r);
+	if (!e)
+		arch_at_interrupt_stop(r, &h->blocked);
+	return e;
+}
+
 static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h)
 {
 	arch_gpregs_t r;
-	int e = pt_get_gpregs(tid, &r);
+	int e = rcall_held_gpregs(h, tid, &r);
 	if (e)
 		return e;
 	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
@@ -137,6 +145,10 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 	h->since = pt_now_us();
 	if (h->wait_began < 0)
 		h->wait_began = h->since; /* no later than the interrupt */
+	/* Read as late as possible: the thread may still leave that call
+	 * before the interrupt lands (arch_at_interrupt_stop sees it). */
+	if (ARCH_SYSCALL_FORGOTTEN_AT_STOP)
+		(void)pt_blocked_call(tid, &h->blocked); /* none known if it fails */
 	e = pt_interrupt(tid);
 	if (e == -ESRCH)
 		return 1;

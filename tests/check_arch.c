@@ -139,6 +139,60 @@ START_TEST(regsets_start_with_prstatus)
 }
 END_TEST
 
+/* The call a thread was blocked in, as /proc/TID/syscall showed it. */
+static struct arch_blocked_call blocked(long nr, uint64_t arg0)
+{
+	struct arch_blocked_call b = { 1, nr, { arg0, 1, 2, 3, 4, 5 }, INSN + ARCH_SYSCALL_INSN_LEN };
+	return b;
+}
+
+START_TEST(interrupt_stop_shows_the_syscall)
+{
+	arch_gpregs_t r;
+	long nr;
+	uint64_t arg0;
+	/* A wait that returned -EINTR: seen as such, and rewound whole. */
+	struct arch_blocked_call b = blocked(22, 5);
+	arch_check_in_syscall(&r, INSN, 22, 5, -EINTR);
+	arch_check_at_stop(&r, 0);
+	arch_at_interrupt_stop(&r, &b);
+	ck_assert(arch_in_syscall(&r));
+	ck_assert_int_eq(arch_syscall_ret(&r), -EINTR);
+	ck_assert_uint_eq(arch_syscall_arg(&r, 0), 5);
+	/* -ERESTARTSYS, already rewound on arm64: released to re-execute. */
+	arch_check_in_syscall(&r, INSN, 22, 5, -512);
+	arch_check_at_stop(&r, 1);
+	arch_at_interrupt_stop(&r, &b);
+	ck_assert(arch_in_syscall(&r));
+	ck_assert(!arch_restarts_by_block(&r));
+	arch_rewind_for_sigreturn(&r); /* as for a crash-safe frame */
+	ck_assert_uint_eq(arch_pc(&r), INSN);
+	arch_check_reexec(&r, &nr, &arg0);
+	ck_assert_int_eq(nr, 22);
+	ck_assert_uint_eq(arg0, 5);
+	/* nanosleep: through the restart block. */
+	b = blocked(ARCH_CHECK_NR_NANOSLEEP, 0x1000);
+	arch_check_in_syscall(&r, INSN, ARCH_CHECK_NR_NANOSLEEP, 0x1000, -516);
+	arch_check_at_stop(&r, 1);
+	arch_at_interrupt_stop(&r, &b);
+	ck_assert(arch_restarts_by_block(&r));
+	arch_rewind_for_sigreturn(&r); /* as for a crash-safe frame */
+	arch_check_reexec(&r, &nr, &arg0);
+	ck_assert_int_eq(nr, ARCH_CHECK_NR_RESTART_SYSCALL);
+	/* Blocked elsewhere a moment before: nothing is made up. */
+	b = blocked(22, 5);
+	b.pc += 64;
+	arch_check_in_syscall(&r, INSN, 22, 5, -EINTR);
+	arch_check_at_stop(&r, 0);
+	arch_gpregs_t before = r;
+	arch_at_interrupt_stop(&r, &b);
+	ck_assert(!memcmp(&r, &before, sizeof(r)));
+	b.valid = 0;
+	arch_at_interrupt_stop(&r, &b);
+	ck_assert(!memcmp(&r, &before, sizeof(r)));
+}
+END_TEST
+
 START_TEST(call_blockers)
 {
 	arch_gpregs_t r;
@@ -174,6 +228,7 @@ int main(void)
 	tcase_add_test(tc, regsets_start_with_prstatus);
 	tcase_add_test(tc, sigframe_restores_the_thread);
 	tcase_add_test(tc, call_blockers);
+	tcase_add_test(tc, interrupt_stop_shows_the_syscall);
 	tcase_add_test(tc, optional_regsets_never_written);
 	suite_add_tcase(s, tc);
 	return check_run(s);

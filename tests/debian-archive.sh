@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # debian-archive.sh SUITE ARCH PACKAGE [VERSION]: one package from Debian's
 # archive, unpacked (never installed) into a cache; prints the directory it
-# was unpacked into (its root: usr/, bin/, ...). Tests use it for software
+# was unpacked into (its root: usr/, bin/, ...). With ARCH "source", the
+# source package's files (.dsc, .orig.tar.*, .debian.tar.*) instead, as
+# apt-get source --download-only fetches them (not unpacked). Tests use it for software
 # as distributions ship it: jemalloc builds (tests/jemalloc-archive.sh), a
 # 32-bit ARM program for the arm64 machine.
 #
@@ -46,15 +48,31 @@ mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/get"
 # JEATTACH_DEBIAN_MIRROR: another mirror (tests point it nowhere to check
 # the skip).
 mirror=${JEATTACH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-echo "deb [signed-by=$keyring] $mirror $suite main" >"$tmp/sources.list"
+if [ "$arch" = source ]; then
+	echo "deb-src [signed-by=$keyring] $mirror $suite main" >"$tmp/sources.list"
+else
+	echo "deb [signed-by=$keyring] $mirror $suite main" >"$tmp/sources.list"
+fi
 set -- -q -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null \
 	-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" \
-	-o Dir::State::status=/dev/null -o Debug::NoLocking=1 -o "APT::Architecture=$arch" \
+	-o Dir::State::status=/dev/null -o Debug::NoLocking=1 \
 	-o Acquire::Retries=1 -o Acquire::http::Timeout=20
+[ "$arch" = source ] || set -- "$@" -o "APT::Architecture=$arch"
 # Bounded: a network that drops packets would otherwise hold a test up.
 if ! timeout 120 apt-get "$@" update >"$tmp/update.log" 2>&1 ||
 	grep -qE '^(W|E): Failed to fetch|^Err:' "$tmp/update.log"; then
 	skip "Debian's archive ($mirror, $suite) cannot be reached: $(grep -A1 -E '^(E|W|Err)' "$tmp/update.log" | head -2 | tr -s ' \n' '  ')"
+fi
+if [ "$arch" = source ]; then
+	want=$pkg${pkgver:+=$pkgver}
+	if ! (cd "$tmp/get" && timeout 300 apt-get "$@" source --download-only "$want") >"$tmp/get.log" 2>&1; then
+		skip "apt-get source $want from $suite failed: $(tail -1 "$tmp/get.log")"
+	fi
+	ls "$tmp"/get/*.dsc >/dev/null 2>&1 || skip "apt-get source left no .dsc: $(tail -1 "$tmp/get.log")"
+	mkdir -p "$dir" && rm -rf "$dir/root" && mkdir "$dir/root.new" && cp "$tmp"/get/* "$dir/root.new/" &&
+		mv "$dir/root.new" "$dir/root" || exit 1
+	echo "$dir/root"
+	exit 0
 fi
 want=$pkg:$arch${pkgver:+=$pkgver}
 if ! (cd "$tmp/get" && timeout 120 apt-get "$@" download "$want") >"$tmp/get.log" 2>&1; then

@@ -18,6 +18,8 @@
 #   JEATTACH_ARM64_TREE     the source tree to test (default: this script's tree)
 #   JEATTACH_ARM64_TIMEOUT  seconds before a guest run is killed (run: 900, check: 5400)
 #   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
+#   JEATTACH_ARM64_PROF=0   keep Debian's arm64 jemalloc, which has no profiling
+#                           (default: Debian's source rebuilt with it, jemalloc-prof.sh)
 #   JEATTACH_ARM64_WATCHDOG  each integration test's watchdog in the guest
 #                           (seconds, default 1200: TCG runs 5-20x slower)
 set -eu
@@ -253,7 +255,15 @@ archive() {
 	JEATTACH_ARCHIVE_CACHE="$CACHE/archive" sh "$TREE/tests/debian-archive.sh" \
 		bookworm armhf busybox-static >/dev/null 2>&1 ||
 		log "busybox-static:armhf could not be fetched; t_errors' 32-bit case will not run"
-	[ -d "$CACHE/archive" ] && cp -a "$CACHE/archive" "$1"
+	mkdir -p "$1"
+	[ -d "$CACHE/archive" ] && cp -a "$CACHE/archive/." "$1/"
+	# Debian's arm64 jemalloc has no profiling (jemalloc-prof.sh): the
+	# guest gets Debian's source rebuilt with it, unless asked not to.
+	if [ "${JEATTACH_ARM64_PROF:-1}" != 0 ]; then
+		sh "$TREE/tests/arm64/jemalloc-prof.sh" "$CACHE/jemalloc-prof" &&
+			cp -a "$CACHE/jemalloc-prof" "$1/jemalloc-prof" ||
+			log "no jemalloc with profiling for the guest; tests that dump will fail there"
+	fi
 	return 0
 }
 
@@ -275,6 +285,7 @@ echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s"
 # The build tree lives on the host ($CACHE/build, 9p tag 'build') so that a
 # second run recompiles only what changed: under TCG a full build is ~19 min.
 # Extracting keeps each file's mtime, so make sees only real changes.
+command -v mount >/dev/null || mount() { busybox mount "$@"; } # as the init does
 mkdir -p /build
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 build /build ||
 	echo "guest: no shared build directory; building from scratch on the image"
@@ -282,6 +293,12 @@ mkdir -p /build/jeattach && cd /build/jeattach && tar -xf /mnt/run/src.tar
 # jemalloc builds from Debian's archive, fetched on the host (the guest has
 # no network): tests/jemalloc-archive.sh finds them here.
 export JEATTACH_ARCHIVE_CACHE=/mnt/run/archive
+# Debian's jemalloc rebuilt with profiling, over Debian's own (the image is
+# a snapshot: nothing is kept).
+if [ -f /mnt/run/archive/jemalloc-prof/libjemalloc.so.2 ]; then
+	cp /mnt/run/archive/jemalloc-prof/lib* /usr/lib/aarch64-linux-gnu/
+	echo "guest: jemalloc 5.3.0 with --enable-prof installed over Debian's (which has no profiling on arm64)"
+fi
 rc=0
 sh -c "$(cat /mnt/run/cmd)" </dev/null || rc=$?
 echo "$rc" >/mnt/run/rc

@@ -1,22 +1,21 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# kill_storm.py JEATTACH PID TRIALS WALL_US OUT: run jeattach --status --dump
-# on PID TRIALS times and SIGKILL it at an instant drawn uniformly from 0 to
+# kill_storm.py JEATTACH PID TRIALS WALL_US ARGS...: run jeattach -p PID
+# ARGS (e.g. --status --dump FILE --force) TRIALS times and SIGKILL it at an instant drawn uniformly from 0 to
 # three times a whole run's wall time (attach, calls, dump, release); after
 # each kill the victim must be alive with no thread left stopped. Python
 # times the kills: a shell's sleep is too coarse for a run of a few
 # milliseconds. Shared by t_kill.sh and t_pac.sh.
 import os, random, subprocess, sys, time
-jeattach, pid, trials, wall_us, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+jeattach, pid, trials, wall_us = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+cmd = [jeattach, "-p", str(pid)] + sys.argv[5:] + ["--timeout", "10"]
 # The wall time of a whole run as seen from here: jeattach's own wall_us
 # leaves out its start (a libtool wrapper, the dynamic linker), and kills
 # drawn from that alone would mostly land before any thread is held.
 t0 = time.monotonic()
-subprocess.run([jeattach, "-p", str(pid), "--status", "--dump", out, "--force", "--timeout", "10"],
-               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 wall_us = max(wall_us, int((time.monotonic() - t0) * 1e6))
 for i in range(trials):
-    p = subprocess.Popen([jeattach, "-p", str(pid), "--status", "--dump", out, "--force", "--timeout", "10"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     delay = random.uniform(0, 3 * wall_us / 1e6)
     time.sleep(delay)
     p.kill()

@@ -19,7 +19,7 @@ dump_us=$(json_get "$OUT" "j['actions'][0]['dump_us']")
 fds_before=$(ls /proc/"$v"/fd | wc -l)
 # Kills spread over a whole run (kill_storm.py): its wall time, as a start.
 wall_us=$(json_get "$OUT" "j['wall_us']")
-python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$v" "$TRIALS" "$wall_us" "$WORK/k.heap" || fail "see above"
+python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$v" "$TRIALS" "$wall_us" --status --dump "$WORK/k.heap" --force || fail "see above"
 # It still works, and the victim's own checks are clean. A jeattach killed
 # between creating its memfd and closing it leaves that descriptor behind
 # (at most one per kill): counted, documented in doc/robustness.md.
@@ -42,7 +42,7 @@ start_victim_env c "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10" \
 	"$TARGETS/victim_dyn" -b 2 -w -c
 expect_rc 0 "$JEATTACH" -p "$c" --dump "$WORK/ref2.heap" --json
 wall_us=$(json_get "$OUT" "j['wall_us']")
-python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$c" "$TRIALS" "$wall_us" "$WORK/k2.heap" || fail "see above (thread churn)"
+python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$c" "$TRIALS" "$wall_us" --status --dump "$WORK/k2.heap" --force || fail "see above (thread churn)"
 expect_rc 0 "$JEATTACH" -p "$c" --status --dump "$WORK/after2.heap"
 finish_victim c errno_errors
 pass "$TRIALS kills with thread churn: victim unharmed"

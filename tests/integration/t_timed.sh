@@ -40,9 +40,18 @@ expect_rc 0 "$JEATTACH" -p "$v" --get prof.active --deactivate --json
 [ "$(json_get "$OUT" "j['actions'][0]['value']")" = True ] || fail "turned off: $OUT"
 
 # Interrupted: SIGINT ends the wait, the dump and the restore still happen.
-"$JEATTACH" -p "$v" --for 60s --dump "$WORK/i.heap" --json >"$WORK/i.json" 2>"$WORK/i.err" &
+# The signal goes once the window has begun (-v says "released" after the
+# hold that opened it): sent earlier, it could reach jeattach before its
+# handler exists, where the shell's background job ignores SIGINT (seen on
+# the emulated arm64 machine, whose start takes more than a second).
+"$JEATTACH" -p "$v" -v --for 60s --dump "$WORK/i.heap" --json >"$WORK/i.json" 2>"$WORK/i.err" &
 jp=$!
-sleep 1
+i=0
+until grep -q ': released$' "$WORK/i.err"; do
+	i=$((i + 1))
+	[ $i -gt 1200 ] && fail "the window did not begin: $(cat "$WORK/i.err")"
+	sleep 0.05
+done
 kill -INT "$jp"
 wait "$jp"
 rc=$?

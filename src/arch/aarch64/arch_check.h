@@ -46,6 +46,20 @@ static inline uint64_t arch_check_frame_pc(const unsigned char *frame)
 	return pc;
 }
 
+/* The state at an interrupt's stop, in get_signal after do_signal's first
+ * half: the syscall forgotten and, for a restart code, x0 = orig_x0 and pc
+ * back on the svc. */
+#define ARCH_CHECK_NR_NANOSLEEP 101
+static inline void arch_check_at_stop(arch_gpregs_t *r, int rewound)
+{
+	r->syscallno = -1;
+	if (rewound) {
+		r->g.regs[0] = r->orig_x0;
+		r->g.pc -= ARCH_SYSCALL_INSN_LEN;
+	}
+	r->orig_x0 = 0xdead; /* no tracer can see it there */
+}
+
 /* The SME state arch_call_blocker looks at, as the kernel's headers give
  * it (sve_init_header_from_task, za_get): 1, the architecture has it. */
 static inline int arch_check_set_sme(arch_gpregs_t *r, int streaming, int za)

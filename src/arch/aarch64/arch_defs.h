@@ -40,6 +40,10 @@ typedef struct arch_gpregs {
 #define ARCH_NAME "aarch64"
 #define ARCH_ELF_MACHINE EM_AARCH64
 #define ARCH_ORIG_ARG0_FROM_PROC 1
+/* At an interrupt's stop the syscall is already forgotten and restarted
+ * (arch_at_interrupt_stop): the call a thread is blocked in is read from
+ * /proc before it is interrupted. */
+#define ARCH_SYSCALL_FORGOTTEN_AT_STOP 1
 /* The FP/SIMD state: NT_ARM_SVE where the CPU has SVE (it carries the
  * FPSIMD view when SVE is not in use, and the whole Z/P/FFR state when it
  * is, which NT_PRFPREG would cut to 128 bits a register), else

@@ -49,6 +49,61 @@ void arch_rewind_for_sigreturn(arch_gpregs_t *r)
 void arch_prepare_release(arch_gpregs_t *r)
 {
 	arch_rewind_for_sigreturn(r);
+	/* As do_signal left it (forget_syscall): a stale number would make a
+	 * later signal's do_signal take the thread's x0 for a restart code. */
+	r->syscallno = -1;
+}
+
+/* Does system call nr, made with args, restart through the restart block
+ * when interrupted (-ERESTART_RESTARTBLOCK)? nanosleep and a relative
+ * clock_nanosleep (hrtimer_nanosleep; TIMER_ABSTIME gives -ERESTARTNOHAND),
+ * a futex wait with a timeout (futex_wait; none gives -ERESTARTSYS), and
+ * restart_syscall itself. */
+#define NR_FUTEX 98
+#define NR_NANOSLEEP 101
+#define NR_CLOCK_NANOSLEEP 115
+static int restarts_by_block(long nr, const uint64_t *args)
+{
+	unsigned cmd = (unsigned)args[1] & ~(128u | 256u); /* FUTEX_CMD_MASK */
+	switch (nr) {
+	case NR_NANOSLEEP:
+	case NR_RESTART_SYSCALL:
+		return 1;
+	case NR_CLOCK_NANOSLEEP:
+		return !(args[1] & 1); /* TIMER_ABSTIME */
+	case NR_FUTEX:
+		return (cmd == 0 || cmd == 9) && args[3]; /* FUTEX_WAIT, FUTEX_WAIT_BITSET */
+	default:
+		return 0;
+	}
+}
+
+void arch_at_interrupt_stop(arch_gpregs_t *r, const struct arch_blocked_call *b)
+{
+	/* do_signal (arch/arm64/kernel/signal.c) has already run its first
+	 * half when the thread stops in get_signal: syscallno is -1
+	 * (forget_syscall) and, for -ERESTART*, x0 = orig_x0 and pc is back on
+	 * the svc ("so that a debugger will see the already changed PC"); the
+	 * code itself is gone. Which happened shows against the call the
+	 * thread was blocked in a moment before (x8 keeps its number). */
+	if (!b->valid || r->syscallno >= 0 || r->g.regs[8] != (uint64_t)b->nr)
+		return;
+	if (r->g.pc == b->pc) {
+		/* It returned: x0 is its result (-EINTR for a wait the
+		 * interrupt broke: rcall_stop.c undoes that). */
+		r->syscallno = (int32_t)b->nr;
+		r->orig_x0 = b->args[0];
+	} else if (r->g.pc == b->pc - ARCH_SYSCALL_INSN_LEN && r->g.regs[0] == b->args[0]) {
+		/* Rewound for a restart. Which code it was follows from the call
+		 * (-ERESTARTSYS stands for the three that restart the same way).
+		 * The one guess: a thread whose call ended by itself and that was
+		 * stopped about to make it again with the same x0 reads as this. */
+		r->syscallno = (int32_t)b->nr;
+		r->orig_x0 = b->args[0];
+		r->g.pc = b->pc;
+		r->g.regs[0] = (uint64_t)-(restarts_by_block(b->nr, b->args) ? ERESTART_RESTARTBLOCK
+										: ERESTARTSYS);
+	}
 }
 
 int arch_restarts_by_block(const arch_gpregs_t *r)

@@ -53,6 +53,14 @@ static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 	return w->present ? w->value : 0;
 }
 
+/* The state at an interrupt's stop: on x86_64 the same (the restart
+ * comes after get_signal). */
+#define ARCH_CHECK_NR_NANOSLEEP 35
+static inline void arch_check_at_stop(arch_gpregs_t *r, int rewound)
+{
+	(void)r, (void)rewound;
+}
+
 /* x86_64 has no SME. */
 static inline int arch_check_set_sme(arch_gpregs_t *r, int streaming, int za)
 {

@@ -40,6 +40,8 @@ typedef struct user_regs_struct arch_gpregs_t;
 /* The restorer (mov $15,%rax) overwrites the result: a gadget stores it
  * first, into a slot read at rt_sigreturn's entry. */
 #define ARCH_RESULT_AT_SIGRETURN 0
+/* The syscall state survives to the interrupt's stop (arch_at_interrupt_stop). */
+#define ARCH_SYSCALL_FORGOTTEN_AT_STOP 0
 #define ARCH_GADGET_STORE "\x48\x89\x03"
 #define ARCH_GADGET_STORE_LEN 3
 

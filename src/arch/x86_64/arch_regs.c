@@ -68,6 +68,13 @@ int arch_is_compat(const arch_gpregs_t *r)
 	return r->cs == X86_CS_COMPAT32;
 }
 
+void arch_at_interrupt_stop(arch_gpregs_t *r, const struct arch_blocked_call *b)
+{
+	/* arch_do_signal_or_restart restarts after get_signal, where the stop
+	 * is: orig_rax and rax are still as the syscall left them. */
+	(void)r, (void)b;
+}
+
 const char *arch_call_blocker(const arch_gpregs_t *r)
 {
 	(void)r; /* a 64-bit thread has no mode that forbids a call (compat is refused apart) */
