@@ -21,7 +21,7 @@ cache=${JEATTACH_ARM64_CROSS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jeattach-arm
 build=${JEATTACH_ARM64_BUILD:-$cache/cross-build}
 # Multi-Arch: same only: they install beside the amd64 copies.
 libs="libc6-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 libunwind-dev:arm64 zlib1g-dev:arm64
-      liblzma-dev:arm64 check:arm64 libjemalloc2:arm64"
+      liblzma-dev:arm64 check:arm64 libjemalloc2:arm64 libstdc++-12-dev:arm64"
 
 if [ "${1:-}" = deps ]; then
 	[ "$(id -u)" = 0 ] || { echo "cross-check: deps needs root (apt-get)" >&2; exit 1; }
