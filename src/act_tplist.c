@@ -67,7 +67,7 @@ uint64_t act_tplist_tp(const struct tplist_thread *v, int n, pid_t tid)
 }
 
 int act_tplist_locate(struct act_counters *k, pid_t pid, const pid_t *tids, int n,
-		      struct tplist_thread *out)
+		      uint64_t alt_tp, struct tplist_thread *out)
 {
 	if (!k->list || n <= 0)
 		return -1;
@@ -84,6 +84,12 @@ int act_tplist_locate(struct act_counters *k, pid_t pid, const pid_t *tids, int 
 	int budget = 4 * n + 256;
 	int got = tplist_walk(&m, k->walk_tp + (uint64_t)k->node_off, k->node_off, wanted, &w,
 			      budget, out, n);
+	/* Nothing from there (its stack unmapped: glibc frees cached stacks
+	 * beyond its cache's 40 MiB, nptl/nptl-stack.c __nptl_free_stacks,
+	 * 2.34+): from alt_tp, a thread located before and listed now. */
+	if (got == 0 && alt_tp && alt_tp != k->walk_tp)
+		got = tplist_walk(&m, alt_tp + (uint64_t)k->node_off, k->node_off, wanted, &w,
+				  budget, out, n);
 	/* The next walk starts from a thread alive now: the main thread if
 	 * it was found (it lasts as long as the process, mostly), else the
 	 * one borrowed if it still is, else any. The first one's node may

@@ -216,7 +216,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	act_tplist_learn(&s->counters, run->t.io_pid);
 	y.listed = n > 0 ? malloc(sizeof(*y.listed) * (size_t)n) : NULL;
 	y.nlisted = y.listed && s->counters.state == 1 ?
-			    act_tplist_locate(&s->counters, run->t.io_pid, tids, n, y.listed) :
+			    act_tplist_locate(&s->counters, run->t.io_pid, tids, n, 0, y.listed) :
 			    -1;
 	pt_usec_t t0 = pt_now_us();
 	for (int i = 0; y.us && i < n; i++) {

@@ -208,9 +208,12 @@ static int locate_listed(struct target *t, struct top_threads *th, struct act_co
 	pid_t *tids = malloc(sizeof(*tids) * (size_t)(th->n + 1));
 	struct tplist_thread *v = malloc(sizeof(*v) * (size_t)(th->n + 1));
 	int n = 0;
-	for (int i = 0; tids && i < th->n; i++)
+	uint64_t alt = 0; /* a thread located before, listed now */
+	for (int i = 0; tids && i < th->n; i++) {
 		tids[n++] = th->v[i].tid;
-	int got = tids && v ? act_tplist_locate(k, t->io_pid, tids, n, v) : -1;
+		alt = th->v[i].allocp && th->v[i].tp ? th->v[i].tp : alt;
+	}
+	int got = tids && v ? act_tplist_locate(k, t->io_pid, tids, n, alt, v) : -1;
 	for (int j = 0; got >= 0 && j < m; j++) {
 		struct top_thread *x = todo[j];
 		uint64_t at[2];

@@ -184,9 +184,12 @@ int tplist_walk(const struct tplist_mem *m, uint64_t start, int64_t node_off,
 	 * read): what lies behind the start, backwards. */
 	if (!rd(&w, start, np, 16))
 		walk_dir(&w, np[1], 1);
-	/* The neighbouring lists: one step only, from this list's nodes. */
-	int nh = w.nheads;
-	for (int h = 0; h < nh; h++)
+	/* The neighbouring lists, from the nodes of no wanted thread met so
+	 * far, those lists' own included, TPLIST_HEADS of them at most: from
+	 * a start on the stack cache (the thread it was found from has ended)
+	 * GL(dl_stack_user) is 16 bytes below its head, GL(dl_stack_used) 16
+	 * below that. */
+	for (int h = 0; h < w.nheads; h++)
 		for (int d = -16; d <= 16; d += 32) {
 			uint64_t c = w.heads[h] + (uint64_t)(int64_t)d;
 			if (!rd(&w, c, np, 16) && w.reads > 2 && linked(m, c, np)) {

@@ -143,6 +143,19 @@ START_TEST(x86_64_layout)
 }
 END_TEST
 
+/* The thread the list was found from has ended: its descriptor is on the
+ * stack cache, two lists away from the used one. */
+START_TEST(from_the_cache)
+{
+	glibc_image(704);
+	struct tplist_thread v[8];
+	int n = tplist_walk(&fake, tp_of(4) + 704, 704, want, NULL, 100, v, 8);
+	ck_assert_int_eq(n, 4);
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(v[i].tp, tp_of(i));
+}
+END_TEST
+
 START_TEST(aarch64_layout)
 {
 	glibc_image(192 - 1792); /* tp = descriptor + sizeof (struct pthread) */
@@ -239,6 +252,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, x86_64_layout);
 	tcase_add_test(tc, aarch64_layout);
+	tcase_add_test(tc, from_the_cache);
 	tcase_add_test(tc, ambiguous);
 	tcase_add_test(tc, forged_links);
 	tcase_add_test(tc, huge_ring);
