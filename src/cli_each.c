@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "act_tplist.h"
 #include "cli_each.h"
 #include "cli_signal.h"
 #include "errors.h"
-#include "act_tplist.h"
 #include "rcall.h"
 #include "sym_maps.h"
 

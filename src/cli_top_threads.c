@@ -35,10 +35,10 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "act_tplist.h"
 #include "cli_signal.h"
 #include "cli_top.h"
 #include "core_read.h"
-#include "act_tplist.h"
 #include "rcall.h"
 #include "sym_maps.h"
 
