@@ -91,6 +91,7 @@ void act_counters_learn(struct target *t, struct act_counters *k)
 		return;
 	}
 	k->tp = arch_thread_pointer(&r);
+	k->tid = rcall_held_tid(t);
 	k->alloc_off = (int64_t)(a - k->tp);
 	k->dealloc_off = (int64_t)(d - k->tp);
 	k->state = 2;

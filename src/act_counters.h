@@ -17,6 +17,13 @@ struct act_counters {
 	 * thread when jemalloc's tsd is in static TLS. */
 	int64_t alloc_off, dealloc_off;
 	uint64_t tp; /* the thread pointer they were learnt from */
+	pid_t tid;   /* the thread they were learnt from */
+	/* glibc's list of thread descriptors (act_tplist.c): list 1 when
+	 * node_off (a descriptor's list node minus its thread pointer) is
+	 * known, walk_tp the thread pointer whose node walks start from. */
+	int list;
+	int64_t node_off;
+	uint64_t walk_tp;
 	char why[160];
 };
 

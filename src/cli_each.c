@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "act_tplist.h"
 #include "cli_each.h"
 #include "cli_signal.h"
 #include "errors.h"
@@ -41,7 +42,12 @@
 
 struct each_tally {
 	int done, named, missed, idle;
+	int peeked; /* stops for the registers alone (rcall_peek) */
 	struct sym_maps maps; /* read at the start, to locate counters */
+	/* Thread pointers from glibc's list (act_tplist.c), read at the
+	 * start; nlisted -1 when the list is not known here. */
+	struct tplist_thread *listed;
+	int nlisted;
 	char missed_list[4000]; /* "TID (why); ..." as far as it fits */
 	int64_t *us;            /* each borrowed thread's hold, for the median */
 	int nus;
@@ -76,37 +82,51 @@ static const char *hold_failure(struct target *t, int e)
 	return open + 1;
 }
 
-/* Has the thread with registers r made no allocation, by its counters
- * (act_counters.c)? Then jemalloc has no tsd for it, or an empty one, and
- * a mallctl would make one with a tcache (about 32 KiB: 5.3 src/tsd.c
- * tsd_data_init), or on a thread past its key destructors one that is
- * never freed. Nothing to rearm or name in it either: it has no profiling
- * data, and its first allocation draws its first sample threshold with
- * profiling as it is then. 1 idle, 0 allocated or counters not known, -1
- * its thread pointer does not lead to them (a thread glibc did not
- * create). */
-static int idle(struct cli_run *run, const struct sym_maps *maps, const arch_gpregs_t *r)
+/* Has the thread with thread pointer tp made no allocation, by its
+ * counters (act_counters.c)? Then jemalloc has no tsd for it, or an empty
+ * one, and a mallctl would make one with a tcache (about 32 KiB: 5.3
+ * src/tsd.c tsd_data_init), or on a thread past its key destructors one
+ * that is never freed. Nothing to rearm or name in it either: it has no
+ * profiling data, and its first allocation draws its first sample
+ * threshold with profiling as it is then. 1 idle, 0 allocated or counters
+ * not known, -1 its thread pointer does not lead to them (a thread glibc
+ * did not create). */
+static int idle(struct cli_run *run, const struct sym_maps *maps, uint64_t tp)
 {
 	const struct act_counters *k = &run->sess.counters;
 	uint64_t at[2], v[2];
 	if (k->state != 1)
 		return 0;
-	if (act_counters_at(k, maps, arch_thread_pointer(r), at) ||
+	if (act_counters_at(k, maps, tp, at) ||
 	    pt_read(run->t.io_pid, at[0], &v[0], 8) || pt_read(run->t.io_pid, at[1], &v[1], 8))
 		return -1;
 	return !v[0] && !v[1];
 }
 
-/* Before a hold: a stop for the registers alone (rcall_peek) tells an
- * idle thread at a fraction of a hold's cost (no errno call, no scratch
- * mapping), and it is let go with nothing run in it. */
-static int peek_idle(struct cli_run *run, pid_t tid, const struct sym_maps *maps,
+/* Before a hold: is the thread idle, found without a hold? Its thread
+ * pointer from glibc's list, no thread stopped (act_tplist.c). A thread
+ * not in the list (created since the list was read, or not by glibc) is
+ * not stopped just to look: the hold, which it needs anyway if it is not
+ * idle, checks it (one stop instead of two). Only where the list is not
+ * known, a stop for the registers alone (rcall_peek) tells an idle thread
+ * at a fraction of a hold's cost (no errno call, no scratch mapping), and
+ * it is let go with nothing run in it. That stop can catch a thread its
+ * wait's timer has woken before it left the call, and stretch that wait
+ * (doc/robustness.md): the fallback, not the rule. */
+static int peek_idle(struct cli_run *run, pid_t tid, struct each_tally *y,
 		     pt_usec_t deadline)
 {
 	arch_gpregs_t r;
-	if (run->sess.counters.state != 1 || rcall_peek(&run->t, tid, deadline, &r))
+	if (run->sess.counters.state != 1)
 		return 0;
-	return idle(run, maps, &r) > 0;
+	if (y->nlisted >= 0) {
+		uint64_t tp = act_tplist_tp(y->listed, y->nlisted, tid);
+		return tp && idle(run, &y->maps, tp) > 0;
+	}
+	y->peeked++;
+	if (rcall_peek(&run->t, tid, deadline, &r))
+		return 0;
+	return idle(run, &y->maps, arch_thread_pointer(&r)) > 0;
 }
 
 /* One thread: hold it, let it make its calls, give it back. */
@@ -119,7 +139,7 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 		budget = (int64_t)(o->timeout_s * 1e6);
 	t->why[0] = 0;
 	pt_usec_t t0 = pt_now_us();
-	if (peek_idle(run, tid, &y->maps, t0 + (pt_usec_t)budget)) {
+	if (peek_idle(run, tid, y, t0 + (pt_usec_t)budget)) {
 		y->idle++;
 		return;
 	}
@@ -133,7 +153,8 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	/* Again under the hold: the tid may be another thread's by now. */
 	char why[160] = "";
 	arch_gpregs_t regs;
-	int named = 0, none = rcall_held_regs(t, &regs) ? 0 : idle(run, &y->maps, &regs);
+	int named = 0,
+	    none = rcall_held_regs(t, &regs) ? 0 : idle(run, &y->maps, arch_thread_pointer(&regs));
 	if (none < 0)
 		snprintf(why, sizeof(why), "its thread pointer does not lead to jemalloc's data");
 	e = none ? 0 : act_thread_pass(t, &run->sess, tid, &named, why, sizeof(why));
@@ -167,6 +188,7 @@ static void report(struct act_result *r, const struct act_session *s, struct eac
 	if (s->pass_name)
 		act_field_u64(r, "threads_named", (uint64_t)y->named);
 	act_field_u64(r, "threads_idle", (uint64_t)y->idle);
+	act_field_u64(r, "threads_peeked", (uint64_t)y->peeked);
 	act_field_u64(r, "threads_missed", (uint64_t)y->missed);
 	act_field_str(r, "threads_missed_list", y->missed_list);
 	qsort(y->us, (size_t)y->nus, sizeof(*y->us), cmp_i64);
@@ -191,6 +213,11 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 		snprintf(s->counters.why, sizeof(s->counters.why), "its maps cannot be read");
 	}
 	act_counters_check(&s->counters, &y.maps);
+	act_tplist_learn(&s->counters, run->t.io_pid);
+	y.listed = n > 0 ? malloc(sizeof(*y.listed) * (size_t)n) : NULL;
+	y.nlisted = y.listed && s->counters.state == 1 ?
+			    act_tplist_locate(&s->counters, run->t.io_pid, tids, n, 0, y.listed) :
+			    -1;
 	pt_usec_t t0 = pt_now_us();
 	for (int i = 0; y.us && i < n; i++) {
 		if (cli_pending_signal()) {
@@ -222,6 +249,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 		run->done = 1;
 	}
 	free(y.us);
+	free(y.listed);
 	free(tids);
 	sym_maps_free(&y.maps);
 	s->pass_rearm = s->pass_name = 0;

@@ -3,8 +3,18 @@
  * process_vm_readv at every refresh, no thread stopped.
  *
  * Located by its thread pointer, jemalloc's tsd being in static TLS
- * (act_counters.c): each new thread is stopped once, for its registers
- * only (rcall_peek), and nothing runs in it.
+ * (act_counters.c), and the thread pointer read from glibc's list of
+ * thread descriptors (act_tplist.c): no thread is stopped for it. A stop
+ * for the registers (rcall_peek), what was done before, could catch a
+ * thread that its wait's timer had woken before it left the call: the
+ * interrupt turned its io_getevents or semtimedop timeout into an EINTR,
+ * rewound into a whole new wait (304 ms late on a 300 ms wait, t_waits).
+ * A thread not in the list (created as the list was read, or not by
+ * glibc: a raw clone(), whose counters are not its own anyway) is looked
+ * for again at the next refreshes, TOP_PEEK_TRIES in all, then shown as
+ * not located: never stopped. Only where the list is not known (a libc
+ * whose descriptors do not have glibc's layout) is each new thread still
+ * stopped once, for its registers only, as before.
  *
  * A counter lives in the thread's tsd, inside its static TLS block, on
  * memory glibc reuses for the next thread it creates (its stack cache,
@@ -25,6 +35,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "act_tplist.h"
 #include "cli_signal.h"
 #include "cli_top.h"
 #include "core_read.h"
@@ -115,7 +126,9 @@ static int relist(pid_t pid, struct top_threads *th, const uint64_t *vals, const
 
 /* A thread just located: its counters now, so that a single refresh
  * (--prometheus once) has them. It was alive, with this start time, when
- * it was stopped; if it still is after the read, the read was its own. */
+ * the threads were listed, before its thread pointer was read (from
+ * glibc's list, or a stop); if it still is after the read, the read was
+ * its own. */
 static void first_read(struct target *t, struct top_thread *x)
 {
 	uint64_t v[2];
@@ -186,14 +199,80 @@ static int to_locate(struct target *t, struct top_threads *th, struct top_thread
 	return m;
 }
 
-/* Locate the counters of threads that have none yet, until deadline or a
- * signal. Where they cannot be located from thread pointers (k->state not
- * 1: a jemalloc whose tsd is not in static TLS), threads are listed with
- * no figures, and the output says why: the other way, borrowing each
- * thread for its own thread.allocatedp, costs a thread that never
- * allocated a tsd and a tcache, and one caught as it ends a tcache that
- * is never freed, which a later epoch walks into (a SIGSEGV with
- * jemalloc's ctl lock taken, seen on victim_dyn -c; act_counters.c). */
+/* The threads of todo[0..m) from glibc's list, no thread stopped: 0, or
+ * -1 when the list is not known here (the caller peeks). A thread not in
+ * it is tried at the next refreshes. */
+static int locate_listed(struct target *t, struct top_threads *th, struct act_counters *k,
+			 const struct sym_maps *maps, struct top_thread **todo, int m)
+{
+	pid_t *tids = malloc(sizeof(*tids) * (size_t)(th->n + 1));
+	struct tplist_thread *v = malloc(sizeof(*v) * (size_t)(th->n + 1));
+	int n = 0;
+	uint64_t alt = 0; /* a thread located before, listed now */
+	for (int i = 0; tids && i < th->n; i++) {
+		tids[n++] = th->v[i].tid;
+		alt = th->v[i].allocp && th->v[i].tp ? th->v[i].tp : alt;
+	}
+	int got = tids && v ? act_tplist_locate(k, t->io_pid, tids, n, alt, v) : -1;
+	for (int j = 0; got >= 0 && j < m; j++) {
+		struct top_thread *x = todo[j];
+		uint64_t at[2];
+		x->tp = act_tplist_tp(v, got, x->tid);
+		if (!x->tp || act_counters_at(k, maps, x->tp, at)) {
+			x->tp = 0;
+			if (++x->tries < TOP_PEEK_TRIES)
+				th->pending++; /* not in the list yet: at the next refresh */
+			else
+				th->missed++;
+			continue;
+		}
+		x->allocp = at[0];
+		x->deallocp = at[1];
+		th->located++;
+		first_read(t, x);
+	}
+	free(tids);
+	free(v);
+	return got >= 0 ? 0 : -1;
+}
+
+/* Each of todo[0..m) stopped once for its thread pointer (rcall_peek),
+ * where glibc's list is not known: until deadline or a signal. */
+static void locate_peeked(struct target *t, struct top_threads *th, struct act_counters *k,
+			  const struct sym_maps *maps, struct top_thread **todo, int m,
+			  int first, pt_usec_t deadline)
+{
+	for (int j = 0; j < m; j++) {
+		struct top_thread *x = todo[(first + j) % m];
+		uint64_t at[2];
+		if (pt_now_us() >= deadline || cli_pending_signal()) {
+			th->pending += m - j; /* at the next refresh */
+			break;
+		}
+		th->last_tid = x->tid;
+		int e = peek(t, th, x, k, maps, deadline, at);
+		if (e > 0) {
+			th->pending++; /* not now (a wait, a signal): later */
+		} else if (e < 0) {
+			x->tries++;
+			th->missed++;
+		} else {
+			x->allocp = at[0];
+			x->deallocp = at[1];
+			th->located++;
+			first_read(t, x);
+		}
+	}
+}
+
+/* Locate the counters of threads that have none yet. Where they cannot be
+ * located from thread pointers (k->state not 1: a jemalloc whose tsd is
+ * not in static TLS), threads are listed with no figures, and the output
+ * says why: the other way, borrowing each thread for its own
+ * thread.allocatedp, costs a thread that never allocated a tsd and a
+ * tcache, and one caught as it ends a tcache that is never freed, which a
+ * later epoch walks into (a SIGSEGV with jemalloc's ctl lock taken, seen
+ * on victim_dyn -c; act_counters.c). */
 static void locate_new(struct target *t, struct top_threads *th, struct act_counters *k,
 		       pt_usec_t deadline)
 {
@@ -207,31 +286,14 @@ static void locate_new(struct target *t, struct top_threads *th, struct act_coun
 	int first, m = to_locate(t, th, todo, &first);
 	/* Read after the listing: every thread listed has its stack. */
 	int have = (m || k->state == 2) && !sym_maps_read(t->io_pid, &maps);
-	if (have) /* the first refresh: what its hold learnt */
+	if (have && k->state == 2) { /* the first refresh: what its hold learnt */
 		act_counters_check(k, &maps);
+		act_tplist_learn(k, t->io_pid);
+	}
 	if (!have || k->state != 1)
 		m = 0; /* maps not read: at the next refresh */
-	for (int j = 0; j < m; j++) {
-		struct top_thread *x = todo[(first + j) % m];
-		uint64_t at[2];
-		if (pt_now_us() >= deadline || cli_pending_signal()) {
-			th->pending += m - j; /* at the next refresh */
-			break;
-		}
-		th->last_tid = x->tid;
-		int e = peek(t, th, x, k, &maps, deadline, at);
-		if (e > 0) {
-			th->pending++; /* not now (a wait, a signal): later */
-		} else if (e < 0) {
-			x->tries++;
-			th->missed++;
-		} else {
-			x->allocp = at[0];
-			x->deallocp = at[1];
-			th->located++;
-			first_read(t, x);
-		}
-	}
+	if (m && locate_listed(t, th, k, &maps, todo, m))
+		locate_peeked(t, th, k, &maps, todo, m, first, deadline);
 	sym_maps_free(&maps);
 	free(todo);
 }

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rcall_peek: stop one thread just long enough to read its registers, then
- * let it go, nothing injected and nothing written. What --top needs of a
- * thread it only watches: its thread pointer, from which its static TLS,
- * and jemalloc's counters there, are found (act_counters.c). Cheaper for
- * the target than a borrow, and unlike a borrow it makes jemalloc create
- * nothing: a mallctl on a thread that never allocated gives it a tsd and a
- * tcache (5.3 src/tsd.c tsd_data_init -> tsd_tcache_enabled_data_init),
- * about 32 KiB that every later "epoch" merges.
+ * let it go, nothing injected and nothing written. What --top and the
+ * per-thread pass's idle check needed of a thread they only watch: its
+ * thread pointer, from which its static TLS, and jemalloc's counters
+ * there, are found (act_counters.c). Cheaper for the target than a
+ * borrow, and unlike a borrow it makes jemalloc create nothing: a mallctl
+ * on a thread that never allocated gives it a tsd and a tcache (5.3
+ * src/tsd.c tsd_data_init -> tsd_tcache_enabled_data_init), about 32 KiB
+ * that every later "epoch" merges.
+ *
+ * Now the fallback only: on glibc, both read thread pointers from glibc's
+ * list of thread descriptors with no stop at all (act_tplist.c). A stop
+ * can catch a thread that its wait's timer has woken but that has not
+ * left the call yet (/proc shows it "running", so rcall_wait_check sees
+ * no wait to watch): the interrupt turns io_getevents' or semtimedop's
+ * timeout into EINTR, which is rewound into a whole new wait (304 ms late
+ * on a 300 ms wait, t_waits). Used where that list is not known (a libc
+ * whose descriptors are not glibc's).
  *
  * The stop is a hold's first half (rcall_stop.c): a thread in a timed
  * wait that an interrupt would stretch is watched until its wait begins,

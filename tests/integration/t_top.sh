@@ -50,12 +50,15 @@ for k, j in enumerate(lines):
     assert abs(j["active_per_allocated"] - j["active"] / j["allocated"]) < 1e-3
     assert len(j["arenas"]) >= 1 and all(a["active"] >= 0 for a in j["arenas"])
 last = lines[-1]
-# 4 busy threads, a ticker and main at least; each stopped once at most,
-# none borrowed (one hold per refresh)
+# 4 busy threads, a ticker and main at least; none stopped (their thread
+# pointers come from glibc's list of thread descriptors), none borrowed
+# (one hold per refresh)
 assert len(last["threads"]) >= 6, last["threads"]
 assert "threads_note" not in last, last
-assert last["threads_located"] + last["threads_missed"] <= last["threads_peeked"], last
-# the acceptor waits in accept(): a socket wait, left for later each time
+assert last["threads_peeked"] == 0 and last["threads_missed"] == 0, last
+# the acceptor, waiting in accept(), is located too (no stop, so its
+# socket wait no longer matters); a thread born as the list was read may
+# be left for the next refresh
 acc = [t for t in last["threads"] if t["allocated"] is None]
 assert len(acc) <= 1 and last["threads_pending"] == len(acc), last
 read = [t for t in last["threads"] if t["allocated"] is not None]
@@ -70,12 +73,11 @@ PY
 pass "JSON lines: totals, rates, arenas, per-thread counters and rates"
 
 # The per-thread counters cost no hold: as many holds as refreshes (the
-# stats), and a stop only for a thread not seen before.
+# stats), and no stop at all.
 expect_rc 0 "$JEATTACH" -p "$v" --top --json --interval 200ms --count 8
 last=$(printf '%s\n' "$OUT" | tail -1)
 [ "$(json_get "$last" "j['holds']")" = 8 ] || fail "holds: $last"
-[ "$(json_get "$last" "j['threads_peeked'] <= 3 * len(j['threads'])")" = True ] ||
-	fail "stopped again and again: $last"
+[ "$(json_get "$last" "j['threads_peeked']")" = 0 ] || fail "stopped threads: $last"
 pass "one hold per refresh"
 
 # Idle threads that never allocated: located, read as 0, and given
