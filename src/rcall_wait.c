@@ -233,6 +233,17 @@ static void syscall_args(const arch_gpregs_t *r, uint64_t *args)
 		args[i] = arch_syscall_arg(r, i);
 }
 
+/* A register timeout set to what is left until ends, rounded up: never
+ * earlier than the original. c is the call's, looked up before a rewind
+ * (which takes the thread out of its syscall, number and all). */
+static void shorten(const struct timed_call *c, arch_gpregs_t *r, pt_usec_t ends)
+{
+	if (!ends || !c || c->at != IN_REGISTER_MS)
+		return;
+	pt_usec_t left = ends - pt_now_us();
+	arch_set_syscall_arg(r, c->arg, left > 0 ? (uint64_t)((left + 999) / 1000) : 0);
+}
+
 int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_usec_t *ends)
 {
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
@@ -254,17 +265,12 @@ int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_us
 	arch_syscall_rewind(r);
 	if (c->at == IN_REGISTER_MS) {
 		*ends = began + timeout;
-		rcall_wait_shorten(r, *ends);
+		shorten(c, r, *ends);
 	}
 	return 0;
 }
 
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
 {
-	const struct timed_call *c = timed_call(arch_syscall_nr(r));
-	if (!ends || !c || c->at != IN_REGISTER_MS)
-		return;
-	pt_usec_t left = ends - pt_now_us();
-	/* Rounded up: never earlier than the original timeout. */
-	arch_set_syscall_arg(r, c->arg, left > 0 ? (uint64_t)((left + 999) / 1000) : 0);
+	shorten(timed_call(arch_syscall_nr(r)), r, ends);
 }
