@@ -97,10 +97,11 @@ int arch_is_compat(const arch_gpregs_t *r)
  * would die of SIGILL. A system call leaves streaming mode, so only a
  * thread stopped in its own code can be there; NT_ARM_SSVE reports the SVE
  * register format exactly then. ZA storage (PSTATE.ZA) survives system
- * calls, not a call: rt_sigreturn turns it off when the frame has no
- * za_context record (restore_sigframe), and the SME procedure-call ABI lets
- * any function that uses SME itself turn it off when its caller left it
- * active without a lazy-save block. Either way the thread would lose its
+ * calls, not a call: the SME procedure-call ABI lets any function that
+ * uses SME itself turn it off when its caller left it active without a
+ * lazy-save block, and the frame a crash-safe call returns through has no
+ * za_context record (what rt_sigreturn then does with ZA is the kernel's
+ * version's: not relied on). Either way the thread could lose its
  * matrix. Both cases: another thread is tried. */
 const char *arch_call_blocker(const arch_gpregs_t *r)
 {
