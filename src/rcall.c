@@ -170,7 +170,7 @@ static int leave_call(struct target *t, pid_t tid, int stopped)
 	for (;;) {
 		int e = pt_wait(tid, pt_now_us() + 1000000, &status);
 		if (e == -ETIMEDOUT) { /* let go at its first stop, as a thread slow to stop */
-			rcall_add_straggler(t, tid);
+			rcall_add_straggler(t, tid, NULL); /* stopped in the call, not its own */
 			break;
 		}
 		if (e || !WIFSTOPPED(status))

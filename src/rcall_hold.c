@@ -96,7 +96,7 @@ static int hold_candidates(struct target *t, pid_t *tids)
 static int is_straggler(const struct rcall_ctx *c, pid_t tid)
 {
 	for (size_t i = 0; i < c->nstragglers; i++)
-		if (c->stragglers[i] == tid)
+		if (c->stragglers[i].tid == tid)
 			return 1;
 	return 0;
 }

@@ -57,6 +57,15 @@ struct rcall_hold {
 	size_t *filter_len, nfilters;
 };
 
+/* A thread interrupted that has not stopped yet, and what its first stop
+ * needs to undo the interrupt's EINTR: when its wait began, and the call it
+ * was blocked in (where the stop no longer shows it: arm64). */
+struct rcall_straggler {
+	pid_t tid;
+	pt_usec_t wait_began;
+	struct arch_blocked_call blocked;
+};
+
 struct rcall_ctx {
 	uint64_t syscall_insn;   /* a `syscall` instruction in the target's text */
 	uint64_t errno_location; /* libc's __errno_location, 0 if none */
@@ -70,7 +79,7 @@ struct rcall_ctx {
 	struct rcall_hold *hold; /* non-NULL while a thread is held */
 	/* Threads seized and interrupted that did not stop within their budget
 	 * (a vfork parent, D state): let go at their first stop (rcall_sweep). */
-	pid_t *stragglers;
+	struct rcall_straggler *stragglers;
 	size_t nstragglers, stragglers_cap;
 	pid_t only_tid;          /* borrow this thread only (--tid) */
 	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
@@ -95,8 +104,9 @@ int rcall_held_gpregs(const struct rcall_hold *h, pid_t tid, arch_gpregs_t *r);
  * for at most budget_us. */
 void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
 /* tid was interrupted and has not stopped yet: let go at its first stop
- * (rcall_sweep). */
-int rcall_add_straggler(struct target *t, pid_t tid);
+ * (rcall_sweep). h: the hold that stopped it (its wait and blocked call
+ * are kept), or NULL when nothing of them applies (a call was running). */
+int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h);
 /* Scratch memory for h's calls (rcall_scratch.c): begin once the
  * thread's registers and mask are saved (below its red zone, or saved
  * stack bytes where calls cannot be crash-safe); map once errno is known

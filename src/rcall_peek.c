@@ -35,7 +35,7 @@ int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, arch_gpregs_t *r
 		return -EBUSY;
 	rcall_sweep(t);
 	for (size_t i = 0; i < c->nstragglers; i++)
-		if (c->stragglers[i] == tid)
+		if (c->stragglers[i].tid == tid)
 			return 1; /* interrupted before, still not stopped */
 	/* Waiting on a socket, whose SO_RCVTIMEO cannot be read from outside
 	 * (rcall_wait.c is_socket): the interrupt's EINTR would be rewound

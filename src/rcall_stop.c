@@ -80,12 +80,17 @@ static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h
 
 static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status);
 
-int rcall_add_straggler(struct target *t, pid_t tid)
+int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h)
 {
 	struct rcall_ctx *c = t->rc;
 	if (CORE_GROW(&c->stragglers, &c->stragglers_cap, c->nstragglers + 1))
 		return -ENOMEM;
-	c->stragglers[c->nstragglers++] = tid;
+	struct rcall_straggler s = { .tid = tid };
+	if (h) {
+		s.wait_began = h->wait_began;
+		s.blocked = h->blocked;
+	}
+	c->stragglers[c->nstragglers++] = s;
 	return 0;
 }
 
@@ -96,17 +101,19 @@ int rcall_sweep(struct target *t)
 		return 0;
 	size_t kept = 0;
 	for (size_t i = 0; i < c->nstragglers; i++) {
-		pid_t tid = c->stragglers[i];
+		struct rcall_straggler s = c->stragglers[i];
+		pid_t tid = s.tid;
 		int status;
 		pid_t r = waitpid(tid, &status, WNOHANG | __WALL);
 		if (r == 0) { /* still in its wait */
-			c->stragglers[kept++] = tid;
+			c->stragglers[kept++] = s;
 			continue;
 		}
 		if (r == tid && WIFSTOPPED(status)) {
 			/* Its first stop: as for any thread found unsafe, undo
 			 * our EINTR and let it go (giving a signal back). */
-			struct rcall_hold h = { .tid = tid };
+			struct rcall_hold h = { .tid = tid, .wait_began = s.wait_began,
+						.blocked = s.blocked };
 			if (first_stop(t, tid, &h, status) == 0)
 				pt_detach(tid, 0);
 		}
@@ -127,7 +134,7 @@ void rcall_sweep_wait(struct target *t, pt_usec_t budget_us)
 		struct rcall_ctx *c = t->rc;
 		int slow = 0;
 		for (size_t i = 0; i < c->nstragglers && !slow; i++)
-			slow = target_thread_state(t->io_pid, c->stragglers[i]) != 'D';
+			slow = target_thread_state(t->io_pid, c->stragglers[i].tid) != 'D';
 		if (!slow)
 			break;
 		struct timespec ts = { 0, 1000000 };
@@ -162,7 +169,7 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 	if (e == -ECHILD || e == -ESRCH)
 		return 1;
 	if (e == -ETIMEDOUT)
-		return rcall_add_straggler(t, tid) ? -ENOMEM : 1;
+		return rcall_add_straggler(t, tid, h) ? -ENOMEM : 1;
 	if (e)
 		return e;
 	return first_stop(t, tid, h, status);
