@@ -350,6 +350,7 @@ t() { s=$(cut -d" " -f1 /proc/uptime); echo "guest: [$s s] $*"; }
 save() { cp config.log /mnt/run/out/ 2>/dev/null; cp test-suite.log /mnt/run/out/ 2>/dev/null
 	find . -name "*.log" -path "*tests*" -exec cp --parents {} /mnt/run/out/ \; 2>/dev/null; :; }
 export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"'
+export TEST_SLOWDOWN='"${JEATTACH_ARM64_SLOWDOWN:-4}"'
 # Once per build tree: later runs let make re-run what changed.
 if [ ! -f configure ]; then
 	t autogen; ./autogen.sh >/mnt/run/out/autogen.out 2>&1 || { tail -20 /mnt/run/out/autogen.out; exit 2; }

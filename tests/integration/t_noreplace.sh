@@ -37,9 +37,9 @@ echo "$ERR" | grep -q 'b.heap.base: the file exists' || fail "$ERR"
 [ "$(cat "$WORK/b.heap.base")" = precious ] || fail "the baseline replaced a file"
 
 # A file made while jeattach waits (after the check): left alone.
-"$JEATTACH" -p "$v" --for 2s --dump "$WORK/race.heap" >"$WORK/race.out" 2>"$WORK/race.err" &
+"$JEATTACH" -p "$v" --for "$(slow 2)s" --dump "$WORK/race.heap" >"$WORK/race.out" 2>"$WORK/race.err" &
 jp=$!
-sleep 1
+sleep "$(slow 1)"
 echo theirs >"$WORK/race.heap"
 wait $jp
 rc=$?

@@ -131,18 +131,25 @@ pass "no opt.prof: exit 6"
 
 # jemalloc 5.2 has no record: said, exit 7, prof.active as found.
 LIB=$("$top_srcdir/tests/jemalloc-archive.sh" 5.2.1 2>/dev/null)
-if [ $? = 0 ]; then
+if [ $? != 0 ]; then
+	echo "note: Debian 11's libjemalloc2 5.2.1 is not available here: the 5.2 case is not checked"
+else
 	start_victim_env o "LD_PRELOAD=$LIB MALLOC_CONF=prof:true,prof_active:false" \
 		"$TARGETS/victim_plain" -b 1
-	expect_rc 7 "$JEATTACH" -p "$o" --recent 10 --for 200ms --recent-out "$WORK/o.json"
-	echo "$ERR" | grep -q "keeps no record of recent allocations (experimental.prof_recent: 5.3.0 and later)" ||
-		fail "$ERR"
-	expect_rc 0 "$JEATTACH" -p "$o" --get prof.active
-	echo "$OUT" | grep -q 'false' || fail "prof.active left on: $OUT"
+	expect_rc 0 "$JEATTACH" -p "$o" --get config.prof
+	# Debian builds jemalloc with profiling on i386 and amd64 only
+	# (debian/rules): without it (arm64) profiling is refused first.
+	if echo "$OUT" | grep -q false; then
+		echo "note: Debian 11's 5.2.1 for $(uname -m) has no profiling: the 5.2 case is not checked"
+	else
+		expect_rc 7 "$JEATTACH" -p "$o" --recent 10 --for 200ms --recent-out "$WORK/o.json"
+		echo "$ERR" | grep -q "keeps no record of recent allocations (experimental.prof_recent: 5.3.0 and later)" ||
+			fail "$ERR"
+		expect_rc 0 "$JEATTACH" -p "$o" --get prof.active
+		echo "$OUT" | grep -q 'false' || fail "prof.active left on: $OUT"
+		pass "jemalloc 5.2.1: no record, exit 7, profiling not touched"
+	fi
 	finish_victim o
-	pass "jemalloc 5.2.1: no record, exit 7, profiling not touched"
-else
-	echo "note: Debian 11's libjemalloc2 5.2.1 is not available here: the 5.2 case is not checked"
 fi
 
 # The process frozen by its cgroup during the window: the record cannot be

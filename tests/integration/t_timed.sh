@@ -67,7 +67,7 @@ expect_rc 0 "$JEATTACH" -p "$v" --every 200ms --count 3 --dump "$WORK/e.%n.heap"
 [ "$(ls "$WORK"/e.*.heap | wc -l)" = 3 ] || fail "$(ls "$WORK")"
 "$JEATTACH" -p "$v" --every 500ms --count 20 --dump "$WORK/t.%n.heap" --json >"$WORK/t.json" &
 jp=$!
-sleep 1.2
+sleep "$(slow 12)e-1"
 kill -TERM "$jp"
 wait "$jp"
 rc=$?
