@@ -313,6 +313,9 @@ int rcall_release(struct target *t)
 		end_hold(c, h, 1);
 		return 0;
 	}
+	/* Decided while calls can still be made (it may ask for the handler's
+	 * flags), written with the registers below. */
+	int eintr = rcall_signal_ends_call(t, h);
 	/* The mapping goes first: its munmap is a call, which may set errno. */
 	if ((e = rcall_scratch_close(t, h)) && !first)
 		first = e;
@@ -324,12 +327,19 @@ int rcall_release(struct target *t)
 	 * interrupted syscall rewound to re-execute, as rt_sigreturn leaves
 	 * no restart to do): writing the saved set again here would bring back
 	 * a -ERESTART* value that nothing would restart any more. */
+	if (eintr) /* the handler runs, the call returns EINTR: as unheld */
+		h->regs = h->eintr_regs;
 	/* A rewound wait's register timeout: what is left of it now. */
-	if (h->wait_ends) {
+	if (h->wait_ends && !eintr) {
 		rcall_wait_shorten(&h->regs, h->wait_ends);
 		arch_gpregs_t back = h->regs;
 		arch_prepare_release(&back); /* the registers as the kernel keeps them */
 		if (!h->dirty && (e = pt_set_gpregs(h->tid, &back)) && !first)
+			first = e;
+	} else if (eintr && !h->dirty) { /* after crash-safe calls: as rt_sigreturn left them but the call */
+		arch_gpregs_t back = h->regs;
+		arch_prepare_release(&back);
+		if ((e = pt_set_gpregs(h->tid, &back)) && !first)
 			first = e;
 	}
 	if (h->dirty) {

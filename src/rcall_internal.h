@@ -45,6 +45,10 @@ struct rcall_hold {
 	 * instant of the interrupt (taken by rcall_stop_thread). */
 	pt_usec_t wait_began;
 	pt_usec_t wait_ends;    /* its rewound register timeout ends then, or 0 */
+	/* What a signal handled at its release does to its interrupted call
+	 * (rcall_signal.c), and its registers returning EINTR from it. */
+	enum { RCALL_SIG_RESTART, RCALL_SIG_EINTR, RCALL_SIG_EINTR_UNLESS_RESTART } on_signal;
+	arch_gpregs_t eintr_regs;
 	int seccomp_nr;         /* first syscall the target's seccomp trapped, answered -EPERM */
 	int left;               /* let go while a crash-safe call ran: it is the thread's now */
 	int frozen;             /* left because the process was frozen meanwhile */
@@ -107,6 +111,13 @@ void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
  * (rcall_sweep). h: the hold that stopped it (its wait and blocked call
  * are kept), or NULL when nothing of them applies (a call was running). */
 int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h);
+/* At h's first stop, with its registers r there (the call and its restart
+ * code; eintr_undone: the interrupt's EINTR was rewound): what a signal
+ * handled at release must do to the call (rcall_signal.c). */
+void rcall_signal_note(struct rcall_hold *h, const arch_gpregs_t *r, int eintr_undone);
+/* At release, while still held: does a signal the thread will handle at
+ * once end its call with EINTR (then h->eintr_regs go back)? 1 yes. */
+int rcall_signal_ends_call(struct target *t, struct rcall_hold *h);
 /* Scratch memory for h's calls (rcall_scratch.c): begin once the
  * thread's registers and mask are saved (below its red zone, or saved
  * stack bytes where calls cannot be crash-safe); map once errno is known

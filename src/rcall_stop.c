@@ -70,11 +70,15 @@ static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h
 	if (e)
 		return e;
 	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
-	    signal_deliverable(t->io_pid, tid))
+	    signal_deliverable(t->io_pid, tid)) {
+		rcall_signal_note(h, &r, 0);
 		return 0;
+	}
+	rcall_signal_note(h, &r, 1);
 	/* A timed wait restarts with what is left of its timeout, or returns
 	 * as timed out (rcall_wait.c), when its start is known. */
-	rcall_wait_resume(t, &r, h->wait_began, &h->wait_ends);
+	if (rcall_wait_resume(t, &r, h->wait_began, &h->wait_ends))
+		h->on_signal = RCALL_SIG_RESTART; /* it returns now: nothing to end */
 	return pt_set_gpregs(tid, &r);
 }
 

@@ -13,12 +13,8 @@
 #include <string.h>
 #include <asm/sigcontext.h>
 #include "arch.h"
+#include "kernel_restart.h"
 
-/* Kernel-internal restart codes (include/linux/errno.h). */
-#define ERESTARTSYS 512
-#define ERESTARTNOINTR 513
-#define ERESTARTNOHAND 514
-#define ERESTART_RESTARTBLOCK 516
 #define NR_RESTART_SYSCALL 128
 
 void arch_rewind_for_sigreturn(arch_gpregs_t *r)

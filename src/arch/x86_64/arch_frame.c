@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "arch.h"
+#include "kernel_restart.h"
 
 /* uc_flags bits (uapi/asm/ucontext.h). */
 #define UC_FP_XSTATE 0x1
@@ -23,11 +24,6 @@
 #define FP_XSTATE_MAGIC1 0x46505853U
 #define FP_XSTATE_MAGIC2 0x46505845U
 #define FX_SW_OFFSET 464 /* sw_reserved in the 512-byte legacy area */
-/* Kernel-internal restart codes (include/linux/errno.h). */
-#define ERESTARTSYS 512
-#define ERESTARTNOINTR 513
-#define ERESTARTNOHAND 514
-#define ERESTART_RESTARTBLOCK 516
 #define NR_RESTART_SYSCALL 219
 
 struct k_ucontext {
