@@ -87,9 +87,9 @@ pass "one hold per refresh"
 start_victim i "$TARGETS/victim_dyn" -b 1 -i 120 -t
 expect_rc 0 "$JEATTACH" -p "$i" --stats --json
 meta0=$(json_get "$OUT" "j['actions'][0]['metadata']")
-# (1 s refreshes: 30% of each for locating, enough for 120 threads on a
+# (1 s refreshes, times TEST_SLOWDOWN: 30% of each for locating, enough for 120 threads on a
 # loaded machine)
-expect_rc 0 "$JEATTACH" -p "$i" --top --interval 1s --count 3
+expect_rc 0 "$JEATTACH" -p "$i" --top --interval "$(slow 1)s" --count 3
 printf '%s\n' "$OUT" | tail -1 >"$WORK/idle.json"
 expect_rc 0 "$JEATTACH" -p "$i" --stats --json
 meta1=$(json_get "$OUT" "j['actions'][0]['metadata']")
