@@ -142,6 +142,21 @@ static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wl
 	return clear;
 }
 
+/* Stopped on a system call instruction with no call known (arm64: a group
+ * stop's own do_signal forgot the call before the stop, so neither the
+ * registers nor /proc show it): the kernel may have rewound it for a
+ * restart through the restart block, which only that do_signal still knows
+ * and would set up when let go from this very stop. Borrowed, the call is
+ * made again from the start (a sleep redone whole): such a thread is tried
+ * last, as the restart-block ones are. */
+static int at_unknown_restart(const struct rcall_hold *h)
+{
+	char insn[ARCH_SYSCALL_INSN_LEN];
+	return !arch_in_syscall(&h->regs) &&
+	       pt_read(h->tid, arch_pc(&h->regs), insn, sizeof(insn)) == 0 &&
+	       memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) == 0;
+}
+
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
  * 1 not usable now (let go; reason says why), <0 an error that ends the
  * search. take_restartblock: accept a thread that sleeps with a timeout. */
@@ -175,6 +190,11 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	if (safe == 1 && h->restart_block && !take_restartblock && !c->only_tid &&
 	    c->ret_restorer) {
 		snprintf(reason, rlen, "thread %d sleeps with a timeout; tried later", (int)h->tid);
+		safe = 0;
+	}
+	if (safe == 1 && !take_restartblock && !c->only_tid && at_unknown_restart(h)) {
+		snprintf(reason, rlen, "thread %d is stopped on a call the kernel may restart; tried later",
+			 (int)h->tid);
 		safe = 0;
 	}
 	if (safe != 1) {
