@@ -35,6 +35,7 @@ static const char *const names[NWORKERS] = { "pauser", "reader", "restart" };
 static int sigs[NWORKERS];
 static atomic_int tids[NWORKERS], handled[NWORKERS];
 static int pipes[NWORKERS][2];
+static void *volatile keep[NWORKERS];
 
 static void handler(int sig)
 {
@@ -63,7 +64,6 @@ static void *worker(void *arg)
 	/* A little of jemalloc in this thread, so that it is an ordinary one
 	 * (kept: a malloc/free pair would be optimised away, and --as-needed
 	 * would then drop jemalloc). */
-	static void *volatile keep[NWORKERS];
 	keep[w] = malloc(100);
 	atomic_store(&tids[w], (int)gettid());
 	for (;;) {
