@@ -12,12 +12,16 @@
  *   restart  read() on another pipe, SIGRTMIN, SA_RESTART   -> goes on
  * A watcher thread sees a worker stopped by a tracer ('t' in its
  * /proc/self/task/TID/stat) and sends the worker's signal to the process
- * at once (kill: shared pending, only the worker may take it), so it
- * arrives during the hold. Each worker prints what its call returned:
+ * at once (kill: shared pending, only the worker may take it), then says
+ * whether the worker was still stopped after the kill, so that the signal
+ * certainly arrived during the hold:
+ *   signalled pauser held=1
+ * Each worker prints what its call returned, and makes it again:
  *   pauser: EINTR handler=1
  *   restart: read 1 handler=1   (the watcher writes a byte 300 ms later)
- * It prints "ready PID pauser=TID reader=TID restart=TID"; SIGTERM ends
- * it. Linked with jemalloc (jeattach needs mallctl). */
+ * The watcher is armed again once the worker's call has returned. It
+ * prints "ready PID pauser=TID reader=TID restart=TID"; SIGTERM ends it.
+ * Linked with jemalloc (jeattach needs mallctl). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -33,7 +37,7 @@
 enum { PAUSER, READER, RESTART, NWORKERS };
 static const char *const names[NWORKERS] = { "pauser", "reader", "restart" };
 static int sigs[NWORKERS];
-static atomic_int tids[NWORKERS], handled[NWORKERS];
+static atomic_int tids[NWORKERS], handled[NWORKERS], returns[NWORKERS];
 static int pipes[NWORKERS][2];
 static void *volatile keep[NWORKERS];
 
@@ -70,6 +74,7 @@ static void *worker(void *arg)
 		char c;
 		long r = w == PAUSER ? pause() : read(pipes[w][0], &c, 1);
 		report(w, r, errno);
+		atomic_fetch_add(&returns[w], 1);
 	}
 	return NULL;
 }
@@ -92,13 +97,18 @@ static int traced_stop(int tid)
 static void *watcher(void *arg)
 {
 	(void)arg;
-	int sent[NWORKERS] = { 0 };
+	int sent[NWORKERS] = { 0 }, seen[NWORKERS] = { 0 };
 	for (;;) {
 		for (int w = 0; w < NWORKERS; w++) {
+			if (sent[w] && atomic_load(&returns[w]) != seen[w])
+				sent[w] = 0; /* its call returned: armed again */
 			if (sent[w] || !traced_stop(atomic_load(&tids[w])))
 				continue;
 			sent[w] = 1;
+			seen[w] = atomic_load(&returns[w]);
 			kill(getpid(), sigs[w]);
+			printf("signalled %s held=%d\n", names[w], traced_stop(atomic_load(&tids[w])));
+			fflush(stdout);
 			if (w == RESTART) { /* the restarted read then gets its byte */
 				struct timespec ts = { 0, 300000000 };
 				nanosleep(&ts, NULL);
