@@ -9,6 +9,9 @@
 #   tests/arm64/vm.sh shell         boot to an interactive root shell
 #   tests/arm64/vm.sh check [T...]  autogen, configure, make, make check in the guest
 #                                   (T: only these tests, e.g. t_pac t_kill)
+#   tests/arm64/vm.sh xcheck [T...] cross-build on the host (cross-check.sh, clang and
+#                                   lld: minutes, not the guest's half hour), then run
+#                                   the integration tests (T: only these) in the guest
 #   tests/arm64/vm.sh clean         remove the cached image
 #
 # See doc/arm64.md for what it costs and why it is not a CI stage.
@@ -16,7 +19,9 @@
 # Environment:
 #   JEATTACH_ARM64_CACHE    where the image lives (default ~/.cache/jeattach-arm64)
 #   JEATTACH_ARM64_TREE     the source tree to test (default: this script's tree)
-#   JEATTACH_ARM64_TIMEOUT  seconds before a guest run is killed (run: 900, check: 5400)
+#   JEATTACH_ARM64_TIMEOUT  seconds before a guest run is killed (run: 900, check: 5400,
+#                           xcheck: 7200)
+#   JEATTACH_ARM64_SLOWDOWN  TEST_SLOWDOWN in the guest (default 4; tests/integration/lib.sh)
 #   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
 #   JEATTACH_ARM64_PROF=0   keep Debian's arm64 jemalloc, which has no profiling
 #                           (default: Debian's source rebuilt with it, jemalloc-prof.sh)
@@ -367,10 +372,39 @@ save; t done; exit $rc' || rc=$?
 	return "$rc"
 }
 
+# The tree cross-built on the host in $CACHE/build/xbuild (shared with the
+# guest as /build/xbuild), configured there: its scripts and libtool
+# wrappers name that path, so the guest makes the same path lead to it.
+# Each test runs as make check would run it (top_srcdir, top_builddir, its
+# exit status 0 pass, 77 skip); logs come back in $RUNDIR/out.
+cmd_xcheck() {
+	local xb=$CACHE/build/xbuild rc=0 tests="" t
+	JEATTACH_ARM64_BUILD=$xb sh "$here/cross-check.sh" || die "xcheck: the cross build or its unit tests failed"
+	for t; do tests="$tests ${t%.sh}"; done
+	[ -n "$tests" ] || tests=$(sed -n 's|^\t*tests/integration/\(t_[a-z0-9_]*\)\.sh.*|\1|p' "$TREE/Makefile.am")
+	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" '
+mkdir -p '"$(dirname "$xb")"' && ln -sfn /build/xbuild '"$xb"' && cd '"$xb"' || exit 2
+export top_srcdir=$PWD top_builddir=$PWD
+export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"' TEST_SLOWDOWN='"${JEATTACH_ARM64_SLOWDOWN:-4}"'
+p=0 f=0 s=0 failed=""
+for t in '"$tests"'; do
+	b=$(cut -d" " -f1 /proc/uptime)
+	sh tests/integration/$t.sh >/mnt/run/out/$t.log 2>&1; r=$?
+	e=$(cut -d" " -f1 /proc/uptime)
+	case $r in 0) w=PASS; p=$((p + 1)) ;; 77) w=SKIP; s=$((s + 1)) ;; *) w=FAIL; f=$((f + 1)); failed="$failed $t" ;; esac
+	echo "$w: $t ($b-$e s)"
+	[ $w = PASS ] || tail -3 /mnt/run/out/$t.log | sed "s/^/    /"
+done
+echo "# PASS: $p  SKIP: $s  FAIL: $f${failed:+ (}${failed# }${failed:+)}"
+[ $f = 0 ]' || rc=$?
+	log "xcheck: logs in $RUNDIR/out"
+	return "$rc"
+}
+
 cmd_clean() { rm -rf "$CACHE"; log "removed $CACHE"; }
 
 case ${1:-} in
-deps | image | run | shell | check | clean)
+deps | image | run | shell | check | xcheck | clean)
 	c=$1; shift; "cmd_$c" "$@" ;;
-*) sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '3,/^set -eu/{/^set -eu/d; s/^# \{0,1\}//p}' "$0" >&2; exit 2 ;;
 esac
