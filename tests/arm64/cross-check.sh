@@ -55,6 +55,15 @@ if [ ! -f "$je/usr/lib/aarch64-linux-gnu/pkgconfig/jemalloc.pc" ]; then
 	ln -sf /usr/lib/aarch64-linux-gnu/libjemalloc.so.2 "$je/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"
 fi
 
+# Static jemalloc with profiling where one was built (tests/arm64/vm.sh
+# xcheck passes jemalloc-prof.sh's output): the static victim links it, and
+# Debian's arm64 libjemalloc.a has no profiling.
+if [ -n "${JEATTACH_ARM64_JEMALLOC_PROF:-}" ]; then
+	cp "$JEATTACH_ARM64_JEMALLOC_PROF"/libjemalloc.a "$JEATTACH_ARM64_JEMALLOC_PROF"/libjemalloc_pic.a \
+		"$je/usr/lib/aarch64-linux-gnu/" ||
+		{ echo "cross-check: no static jemalloc in $JEATTACH_ARM64_JEMALLOC_PROF" >&2; exit 1; }
+fi
+
 # A clean copy of the sources (the tree may be configured in place for x86_64).
 rm -rf "$build"
 mkdir -p "$build"

@@ -379,12 +379,22 @@ save; t done; exit $rc' || rc=$?
 # exit status 0 pass, 77 skip); logs come back in $RUNDIR/out.
 cmd_xcheck() {
 	local xb=$CACHE/build/xbuild rc=0 tests="" t
-	JEATTACH_ARM64_BUILD=$xb sh "$here/cross-check.sh" || die "xcheck: the cross build or its unit tests failed"
+	local prof=""
+	if [ "${JEATTACH_ARM64_PROF:-1}" != 0 ]; then
+		sh "$here/jemalloc-prof.sh" "$CACHE/jemalloc-prof" && prof=$CACHE/jemalloc-prof
+	fi
+	JEATTACH_ARM64_BUILD=$xb JEATTACH_ARM64_JEMALLOC_PROF=$prof sh "$here/cross-check.sh" ||
+		die "xcheck: the cross build or its unit tests failed"
+	# What make check's AM_TESTS_ENVIRONMENT gives each test; jemalloc
+	# where the guest has it (the cross build names the host's unpacked copy).
+	mkv() { sed -n "s/^$1 = //p" "$xb/Makefile"; }
+	local env="STATIC_JEATTACH='$(mkv STATIC_JEATTACH_TEST)' JEHEAP_HAS_LIBDW='$(mkv have_libdw)'"
+	env="$env JEMALLOC_SO=/usr/lib/aarch64-linux-gnu/libjemalloc.so.2 CK_DEFAULT_TIMEOUT=60"
 	for t; do tests="$tests ${t%.sh}"; done
-	[ -n "$tests" ] || tests=$(sed -n 's|^\t*tests/integration/\(t_[a-z0-9_]*\)\.sh.*|\1|p' "$TREE/Makefile.am")
+	[ -n "$tests" ] || tests=$(sed -n 's|^\t*tests/integration/\(t_[a-z0-9_]*\)\.sh.*|\1|p' "$TREE/Makefile.am" | tr '\n' ' ')
 	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" '
 mkdir -p '"$(dirname "$xb")"' && ln -sfn /build/xbuild '"$xb"' && cd '"$xb"' || exit 2
-export top_srcdir=$PWD top_builddir=$PWD
+export top_srcdir=$PWD top_builddir=$PWD '"$env"'
 export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"' TEST_SLOWDOWN='"${JEATTACH_ARM64_SLOWDOWN:-4}"'
 p=0 f=0 s=0 failed=""
 for t in '"$tests"'; do
