@@ -70,8 +70,10 @@ mkdir -p "$build"
 (cd "$top" && git ls-files -z | xargs -0 tar cf -) | (cd "$build" && tar xf -)
 cd "$build"
 ./autogen.sh >/dev/null 2>&1
+# --build-id: lld makes none unless asked (Debian's gcc passes it to ld),
+# and jeattach stamps each object's (t_proof checks the program's).
 ./configure -q --host=aarch64-linux-gnu CC="clang --target=aarch64-linux-gnu" \
-	LDFLAGS=-fuse-ld=lld \
+	LDFLAGS="-fuse-ld=lld -Wl,--build-id=sha1" \
 	PKG_CONFIG_LIBDIR="$je/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
 make -j"$(nproc)" >/dev/null
 units=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile.am | grep -o 'tests/check_[a-z_0-9]*' || true)

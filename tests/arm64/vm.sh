@@ -394,6 +394,9 @@ cmd_xcheck() {
 	[ -n "$tests" ] || tests=$(sed -n 's|^\t*tests/integration/\(t_[a-z0-9_]*\)\.sh.*|\1|p' "$TREE/Makefile.am" | tr '\n' ' ')
 	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" '
 mkdir -p '"$(dirname "$xb")"' && ln -sfn /build/xbuild '"$xb"' && cd '"$xb"' || exit 2
+# Tests run programs as another user (t_errors: nobody): every directory
+# above the tree searchable, as /build/jeattach is for check (root is 0700).
+d=$PWD; while d=$(dirname "$d"); [ "$d" != / ]; do chmod o+x "$d"; done
 export top_srcdir=$PWD top_builddir=$PWD '"$env"'
 export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"' TEST_SLOWDOWN='"${JEATTACH_ARM64_SLOWDOWN:-4}"'
 p=0 f=0 s=0 failed=""
