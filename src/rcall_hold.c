@@ -347,18 +347,16 @@ int rcall_release(struct target *t)
 	 * interrupted syscall rewound to re-execute, as rt_sigreturn leaves
 	 * no restart to do): writing the saved set again here would bring back
 	 * a -ERESTART* value that nothing would restart any more. */
-	if (eintr) /* the handler runs, the call returns EINTR: as unheld */
+	/* Only the interrupted call may still change: a signal handled at
+	 * once ends it with EINTR, as unheld; a rewound wait's register
+	 * timeout becomes what is left of it now. */
+	if (eintr)
 		h->regs = h->eintr_regs;
-	/* A rewound wait's register timeout: what is left of it now. */
-	if (h->wait_ends && !eintr) {
+	else if (h->wait_ends)
 		rcall_wait_shorten(&h->regs, h->wait_ends);
+	if (!h->dirty && (eintr || h->wait_ends)) {
 		arch_gpregs_t back = h->regs;
 		arch_prepare_release(&back); /* the registers as the kernel keeps them */
-		if (!h->dirty && (e = pt_set_gpregs(h->tid, &back)) && !first)
-			first = e;
-	} else if (eintr && !h->dirty) { /* after crash-safe calls: as rt_sigreturn left them but the call */
-		arch_gpregs_t back = h->regs;
-		arch_prepare_release(&back);
 		if ((e = pt_set_gpregs(h->tid, &back)) && !first)
 			first = e;
 	}

@@ -111,6 +111,9 @@ void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
  * (rcall_sweep). h: the hold that stopped it (its wait and blocked call
  * are kept), or NULL when nothing of them applies (a call was running). */
 int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h);
+/* rcall_syscall, made only if the held thread's seccomp filters let it
+ * through (rcall_seccomp.c); -JE_ERR_SECCOMP otherwise, nothing made. */
+int rcall_syscall_allowed(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
 /* At h's first stop, with its registers r there (the call and its restart
  * code; eintr_undone: the interrupt's EINTR was rewound): what a signal
  * handled at release must do to the call (rcall_signal.c). */

@@ -44,17 +44,6 @@ static void use_dead_stack(struct rcall_hold *h)
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
 }
 
-/* A syscall the filters let through, made crash-safe; -errno. */
-static int safe_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
-{
-	uint32_t verdict;
-	uint64_t a6[6] = { 0 };
-	memcpy(a6, args, sizeof(*args) * (size_t)nargs);
-	if (rcall_seccomp(t, nr, a6, &verdict) || verdict != SECCOMP_RET_ALLOW)
-		return -JE_ERR_SECCOMP;
-	return rcall_syscall(t, nr, args, nargs, ret);
-}
-
 int rcall_scratch_begin(struct target *t, struct rcall_hold *h)
 {
 	use_dead_stack(h);
@@ -76,7 +65,7 @@ int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, (uint64_t)-1, 0 };
 	long addr = 0;
 	int e;
-	e = safe_syscall(t, SYS_mmap, args, 6, &addr);
+	e = rcall_syscall_allowed(t, SYS_mmap, args, 6, &addr);
 	if (e == -JE_ERR_LEFT || e == -ESRCH)
 		return e;
 	if (e || (addr < 0 && addr > -4096))
@@ -105,7 +94,7 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 		long ret = 0;
 		const uint64_t args[2] = { h->map_addr, SCRATCH_MAP_LEN };
 		use_dead_stack(h);
-		e = safe_syscall(t, SYS_munmap, args, 2, &ret);
+		e = rcall_syscall_allowed(t, SYS_munmap, args, 2, &ret);
 		if (!e && ret)
 			e = (int)ret;
 	}

@@ -97,3 +97,13 @@ int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *r
 		*ret = sec_bpf_stronger(*ret, sec_bpf_run(h->filters[i], h->filter_len[i], &d));
 	return 0;
 }
+
+int rcall_syscall_allowed(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
+{
+	uint32_t verdict;
+	uint64_t a6[6] = { 0 };
+	memcpy(a6, args, sizeof(*args) * (size_t)nargs);
+	if (rcall_seccomp(t, nr, a6, &verdict) || verdict != SECCOMP_RET_ALLOW)
+		return -JE_ERR_SECCOMP;
+	return rcall_syscall(t, nr, args, nargs, ret);
+}

@@ -125,8 +125,8 @@ static int handled_next(pid_t pid, pid_t tid, uint64_t blocked)
 }
 
 /* Does sig's handler have SA_RESTART? rt_sigaction(sig, NULL, &old) made
- * by the thread: 1 yes, 0 no, <0 unknown. The kernel's struct sigaction
- * has sa_flags second on every ABI. */
+ * by the thread, if its seccomp filters allow it: 1 yes, 0 no, <0
+ * unknown. The kernel's struct sigaction has sa_flags second on every ABI. */
 static int has_sa_restart(struct target *t, int sig)
 {
 	uint64_t old[4] = { 0, 0, 0, 0 }, addr;
@@ -135,7 +135,7 @@ static int has_sa_restart(struct target *t, int sig)
 		return e;
 	uint64_t args[4] = { (uint64_t)sig, 0, addr, 8 };
 	long ret;
-	if ((e = rcall_syscall(t, SYS_rt_sigaction, args, 4, &ret)))
+	if ((e = rcall_syscall_allowed(t, SYS_rt_sigaction, args, 4, &ret)))
 		return e;
 	if (ret)
 		return (int)ret;
