@@ -23,7 +23,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/seccomp.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
