@@ -80,11 +80,12 @@ finish_victim v
 pass "--every"
 
 # A target that exits between periodic dumps: exit 3, earlier dumps kept.
-env MALLOC_CONF=prof:true,prof_active:false "$TARGETS/victim_dyn" -b 1 -x 900 >/dev/null 2>&1 &
+# (Times scaled by TEST_SLOWDOWN: the first dump must come before the exit.)
+env MALLOC_CONF=prof:true,prof_active:false "$TARGETS/victim_dyn" -b 1 -x "$(slow 900)" >/dev/null 2>&1 &
 xp=$!
 track "$xp"
-sleep 0.2
-expect_rc 3 "$JEATTACH" -p "$xp" --every 300ms --count 10 --dump "$WORK/x.%n.heap"
+sleep "$(slow 2)e-1"
+expect_rc 3 "$JEATTACH" -p "$xp" --every "$(slow 300)ms" --count 10 --dump "$WORK/x.%n.heap"
 echo "$ERR" | grep -q 'exited' || fail "$ERR"
 [ -s "$WORK/x.0.heap" ] || fail "the dumps before the exit were lost"
 pass "target exiting between dumps"
