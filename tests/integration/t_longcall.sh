@@ -31,13 +31,18 @@ iters() {
 	sed -n 's/^iters=//p' "$1" | tail -1
 }
 
+# An emulated machine (TEST_SLOWDOWN) builds a victim's sampled stacks
+# about SLOWDOWN^2 times slower (each allocation is unwound): the victims
+# shrink so; their dumps stay far longer than --timeout 0.05.
+shrink=$((SLOWDOWN * SLOWDOWN))
+n1=$((131072 / shrink)) n2=$((524288 / shrink))
 START_SECONDS=60 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0,prof_final:true,prof_prefix:$WORK/final" \
-	"$TARGETS/victim_bigprof" -n 131072
+	"$TARGETS/victim_bigprof" -n "$n1"
 t0=$(date +%s%N)
 expect_rc 0 "$JEATTACH" -p "$big" --dump "$WORK/a.heap" --timeout 0.05 --json
 t1=$(date +%s%N)
 stacks=$(grep -c '^@' "$WORK/a.heap")
-[ "$stacks" -ge 131072 ] || fail "a whole profile was expected, got $stacks stacks"
+[ "$stacks" -ge "$n1" ] || fail "a whole profile was expected, got $stacks stacks"
 dump_ms=$(( (t1 - t0) / 1000000 ))
 pass "a ${dump_ms} ms dump outlived --timeout 0.05 and was kept ($stacks stacks)"
 
@@ -54,7 +59,7 @@ pass "second dump; no descriptor left in the target"
 
 # exit() with prof_final:true dumps again: it must not hang on a lock.
 kill -USR1 "$big"
-reap "$big" 30 "the target hangs in exit() (prof_final's dump)"
+reap "$big" "$(slow 30)" "the target hangs in exit() (prof_final's dump)"
 [ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$big_out")"
 ls "$WORK"/final.*.heap >/dev/null 2>&1 || fail "no prof_final dump"
 pass "the target exited 0 and wrote its final profile"
@@ -66,18 +71,18 @@ pass "the target exited 0 and wrote its final profile"
 # (the memfd) is all that does.
 START_SECONDS=120 start_victim_env big2 \
 	"MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
-	"$TARGETS/victim_bigprof" -n 524288
+	"$TARGETS/victim_bigprof" -n "$n2"
 "$JEATTACH" -p "$big2" --dump "$WORK/c.heap" -v >"$WORK/leave.out" 2>"$WORK/leave.err" &
 jp=$!
 i=0
 until grep -qE 'dump running for [0-9]+ s, ([1-9][0-9]*\.[0-9]|0\.[1-9]) MB written' \
 	"$WORK/leave.err"; do
-	i=$((i + 1)); [ $i -gt 1200 ] && fail "no progress line: $(cat "$WORK/leave.err")"
+	i=$((i + 1)); [ $i -gt "$(slow 1200)" ] && fail "no progress line: $(cat "$WORK/leave.err")"
 	kill -0 "$jp" 2>/dev/null || fail "the dump ended before it could be interrupted"
 	sleep 0.05
 done
 kill -TERM "$jp"
-reap "$jp" 2 "jeattach did not leave within 2 s of SIGTERM"
+reap "$jp" "$(slow 2)" "jeattach did not leave within $(slow 2) s of SIGTERM"
 [ "$rc" = 143 ] || fail "exit $rc after SIGTERM (wanted 128+15): $(cat "$WORK/leave.err")"
 grep -q 'interrupted while jemalloc wrote the profile' "$WORK/leave.err" ||
 	fail "no word of the running dump: $(cat "$WORK/leave.err")"
@@ -86,12 +91,12 @@ ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
 pass "left on SIGTERM (exit 143): $(grep -o 'memfd stays open there as descriptor [0-9]*' "$WORK/leave.err")"
 a=$(iters "$big2_out" "$big2"); sleep 1; b=$(iters "$big2_out" "$big2")
 [ "$b" -gt "$a" ] || fail "the target stopped allocating after jeattach left: $a -> $b"
-expect_rc 0 "$JEATTACH" -p "$big2" --dump "$WORK/d.heap" --timeout 10
+expect_rc 0 "$JEATTACH" -p "$big2" --dump "$WORK/d.heap" --timeout "$(slow 10)"
 stacks=$(grep -c '^@' "$WORK/d.heap")
-[ "$stacks" -ge 524288 ] || fail "the next dump is not whole: $stacks stacks"
+[ "$stacks" -ge "$n2" ] || fail "the next dump is not whole: $stacks stacks"
 rm -f "$WORK/d.heap"
 pass "the target went on ($a -> $b rounds) and dumps again ($stacks stacks)"
 kill -USR1 "$big2"
-reap "$big2" 60 "the target hangs in exit() after jeattach left"
+reap "$big2" "$(slow 60)" "the target hangs in exit() after jeattach left"
 [ "$rc" = 0 ] || fail "the target exited $rc after jeattach left: $(cat "$big2_out")"
 pass "the target exited 0"
