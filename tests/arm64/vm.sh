@@ -390,6 +390,9 @@ cmd_xcheck() {
 	mkv() { sed -n "s/^$1 = //p" "$xb/Makefile"; }
 	local env="STATIC_JEATTACH='$(mkv STATIC_JEATTACH_TEST)' JEHEAP_HAS_LIBDW='$(mkv have_libdw)'"
 	env="$env JEMALLOC_SO=/usr/lib/aarch64-linux-gnu/libjemalloc.so.2 CK_DEFAULT_TIMEOUT=60"
+	# The shell make check runs them with (SH_LOG_COMPILER: configure's, bash).
+	local sh
+	sh=$(mkv SHELL)
 	for t; do tests="$tests ${t%.sh}"; done
 	[ -n "$tests" ] || tests=$(sed -n 's|^\t*tests/integration/\(t_[a-z0-9_]*\)\.sh.*|\1|p' "$TREE/Makefile.am" | tr '\n' ' ')
 	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" '
@@ -402,7 +405,7 @@ export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"' TEST_SLOWDOWN='"${J
 p=0 f=0 s=0 failed=""
 for t in '"$tests"'; do
 	b=$(cut -d" " -f1 /proc/uptime)
-	sh tests/integration/$t.sh >/mnt/run/out/$t.log 2>&1; r=$?
+	'"${sh:-/bin/sh}"' tests/integration/$t.sh >/mnt/run/out/$t.log 2>&1; r=$?
 	e=$(cut -d" " -f1 /proc/uptime)
 	case $r in 0) w=PASS; p=$((p + 1)) ;; 77) w=SKIP; s=$((s + 1)) ;; *) w=FAIL; f=$((f + 1)); failed="$failed $t" ;; esac
 	echo "$w: $t ($b-$e s)"
