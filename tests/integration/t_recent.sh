@@ -68,7 +68,9 @@ pass "an existing file: refused (exit 8), replaced with --force"
 # Ctrl-C during the window: the record is still taken, everything put back.
 "$JEATTACH" -p "$v" --recent 20 --for 30s --recent-out "$WORK/int.json" >"$WORK/int.out" 2>&1 &
 jp=$!
-sleep 1.5
+# Late enough that jeattach has blocked SIGINT to take it (before, this
+# background job ignores it, as the shell starts it, and it would be lost).
+sleep "$(slow 15)e-1"
 kill -INT "$jp"
 wait "$jp"
 rc=$?
