@@ -12,6 +12,8 @@
 #   tests/arm64/vm.sh xcheck [T...] cross-build on the host (cross-check.sh, clang and
 #                                   lld: minutes, not the guest's half hour), then run
 #                                   the integration tests (T: only these) in the guest
+#   tests/arm64/vm.sh xbench [A...] the same cross build, then bench/run.py --skip-heap A...
+#                                   in the guest (jeattach against gdb there)
 #   tests/arm64/vm.sh clean         remove the cached image
 #
 # See doc/arm64.md for what it costs and why it is not a CI stage.
@@ -22,6 +24,7 @@
 #   JEATTACH_ARM64_TIMEOUT  seconds before a guest run is killed (run: 900, check: 5400,
 #                           xcheck: 7200)
 #   JEATTACH_ARM64_SLOWDOWN  TEST_SLOWDOWN in the guest (default 4; tests/integration/lib.sh)
+#   JEATTACH_ARM64_NOBUILD=1  xcheck, xbench: reuse the last cross build
 #   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
 #   JEATTACH_ARM64_PROF=0   keep Debian's arm64 jemalloc, which has no profiling
 #                           (default: Debian's source rebuilt with it, jemalloc-prof.sh)
@@ -375,31 +378,41 @@ save; t done; exit $rc' || rc=$?
 # The tree cross-built on the host in $CACHE/build/xbuild (shared with the
 # guest as /build/xbuild), configured there: its scripts and libtool
 # wrappers name that path, so the guest makes the same path lead to it.
-# Each test runs as make check would run it (top_srcdir, top_builddir, its
-# exit status 0 pass, 77 skip); logs come back in $RUNDIR/out.
-cmd_xcheck() {
-	local xb=$CACHE/build/xbuild rc=0 tests="" t
+# JEATTACH_ARM64_NOBUILD=1 reuses the last cross build.
+XB=$CACHE/build/xbuild
+xbuild() {
+	[ "${JEATTACH_ARM64_NOBUILD:-0}" = 1 ] && [ -f "$XB/Makefile" ] && return 0
 	local prof=""
 	if [ "${JEATTACH_ARM64_PROF:-1}" != 0 ]; then
 		sh "$here/jemalloc-prof.sh" "$CACHE/jemalloc-prof" && prof=$CACHE/jemalloc-prof
 	fi
-	JEATTACH_ARM64_BUILD=$xb JEATTACH_ARM64_JEMALLOC_PROF=$prof sh "$here/cross-check.sh" ||
-		die "xcheck: the cross build or its unit tests failed"
+	JEATTACH_ARM64_BUILD=$XB JEATTACH_ARM64_JEMALLOC_PROF=$prof sh "$here/cross-check.sh" ||
+		die "the cross build or its unit tests failed"
+}
+# The guest's first lines: into the cross-built tree by its host path.
+# Tests run programs as another user (t_errors: nobody): every directory
+# above the tree searchable, as /build/jeattach is for check (root is 0700).
+xguest_cd() {
+	printf '%s
+' "mkdir -p '$(dirname "$XB")' && ln -sfn /build/xbuild '$XB' && cd '$XB' || exit 2" \
+		'd=$PWD; while d=$(dirname "$d"); [ "$d" != / ]; do chmod o+x "$d"; done'
+}
+
+# Each test runs as make check would run it (top_srcdir, top_builddir, its
+# exit status 0 pass, 77 skip); logs come back in $RUNDIR/out.
+cmd_xcheck() {
+	local rc=0 tests="" t sh env
+	xbuild
 	# What make check's AM_TESTS_ENVIRONMENT gives each test; jemalloc
 	# where the guest has it (the cross build names the host's unpacked copy).
-	mkv() { sed -n "s/^$1 = //p" "$xb/Makefile"; }
-	local env="STATIC_JEATTACH='$(mkv STATIC_JEATTACH_TEST)' JEHEAP_HAS_LIBDW='$(mkv have_libdw)'"
+	mkv() { sed -n "s/^$1 = //p" "$XB/Makefile"; }
+	env="STATIC_JEATTACH='$(mkv STATIC_JEATTACH_TEST)' JEHEAP_HAS_LIBDW='$(mkv have_libdw)'"
 	env="$env JEMALLOC_SO=/usr/lib/aarch64-linux-gnu/libjemalloc.so.2 CK_DEFAULT_TIMEOUT=60"
 	# The shell make check runs them with (SH_LOG_COMPILER: configure's, bash).
-	local sh
 	sh=$(mkv SHELL)
 	for t; do tests="$tests ${t%.sh}"; done
 	[ -n "$tests" ] || tests=$(sed -n 's|^\t*tests/integration/\(t_[a-z0-9_]*\)\.sh.*|\1|p' "$TREE/Makefile.am" | tr '\n' ' ')
-	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" '
-mkdir -p '"$(dirname "$xb")"' && ln -sfn /build/xbuild '"$xb"' && cd '"$xb"' || exit 2
-# Tests run programs as another user (t_errors: nobody): every directory
-# above the tree searchable, as /build/jeattach is for check (root is 0700).
-d=$PWD; while d=$(dirname "$d"); [ "$d" != / ]; do chmod o+x "$d"; done
+	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" "$(xguest_cd)"'
 export top_srcdir=$PWD top_builddir=$PWD '"$env"'
 export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"' TEST_SLOWDOWN='"${JEATTACH_ARM64_SLOWDOWN:-4}"'
 p=0 f=0 s=0 failed=""
@@ -417,10 +430,20 @@ echo "# PASS: $p  SKIP: $s  FAIL: $f${failed:+ (}${failed# }${failed:+)}"
 	return "$rc"
 }
 
+# bench/run.py in the guest on the cross-built tree (attach figures:
+# jeattach against gdb in the same machine); ARGS go to run.py.
+cmd_xbench() {
+	local q="" a
+	for a; do q="$q '$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"; done
+	xbuild
+	run_in_guest "${JEATTACH_ARM64_TIMEOUT:-7200}" "$(xguest_cd)
+python3 /build/jeattach/bench/run.py \"\$PWD\" --skip-heap$q"
+}
+
 cmd_clean() { rm -rf "$CACHE"; log "removed $CACHE"; }
 
 case ${1:-} in
-deps | image | run | shell | check | xcheck | clean)
+deps | image | run | shell | check | xcheck | xbench | clean)
 	c=$1; shift; "cmd_$c" "$@" ;;
 *) sed -n '3,/^set -eu/{/^set -eu/d; s/^# \{0,1\}//p}' "$0" >&2; exit 2 ;;
 esac
