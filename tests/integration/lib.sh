@@ -44,6 +44,10 @@ WATCHDOG=$!
 SLOWDOWN=${TEST_SLOWDOWN:-1}
 case $SLOWDOWN in '' | *[!0-9]* | 0) echo "FAIL: TEST_SLOWDOWN=$SLOWDOWN: a positive integer"; exit 1 ;; esac
 slow() { echo $(($1 * SLOWDOWN)); }
+# stacks N: how many sampled stacks a victim_bigprof makes for a dump that
+# must take seconds: an emulated machine builds them about SLOWDOWN^2 times
+# slower (each sampled allocation is unwound), and dumps them as slowly.
+stacks() { echo $(($1 / SLOWDOWN / SLOWDOWN)); }
 
 fail() { echo "FAIL: $*"; exit 1; }
 # jeattach's per-thread pass (--name-threads, the 5.2 re-arm) borrows only

@@ -41,13 +41,13 @@ frozen_during_call() {
 	dir=$1
 	mkdir -p "$dir" 2>/dev/null || return 1
 	START_SECONDS=60 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
-		"$TARGETS/victim_bigprof" -n 262144
+		"$TARGETS/victim_bigprof" -n "$(stacks 262144)"
 	echo "$big" >"$dir/cgroup.procs" || { kill "$big"; rmdir "$dir"; return 1; }
 	"$JEATTACH" -p "$big" --dump "$WORK/big.heap" -v >"$WORK/big.out" 2>"$WORK/big.err" &
 	jp=$!
 	i=0
 	until grep -q 'dump running for' "$WORK/big.err"; do
-		i=$((i + 1)); [ $i -gt 600 ] && fail "no progress line: $(cat "$WORK/big.err")"
+		i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "no progress line: $(cat "$WORK/big.err")"
 		kill -0 "$jp" 2>/dev/null || fail "the dump ended before the freeze: $(cat "$WORK/big.err")"
 		sleep 0.05
 	done

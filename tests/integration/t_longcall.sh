@@ -31,11 +31,9 @@ iters() {
 	sed -n 's/^iters=//p' "$1" | tail -1
 }
 
-# An emulated machine (TEST_SLOWDOWN) builds a victim's sampled stacks
-# about SLOWDOWN^2 times slower (each allocation is unwound): the victims
-# shrink so; their dumps stay far longer than --timeout 0.05.
-shrink=$((SLOWDOWN * SLOWDOWN))
-n1=$((131072 / shrink)) n2=$((524288 / shrink))
+# Fewer on an emulated machine (lib.sh, stacks); the dumps stay far longer
+# than --timeout 0.05.
+n1=$(stacks 131072) n2=$(stacks 524288)
 START_SECONDS=60 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0,prof_final:true,prof_prefix:$WORK/final" \
 	"$TARGETS/victim_bigprof" -n "$n1"
 t0=$(date +%s%N)

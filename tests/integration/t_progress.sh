@@ -73,7 +73,7 @@ pass "--json: dump, wait and wait_end events before the record"
 # A long prof.dump (2^18 stacks: seconds to collect and write): its
 # seconds and bytes on the terminal, and dump_running events in JSON.
 START_SECONDS=120 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
-	"$TARGETS/victim_bigprof" -n 262144
+	"$TARGETS/victim_bigprof" -n "$(stacks 262144)"
 tty_run "'$JEATTACH' -p $big --dump '$WORK/big.heap' --json >'$WORK/big.json'"
 echo "$TTY" | grep -q "jeattach: $big: dump running for [0-9]* s, [0-9.]* MB written" ||
 	fail "no progress line for a long dump: $TTY"
