@@ -122,8 +122,8 @@ finish_victim c
 pass "threads that come and go"
 
 # The target exits: the view ends, exit 3, one line.
-start_victim x "$TARGETS/victim_dyn" -b 1 -x 1500
-expect_rc 3 "$JEATTACH" -p "$x" --top --interval 200ms
+start_victim x "$TARGETS/victim_dyn" -b 1 -x "$(slow 1500)"
+expect_rc 3 "$JEATTACH" -p "$x" --top --interval "$(slow 200)ms"
 echo "$ERR" | grep -q "^jeattach: $x: the process exited; the view ends$" || fail "$ERR"
 [ -n "$OUT" ] || fail "no line before the exit"
 pass "the target's exit ends the view"
@@ -131,7 +131,7 @@ pass "the target's exit ends the view"
 # SIGTERM between refreshes: 128 + 15, and the victim unharmed.
 "$JEATTACH" -p "$v" --top --interval 200ms >"$WORK/term.out" 2>"$WORK/term.err" &
 tp=$!
-sleep 1.5 && kill -TERM "$tp"
+sleep "$(slow 15)e-1" && kill -TERM "$tp"
 wait "$tp" && fail "SIGTERM: exit 0"
 [ $? = 143 ] || fail "SIGTERM: not 143: $(cat "$WORK/term.err")"
 [ -s "$WORK/term.out" ] || fail "SIGTERM: nothing printed"
