@@ -220,6 +220,7 @@ start=$(date +%s%N)
 expect_rc 0 "$JEHEAP" recent --top --live --cross-thread --lifetimes --per-stack --json "$WORK/big.json"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$(json_get "$OUT" "j['records']")" = 100000 ] || fail "big: $OUT"
-# a generous bound for a loaded 2-core machine; doc/benchmarks.md has the figure
-[ "$ms" -lt 5000 ] || fail "100,000 records took $ms ms"
+# a generous bound for a loaded 2-core machine (times TEST_SLOWDOWN: a hang
+# guard, not a goal); doc/benchmarks.md has the figure
+[ "$ms" -lt "$(slow 5000)" ] || fail "100,000 records took $ms ms"
 pass "100,000 records in $ms ms"
