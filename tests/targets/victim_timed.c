@@ -31,6 +31,7 @@
 #define TIMEOUT_MS 300
 #define SLACK_MS 150
 static int64_t slack_us = SLACK_MS * 1000;
+static void *volatile keep;
 
 static atomic_int eintr_count, early_count, late_count;
 static atomic_long max_late_us;
@@ -135,7 +136,6 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		slack_us = atoll(argv[1]) * 1000;
-	static void *volatile keep;
 	keep = malloc(1000); /* links jemalloc in (--as-needed) */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	sigset_t set;
