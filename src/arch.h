@@ -39,6 +39,10 @@ uint64_t arch_sp(const arch_gpregs_t *r);
 /* Is this thread stopped inside a system call (its orig syscall number is set)? */
 int arch_in_syscall(const arch_gpregs_t *r);
 long arch_syscall_nr(const arch_gpregs_t *r);
+/* The register the system call ABI passes the call's number in, as it is
+ * now (arm64: x8, which the kernel never writes; x86_64: orig_rax, as
+ * arch_syscall_nr): what a call just made was, where the stop forgot it. */
+long arch_syscall_nr_register(const arch_gpregs_t *r);
 /* Make the thread re-execute the system call it just returned from, with the
  * same arguments (what the kernel does itself for -ERESTARTNOHAND). */
 void arch_syscall_rewind(arch_gpregs_t *r);

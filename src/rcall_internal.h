@@ -18,6 +18,15 @@
 #define RCALL_SCRATCH_SIZE (24 * 1024)
 
 /* One held thread, as found and as changed. */
+/* A thread's scheduling counters (/proc/PID/task/TID/schedstat and
+ * status): valid 0 where the kernel does not give them. */
+struct rcall_sched {
+	int valid;
+	unsigned long long arrivals; /* times put on a CPU (schedstat's pcount) */
+	unsigned long long sleeps;   /* voluntary_ctxt_switches */
+	unsigned long long preempts; /* nonvoluntary_ctxt_switches */
+};
+
 struct rcall_hold {
 	pid_t tid;
 	pt_usec_t since;        /* when the thread was stopped */
@@ -41,6 +50,9 @@ struct rcall_hold {
 	/* The call it was blocked in just before the interrupt, where the stop
 	 * no longer shows it (ARCH_SYSCALL_FORGOTTEN_AT_STOP; rcall_held_gpregs). */
 	struct arch_blocked_call blocked;
+	/* Seen blocked in no call then (running): its scheduling counters at
+	 * that moment (rcall_wait_woken). */
+	struct rcall_sched before;
 	/* Its wait began no later than this (rcall_wait.c): 0 unknown, <0 the
 	 * instant of the interrupt (taken by rcall_stop_thread). */
 	pt_usec_t wait_began;
@@ -68,6 +80,7 @@ struct rcall_straggler {
 	pid_t tid;
 	pt_usec_t wait_began;
 	struct arch_blocked_call blocked;
+	struct rcall_sched before;
 };
 
 struct rcall_ctx {
@@ -146,12 +159,19 @@ int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t 
  * reason)? last_round: nothing else is left to take. */
 int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *began, char *reason,
 		     size_t rlen);
-/* Registers r of a call that returned the interrupt's EINTR, begun no
- * earlier than began (0: unknown): rewind it to be made again, its
- * register timeout cut to what is left (*ends: when that is, 0 if none),
- * or, if its time was already up, have it return its timed-out result
- * (1). */
-int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_usec_t *ends);
+/* tid's scheduling counters now (s->valid 0 if the kernel has none). */
+void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s);
+/* Registers r of held thread h's call that returned the interrupt's EINTR,
+ * begun no earlier than h->wait_began (0: unknown): rewind it to be made
+ * again, its register timeout cut to what is left (h->wait_ends: when that
+ * is, 0 if none), or, if its time was already up, have it return its
+ * timed-out result (1). */
+int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
+/* Registers r of held thread h, seen in no call before its interrupt and
+ * stopped where the stop no longer shows a call (ARCH_SYSCALL_FORGOTTEN_AT_STOP):
+ * if it was woken from a timed wait whose timeout the interrupt turned
+ * into EINTR, have the call return timed out (1). */
+int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
 /* A register timeout rewound by rcall_wait_resume: what is left now. */
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
 /* Free what rcall_seccomp.c read for a hold. */

@@ -69,6 +69,13 @@ static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h
 	int e = rcall_held_gpregs(h, tid, &r);
 	if (e)
 		return e;
+	if (ARCH_SYSCALL_FORGOTTEN_AT_STOP && !arch_in_syscall(&r) && !h->blocked.valid &&
+	    !signal_deliverable(t->io_pid, tid) && rcall_wait_forgotten(t, h, &r)) {
+		/* arm64, caught on its way out of a timed wait (rcall_wait.c):
+		 * it returns timed out now, nothing for a signal to end. */
+		rcall_signal_note(h, &r, 0);
+		return pt_set_gpregs(tid, &r);
+	}
 	if (!arch_in_syscall(&r) || arch_syscall_ret(&r) != -EINTR ||
 	    signal_deliverable(t->io_pid, tid)) {
 		rcall_signal_note(h, &r, 0);
@@ -77,7 +84,7 @@ static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h
 	rcall_signal_note(h, &r, 1);
 	/* A timed wait restarts with what is left of its timeout, or returns
 	 * as timed out (rcall_wait.c), when its start is known. */
-	if (rcall_wait_resume(t, &r, h->wait_began, &h->wait_ends))
+	if (rcall_wait_resume(t, h, &r))
 		h->on_signal = RCALL_SIG_RESTART; /* it returns now: nothing to end */
 	return pt_set_gpregs(tid, &r);
 }
@@ -93,6 +100,7 @@ int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h)
 	if (h) {
 		s.wait_began = h->wait_began;
 		s.blocked = h->blocked;
+		s.before = h->before;
 	}
 	c->stragglers[c->nstragglers++] = s;
 	return 0;
@@ -117,7 +125,7 @@ int rcall_sweep(struct target *t)
 			/* Its first stop: as for any thread found unsafe, undo
 			 * our EINTR and let it go (giving a signal back). */
 			struct rcall_hold h = { .tid = tid, .wait_began = s.wait_began,
-						.blocked = s.blocked };
+						.blocked = s.blocked, .before = s.before };
 			if (first_stop(t, tid, &h, status) == 0)
 				pt_detach(tid, 0);
 		}
@@ -157,9 +165,13 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 	if (h->wait_began < 0)
 		h->wait_began = h->since; /* no later than the interrupt */
 	/* Read as late as possible: the thread may still leave that call
-	 * before the interrupt lands (arch_at_interrupt_stop sees it). */
-	if (ARCH_SYSCALL_FORGOTTEN_AT_STOP)
-		(void)pt_blocked_call(tid, &h->blocked); /* none known if it fails */
+	 * before the interrupt lands (arch_at_interrupt_stop sees it). In
+	 * none (running: /proc tells no more of a thread in TASK_RUNNING,
+	 * task_current_syscall), it may be on its way out of a timed wait
+	 * its timer has just ended: its counters tell at the stop
+	 * (rcall_wait_resume). */
+	if (pt_blocked_call(tid, &h->blocked) == 0 && !h->blocked.valid)
+		rcall_sched_read(t, tid, &h->before);
 	e = pt_interrupt(tid);
 	if (e == -ESRCH)
 		return 1;

@@ -52,41 +52,57 @@
  * (is_socket); its timed-out result is kept for the day it is. */
 enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET };
 
+/* LATE_EINTR: a call that looks for a pending signal after its timer has
+ * ended its sleep, so that an interrupt landing between the timer's
+ * wake-up and the call's return turns its timeout into -EINTR:
+ * sys_io_getevents ("if (!ret && signal_pending(current)) ret = -EINTR"),
+ * unix_stream_read_generic (sock_intr_errno(0) once timeo is spent) and
+ * inet_csk_wait_for_connect (the signal tested before the timeout). The
+ * others test their timeout first (ep_poll's timed_out, do_sigtimedwait's
+ * -EAGAIN, do_semtimedop's timed_out, tcp_recvmsg's and the datagram
+ * receive's !timeo, sk_stream_wait_memory): their EINTR means the
+ * interrupt, or something else, woke them in time. */
+#define LATE_EINTR 1
+/* FD_ANY: a call on any descriptor (read, write), a timed wait only on a
+ * socket; the others here take sockets alone (ENOTSOCK otherwise). */
+#define FD_ANY 2
+
 static const struct timed_call {
 	long nr;
 	int arg; /* the timeout's argument, or the descriptor's for ON_SOCKET */
 	enum timeout_at at;
 	long timed_out; /* what the call returns when its time is up */
+	int flags;
 } timed_calls[] = {
 #ifdef SYS_epoll_wait
-	{ SYS_epoll_wait, 3, IN_REGISTER_MS, 0 },
+	{ SYS_epoll_wait, 3, IN_REGISTER_MS, 0, 0 },
 #endif
-	{ SYS_epoll_pwait, 3, IN_REGISTER_MS, 0 },
+	{ SYS_epoll_pwait, 3, IN_REGISTER_MS, 0, 0 },
 #ifdef SYS_epoll_pwait2
-	{ SYS_epoll_pwait2, 3, IN_MEMORY, 0 },
+	{ SYS_epoll_pwait2, 3, IN_MEMORY, 0, 0 },
 #endif
-	{ SYS_rt_sigtimedwait, 2, IN_MEMORY, -EAGAIN },
-	{ SYS_semtimedop, 3, IN_MEMORY, -EAGAIN },
-	{ SYS_io_getevents, 4, IN_MEMORY, 0 },
-	{ SYS_io_pgetevents, 4, IN_MEMORY, 0 },
-	{ SYS_recvmmsg, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_rt_sigtimedwait, 2, IN_MEMORY, -EAGAIN, 0 },
+	{ SYS_semtimedop, 3, IN_MEMORY, -EAGAIN, 0 },
+	{ SYS_io_getevents, 4, IN_MEMORY, 0, LATE_EINTR },
+	{ SYS_io_pgetevents, 4, IN_MEMORY, 0, LATE_EINTR },
+	{ SYS_recvmmsg, 0, ON_SOCKET, -EAGAIN, LATE_EINTR },
 #ifdef SYS_read
-	{ SYS_read, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_write, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_read, 0, ON_SOCKET, -EAGAIN, LATE_EINTR | FD_ANY },
+	{ SYS_write, 0, ON_SOCKET, -EAGAIN, FD_ANY },
 #endif
-	{ SYS_readv, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_writev, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_recvfrom, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_recvmsg, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_sendto, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_sendmsg, 0, ON_SOCKET, -EAGAIN },
-	{ SYS_sendmmsg, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_readv, 0, ON_SOCKET, -EAGAIN, LATE_EINTR | FD_ANY },
+	{ SYS_writev, 0, ON_SOCKET, -EAGAIN, FD_ANY },
+	{ SYS_recvfrom, 0, ON_SOCKET, -EAGAIN, LATE_EINTR },
+	{ SYS_recvmsg, 0, ON_SOCKET, -EAGAIN, LATE_EINTR },
+	{ SYS_sendto, 0, ON_SOCKET, -EAGAIN, 0 },
+	{ SYS_sendmsg, 0, ON_SOCKET, -EAGAIN, 0 },
+	{ SYS_sendmmsg, 0, ON_SOCKET, -EAGAIN, 0 },
 #ifdef SYS_accept
-	{ SYS_accept, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_accept, 0, ON_SOCKET, -EAGAIN, LATE_EINTR },
 #endif
-	{ SYS_accept4, 0, ON_SOCKET, -EAGAIN },
+	{ SYS_accept4, 0, ON_SOCKET, -EAGAIN, LATE_EINTR },
 	/* __inet_stream_connect: a connect whose SO_SNDTIMEO ran out. */
-	{ SYS_connect, 0, ON_SOCKET, -EINPROGRESS },
+	{ SYS_connect, 0, ON_SOCKET, -EINPROGRESS, 0 },
 };
 
 static const struct timed_call *timed_call(long nr)
@@ -244,13 +260,69 @@ static void shorten(const struct timed_call *c, arch_gpregs_t *r, pt_usec_t ends
 	arch_set_syscall_arg(r, c->arg, left > 0 ? (uint64_t)((left + 999) / 1000) : 0);
 }
 
-int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_usec_t *ends)
+void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
+{
+	char path[80], *text;
+	memset(s, 0, sizeof(*s));
+	/* "RUNTIME RUN_DELAY PCOUNT" (proc_pid_schedstat; CONFIG_SCHED_INFO). */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)t->io_pid, (int)tid);
+	if (core_read_file(path, 4096, &text, NULL))
+		return;
+	int n = sscanf(text, "%*u %*u %llu", &s->arrivals);
+	free(text);
+	if (n != 1 || !(text = target_thread_status(t->io_pid, tid)))
+		return;
+	const char *v = target_status_field(text, "voluntary_ctxt_switches");
+	const char *w = target_status_field(text, "nonvoluntary_ctxt_switches");
+	if (v && w) {
+		s->sleeps = strtoull(v, NULL, 10);
+		s->preempts = strtoull(w, NULL, 10);
+		s->valid = 1;
+	}
+	free(text);
+}
+
+/* Was thread tid, seen running just before its interrupt (before), woken
+ * from its call's sleep before the interrupt came, the call not yet left?
+ * Since then, exactly: it was put on a CPU (waiting on the run queue, as a
+ * woken thread does on a busy machine, until after the look), it was not
+ * preempted, and it slept once, the interrupt's stop itself (ptrace_stop
+ * schedules out in TASK_TRACED: a voluntary switch). A thread that entered
+ * the call after the look and slept in it slept twice; one that was
+ * running on a CPU throughout (at the call's entry, or through its exit on
+ * an idle machine) was not put on one: neither is known to have been
+ * woken, and is rewound whole as before. The one reading this gets wrong:
+ * a thread preempted inside the call's entry, before its sleep, that gets
+ * a CPU back between the look and the interrupt. */
+static int woken_before_interrupt(struct target *t, pid_t tid, const struct rcall_sched *before)
+{
+	struct rcall_sched now;
+	if (!before->valid)
+		return 0;
+	rcall_sched_read(t, tid, &now);
+	return now.valid && now.arrivals > before->arrivals && now.preempts == before->preempts &&
+	       now.sleeps == before->sleeps + 1;
+}
+
+int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
 {
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
 	uint64_t args[6];
 	syscall_args(r, args);
+	pt_usec_t began = h->wait_began;
+	h->wait_ends = 0;
+	if (c && (c->flags & LATE_EINTR) &&
+	    (!(c->flags & FD_ANY) || is_socket(t->io_pid, args[c->arg])) &&
+	    woken_before_interrupt(t, h->tid, &h->before)) {
+		/* Woken before the interrupt and stopped on its way out: by its
+		 * timer, since a wake-up with something to report returns that
+		 * (the other wake-up, a socket's data taken by another reader
+		 * first, is answered as a timeout too). Rewound, it would wait
+		 * its whole timeout again (seen: 306-340 ms late on 300 ms). */
+		arch_set_syscall_result(r, c->timed_out);
+		return 1;
+	}
 	int64_t timeout = c && began > 0 ? timeout_us(t, c, args) : 0;
-	*ends = 0;
 	if (timeout <= 0) {
 		arch_syscall_rewind(r);
 		return 0;
@@ -264,10 +336,30 @@ int rcall_wait_resume(struct target *t, arch_gpregs_t *r, pt_usec_t began, pt_us
 	}
 	arch_syscall_rewind(r);
 	if (c->at == IN_REGISTER_MS) {
-		*ends = began + timeout;
-		shorten(c, r, *ends);
+		h->wait_ends = began + timeout;
+		shorten(c, r, h->wait_ends);
 	}
 	return 0;
+}
+
+int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
+{
+	/* Stopped just past a system call instruction, its result -EINTR, the
+	 * call's number still in the register that passed it (arm64's x8:
+	 * the kernel only reads it), and woken before the interrupt: a
+	 * LATE_EINTR call its timer had ended. Its first argument is gone
+	 * (x0 holds the result), so a call on any descriptor, which is a
+	 * timed wait only on a socket, cannot be told and is left as it is. */
+	const struct timed_call *c = timed_call(arch_syscall_nr_register(r));
+	char insn[ARCH_SYSCALL_INSN_LEN];
+	if (!c || !(c->flags & LATE_EINTR) || (c->flags & FD_ANY) ||
+	    arch_syscall_ret(r) != -EINTR ||
+	    pt_read(h->tid, arch_pc(r) - ARCH_SYSCALL_INSN_LEN, insn, sizeof(insn)) ||
+	    memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) ||
+	    !woken_before_interrupt(t, h->tid, &h->before))
+		return 0;
+	arch_set_syscall_result(r, c->timed_out);
+	return 1;
 }
 
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)

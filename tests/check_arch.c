@@ -190,6 +190,12 @@ START_TEST(interrupt_stop_shows_the_syscall)
 	b.valid = 0;
 	arch_at_interrupt_stop(&r, &b);
 	ck_assert(!memcmp(&r, &before, sizeof(r)));
+	/* No call known from before (the thread was running): the register
+	 * that passed the number still names it (rcall_wait_forgotten). */
+	ck_assert_int_eq(arch_syscall_nr_register(&r), 22);
+	arch_set_syscall_result(&r, -11);
+	ck_assert_int_eq(arch_syscall_ret(&r), -11);
+	ck_assert(!arch_in_syscall(&r));
 }
 END_TEST
 

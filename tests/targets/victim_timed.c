@@ -9,8 +9,8 @@
  * ms where a slow machine needs more). The main thread's own wait is
  * sigtimedwait for SIGUSR1 with the same timeout, so no thread sleeps
  * without one. Prints "ready <pid> epoll=T sigwait=T sem=T aio=T sock=T";
- * on SIGUSR1: "report eintr=N early=N late=N max_late_us=N" (the last is
- * information, not a failure) and exit 0 if the first three are 0. */
+ * on SIGUSR1: "report eintr=N early=N late=N max_late_us=N worst=KIND" (the
+ * last two are information, not a failure: the latest wait, and its kind) and exit 0 if the first three are 0. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/aio_abi.h>
@@ -35,6 +35,7 @@ static void *volatile keep;
 
 static atomic_int eintr_count, early_count, late_count;
 static atomic_long max_late_us;
+static const char *_Atomic worst_kind = "none"; /* the kind of the latest wait */
 static atomic_int tids[5];
 
 static int64_t now_us(void)
@@ -45,7 +46,7 @@ static int64_t now_us(void)
 }
 
 /* One wait's outcome: r is the call's return, -1 with errno on error. */
-static void judge(int64_t began, long r, int timed_out)
+static void judge(const char *kind, int64_t began, long r, int timed_out)
 {
 	int64_t took = now_us() - began;
 	if (r < 0 && errno == EINTR) {
@@ -57,8 +58,10 @@ static void judge(int64_t began, long r, int timed_out)
 	if (took < TIMEOUT_MS * 1000 - 1000)
 		early_count++;
 	int64_t late = took - TIMEOUT_MS * 1000;
-	if (late > max_late_us)
+	if (late > max_late_us) {
 		max_late_us = late;
+		worst_kind = kind;
+	}
 	if (late > slack_us)
 		late_count++;
 }
@@ -74,7 +77,7 @@ static void *epoll_thread(void *arg)
 		struct epoll_event ev;
 		int64_t b = now_us();
 		int n = epoll_wait(ep, &ev, 1, TIMEOUT_MS);
-		judge(b, n, n == 0);
+		judge("epoll", b, n, n == 0);
 	}
 	return NULL;
 }
@@ -90,7 +93,7 @@ static void *semaphore_thread(void *arg)
 		struct sembuf op = { 0, -1, 0 }; /* the count stays 0: times out */
 		int64_t b = now_us();
 		int r = semtimedop(id, &op, 1, &timeout);
-		judge(b, r, r < 0 && errno == EAGAIN);
+		judge("sem", b, r, r < 0 && errno == EAGAIN);
 		if (r < 0 && errno != EAGAIN && errno != EINTR)
 			break; /* the set went away */
 	}
@@ -109,7 +112,7 @@ static void *aio_thread(void *arg)
 		struct timespec ts = timeout;
 		int64_t b = now_us();
 		long r = syscall(SYS_io_getevents, ctx, 1, 1, &ev, &ts);
-		judge(b, r, r == 0);
+		judge("aio", b, r, r == 0);
 	}
 	return NULL;
 }
@@ -127,7 +130,7 @@ static void *socket_thread(void *arg)
 		char c;
 		int64_t b = now_us();
 		ssize_t r = recv(sv[0], &c, 1, 0);
-		judge(b, r, r < 0 && errno == EAGAIN);
+		judge("sock", b, r, r < 0 && errno == EAGAIN);
 	}
 	return NULL;
 }
@@ -159,10 +162,10 @@ int main(int argc, char **argv)
 		int r = sigtimedwait(&set, NULL, &timeout);
 		if (r == SIGUSR1)
 			break;
-		judge(b, r, r < 0 && errno == EAGAIN);
+		judge("sigwait", b, r, r < 0 && errno == EAGAIN);
 	}
-	printf("report eintr=%d early=%d late=%d max_late_us=%ld\n", eintr_count, early_count,
-	       late_count, (long)max_late_us);
+	printf("report eintr=%d early=%d late=%d max_late_us=%ld worst=%s\n", eintr_count,
+	       early_count, late_count, (long)max_late_us, worst_kind);
 	fflush(stdout);
 	return eintr_count || early_count || late_count;
 }

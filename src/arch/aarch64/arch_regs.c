@@ -52,6 +52,11 @@ long arch_syscall_nr(const arch_gpregs_t *r)
 	return r->syscallno;
 }
 
+long arch_syscall_nr_register(const arch_gpregs_t *r)
+{
+	return (long)r->g.regs[8];
+}
+
 void arch_syscall_rewind(arch_gpregs_t *r)
 {
 	/* What do_signal does to restart: the first argument back in x0, pc

@@ -44,6 +44,11 @@ long arch_syscall_nr(const arch_gpregs_t *r)
 	return (long)r->orig_rax;
 }
 
+long arch_syscall_nr_register(const arch_gpregs_t *r)
+{
+	return (long)r->orig_rax;
+}
+
 void arch_syscall_rewind(arch_gpregs_t *r)
 {
 	/* As the kernel's own restart path: rax = orig_rax, back over the
