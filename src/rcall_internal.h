@@ -17,7 +17,6 @@
  * 1 KiB with AVX, 3 KiB with AVX-512, 11 KiB with AMX). */
 #define RCALL_SCRATCH_SIZE (24 * 1024)
 
-/* One held thread, as found and as changed. */
 /* A thread's scheduling counters (/proc/PID/task/TID/schedstat and
  * status): valid 0 where the kernel does not give them. */
 struct rcall_sched {
@@ -27,6 +26,7 @@ struct rcall_sched {
 	unsigned long long preempts; /* nonvoluntary_ctxt_switches */
 };
 
+/* One held thread, as found and as changed. */
 struct rcall_hold {
 	pid_t tid;
 	pt_usec_t since;        /* when the thread was stopped */
@@ -51,7 +51,7 @@ struct rcall_hold {
 	 * no longer shows it (ARCH_SYSCALL_FORGOTTEN_AT_STOP; rcall_held_gpregs). */
 	struct arch_blocked_call blocked;
 	/* Seen blocked in no call then (running): its scheduling counters at
-	 * that moment (rcall_wait_woken). */
+	 * that moment (rcall_wait.c tells by them whether it had been woken). */
 	struct rcall_sched before;
 	/* Its wait began no later than this (rcall_wait.c): 0 unknown, <0 the
 	 * instant of the interrupt (taken by rcall_stop_thread). */

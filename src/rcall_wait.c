@@ -304,6 +304,24 @@ static int woken_before_interrupt(struct target *t, pid_t tid, const struct rcal
 	       now.sleeps == before->sleeps + 1;
 }
 
+/* Did call c (made with args; args[0] known or not) of held thread h end
+ * its sleep by its timer before the interrupt, which then turned its
+ * timeout into EINTR on its way out? Only a LATE_EINTR call with a timeout
+ * (a socket's is finite: an endless one gives -ERESTARTSYS,
+ * sock_intr_errno), on a socket where the call takes any descriptor, by a
+ * thread woken before the interrupt. */
+static int woken_out_of(struct target *t, const struct rcall_hold *h, const struct timed_call *c,
+			const uint64_t *args, int arg0_known)
+{
+	if (!c || !(c->flags & LATE_EINTR))
+		return 0;
+	if (c->at == ON_SOCKET ? (c->flags & FD_ANY) &&
+					 (!arg0_known || !is_socket(t->io_pid, args[c->arg]))
+			       : timeout_us(t, c, args) <= 0)
+		return 0;
+	return woken_before_interrupt(t, h->tid, &h->before);
+}
+
 int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
 {
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
@@ -311,9 +329,7 @@ int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
 	syscall_args(r, args);
 	pt_usec_t began = h->wait_began;
 	h->wait_ends = 0;
-	if (c && (c->flags & LATE_EINTR) &&
-	    (!(c->flags & FD_ANY) || is_socket(t->io_pid, args[c->arg])) &&
-	    woken_before_interrupt(t, h->tid, &h->before)) {
+	if (woken_out_of(t, h, c, args, 1)) {
 		/* Woken before the interrupt and stopped on its way out: by its
 		 * timer, since a wake-up with something to report returns that
 		 * (the other wake-up, a socket's data taken by another reader
@@ -352,11 +368,11 @@ int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *
 	 * timed wait only on a socket, cannot be told and is left as it is. */
 	const struct timed_call *c = timed_call(arch_syscall_nr_register(r));
 	char insn[ARCH_SYSCALL_INSN_LEN];
-	if (!c || !(c->flags & LATE_EINTR) || (c->flags & FD_ANY) ||
-	    arch_syscall_ret(r) != -EINTR ||
+	uint64_t args[6];
+	syscall_args(r, args); /* args[0] is the result now: unknown */
+	if (arch_syscall_ret(r) != -EINTR ||
 	    pt_read(h->tid, arch_pc(r) - ARCH_SYSCALL_INSN_LEN, insn, sizeof(insn)) ||
-	    memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) ||
-	    !woken_before_interrupt(t, h->tid, &h->before))
+	    memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) || !woken_out_of(t, h, c, args, 0))
 		return 0;
 	arch_set_syscall_result(r, c->timed_out);
 	return 1;
