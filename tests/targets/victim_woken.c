@@ -8,13 +8,14 @@
  *
  * The waiter loops on a TIMEOUT_MS wait; a SCHED_FIFO spinner on the same
  * CPU keeps the CPU from TIMEOUT_MS - 2 ms into each wait until SPIN_MS
- * after its end, so every wait ends SPIN_MS late and the waiter spends that
- * long woken on the run queue ("running" in /proc). Usage: victim_woken
- * KIND [SLACK_MS]. Prints "ready <pid> waiter=T" (or "nort <why>" and
- * exits 0 where a real-time thread is not allowed); on SIGUSR1: "report
- * eintr=N early=N late=N waits=N max_late_us=N" and exit 0 if the first
- * three are 0 (late: more than SPIN_MS + the slack, default 150 ms, after
- * the timeout; a wait rewound whole is TIMEOUT_MS late). */
+ * (default 80) after its end, so every wait ends SPIN_MS late and the
+ * waiter spends that long woken on the run queue ("running" in /proc).
+ * Usage: victim_woken KIND [SLACK_MS [SPIN_MS]]. Prints "ready <pid>
+ * waiter=T" (or "nort <why>" and exits 0 where a real-time thread is not
+ * allowed); on SIGUSR1: "report eintr=N early=N late=N waits=N
+ * max_late_us=N" and exit 0 if the first three are 0 (late: more than
+ * SPIN_MS + the slack, default 150 ms, after the timeout; a wait rewound
+ * whole is TIMEOUT_MS later still). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/aio_abi.h>
@@ -33,10 +34,9 @@
 #include <unistd.h>
 
 #define TIMEOUT_MS 300
-#define SPIN_MS 80
 
 static int use_aio;
-static int64_t slack_us = 150000;
+static int64_t slack_us = 150000, spin_us = 80000;
 static atomic_int waiter_tid, eintr_count, early_count, late_count, waits;
 static atomic_long max_late_us;
 /* When the waiter's current wait ends (CLOCK_MONOTONIC, us), 0 before the
@@ -74,7 +74,7 @@ static void judge(int64_t began, long r, int timed_out)
 	int64_t late = took - TIMEOUT_MS * 1000;
 	if (late > max_late_us)
 		max_late_us = late;
-	if (late > SPIN_MS * 1000 + slack_us)
+	if (late > spin_us + slack_us)
 		late_count++;
 }
 
@@ -126,7 +126,7 @@ static void *spinner(void *arg)
 			continue;
 		}
 		done = ends;
-		int64_t from = ends - 2000, to = ends + SPIN_MS * 1000;
+		int64_t from = ends - 2000, to = ends + spin_us;
 		struct timespec at = { from / 1000000, (from % 1000000) * 1000 };
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
 		while (now_us() < to)
@@ -138,12 +138,14 @@ static void *spinner(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "aio") && strcmp(argv[1], "sock"))) {
-		fprintf(stderr, "usage: victim_woken aio|sock [SLACK_MS]\n");
+		fprintf(stderr, "usage: victim_woken aio|sock [SLACK_MS [SPIN_MS]]\n");
 		return 2;
 	}
 	use_aio = !strcmp(argv[1], "aio");
 	if (argc > 2)
 		slack_us = atol(argv[2]) * 1000;
+	if (argc > 3)
+		spin_us = atol(argv[3]) * 1000;
 	keep = malloc(64); /* a jemalloc process */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	sigset_t set;
