@@ -46,7 +46,13 @@ static int64_t signed_or(const struct core_jtree *t, const struct core_jnode *ob
 			 int64_t dflt)
 {
 	const struct core_jnode *c = core_jtree_get(t, obj, key);
-	return c && c->type == CORE_JNUM ? (int64_t)c->d : dflt;
+	/* The report's number as a double: only one an int64_t holds is
+	 * converted (any other, NaN included, is undefined behaviour in C;
+	 * fuzz_frag found -1.1e61). */
+	if (!c || c->type != CORE_JNUM ||
+	    !(c->d >= -9223372036854775808.0 && c->d < 9223372036854775808.0))
+		return dflt;
+	return (int64_t)c->d;
 }
 
 static int flag(const struct core_jtree *t, const struct core_jnode *obj, const char *key)

@@ -205,6 +205,13 @@ START_TEST(refusals)
 	memcpy(p, "\"nregs\":999", 11); /* more regions than the slab holds */
 	ck_assert_int_eq(frag_stats_read(text, strlen(text), &st, why, sizeof(why)), -1);
 	ck_assert_msg(strstr(why, "bin 0") != NULL, "%s", why);
+	/* A decay time no integer holds (fuzz_frag: undefined behaviour under
+	 * UBSan before): read as absent. */
+	snprintf(text, sizeof(text), small_report, 1ULL, 0ULL, "", "");
+	p = strstr(text, "\"dirty_decay_ms\":10000");
+	memcpy(p, "\"dirty_decay_ms\":-1e61", 22);
+	ck_assert_msg(frag_stats_read(text, strlen(text), &st, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_int_eq(st.dirty_decay_ms, 0);
 }
 END_TEST
 
