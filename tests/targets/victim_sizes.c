@@ -17,6 +17,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+/* Kept at file scope: stored, never read, and not a set-but-unused local. */
+static void *volatile keep;
+
 int main(int argc, char **argv)
 {
 	const char *sparse = NULL;
@@ -29,7 +32,6 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	static void *volatile keep;
 	keep = malloc(1000); /* jemalloc linked and set up */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	if (sparse) {

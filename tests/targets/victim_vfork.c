@@ -47,9 +47,13 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* Kept at file scope: stored, never read, and not a set-but-unused local. */
+static void *volatile keep;
+
 int main(int argc, char **argv)
 {
-	long sleep_ms = 3000;
+	/* Static: vfork's child runs on this stack frame (-Wclobbered). */
+	static long sleep_ms = 3000;
 	int c;
 	while ((c = getopt(argc, argv, "s:")) != -1) {
 		if (c != 's')
@@ -60,7 +64,6 @@ int main(int argc, char **argv)
 	if (pipe(pipefd))
 		return 1;
 	/* jemalloc is set up (and linked: a malloc the compiler cannot drop). */
-	static void *volatile keep;
 	keep = malloc(100);
 	/* Blocked in every thread (they inherit the mask): SIGUSR1 is taken
 	 * by sigwait once vfork has returned, whenever it comes. */
