@@ -212,6 +212,7 @@ START_TEST(refusals)
 	memcpy(p, "\"dirty_decay_ms\":-1e61", 22);
 	ck_assert_msg(frag_stats_read(text, strlen(text), &st, why, sizeof(why)) == 0, "%s", why);
 	ck_assert_int_eq(st.dirty_decay_ms, 0);
+	frag_stats_free(&st);
 }
 END_TEST
 
