@@ -130,6 +130,23 @@ static int regset(int req, pid_t tid, int note, void *buf, size_t *len)
 	return 0;
 }
 
+void pt_parse_blocked_call(const char *text, struct arch_blocked_call *b)
+{
+	/* "NR ARG1 ... ARG6 SP PC" in a call; "-1 SP PC" or "running" not
+	 * (proc_pid_syscall). */
+	unsigned long long a[8];
+	long nr;
+	memset(b, 0, sizeof(*b));
+	if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+		   &a[3], &a[4], &a[5], &a[6], &a[7]) != 9 || nr < 0)
+		return;
+	b->valid = 1;
+	b->nr = nr;
+	for (int i = 0; i < 6; i++)
+		b->args[i] = a[i];
+	b->pc = a[7];
+}
+
 int pt_blocked_call(pid_t tid, struct arch_blocked_call *b)
 {
 	char path[64], text[256];
@@ -142,18 +159,7 @@ int pt_blocked_call(pid_t tid, struct arch_blocked_call *b)
 	if (n <= 0)
 		return -EIO;
 	text[n] = 0;
-	/* "NR ARG1 ... ARG6 SP PC" in a call; "-1 SP PC" or "running" not
-	 * (proc_pid_syscall). */
-	unsigned long long a[8];
-	long nr;
-	if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
-		   &a[3], &a[4], &a[5], &a[6], &a[7]) != 9 || nr < 0)
-		return 0;
-	b->valid = 1;
-	b->nr = nr;
-	for (int i = 0; i < 6; i++)
-		b->args[i] = a[i];
-	b->pc = a[7];
+	pt_parse_blocked_call(text, b);
 	return 0;
 }
 

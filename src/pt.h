@@ -31,6 +31,8 @@ int pt_detach(pid_t tid, int sig);
 /* The system call tid is blocked in, from /proc/TID/syscall (b->valid 0
  * when it is in none, or running). Needs no stop. */
 int pt_blocked_call(pid_t tid, struct arch_blocked_call *b);
+/* The same from a syscall file's text already read. */
+void pt_parse_blocked_call(const char *text, struct arch_blocked_call *b);
 
 /* Wait for the next ptrace event of tid until deadline; -ETIMEDOUT when it
  * passes. *status is waitpid's. */

@@ -160,23 +160,20 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 	const char *v = target_status_field(text, "voluntary_ctxt_switches");
 	*sleeps = v ? strtoull(v, NULL, 10) : 0;
 	free(text);
+	/* The task's own file: a tid that is no longer this process's reads
+	 * as gone. */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)t->io_pid, (int)tid);
 	if (core_read_file(path, 4096, &text, NULL))
 		return -ESRCH;
-	/* "NR ARG1 ... ARG6 SP PC" while blocked in a call; "running" or
-	 * "-1 SP PC" otherwise (proc_pid_syscall). */
-	long nr = -1;
-	unsigned long long a[6] = { 0 };
-	int n = sscanf(text, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3],
-		       &a[4], &a[5]);
+	struct arch_blocked_call b;
+	pt_parse_blocked_call(text, &b);
 	free(text);
-	const struct timed_call *c = n == 7 ? timed_call(nr) : NULL;
-	uint64_t args[6] = { a[0], a[1], a[2], a[3], a[4], a[5] };
+	const struct timed_call *c = b.valid ? timed_call(b.nr) : NULL;
 	if (!c)
 		return 0;
 	if (c->at == ON_SOCKET)
-		return is_socket(t->io_pid, args[c->arg]) ? RCALL_WAIT_SOCKET : 0;
-	return timeout_us(t, c, args) > 0 ? RCALL_WAIT_TIMED : 0;
+		return is_socket(t->io_pid, b.args[c->arg]) ? RCALL_WAIT_SOCKET : 0;
+	return timeout_us(t, c, b.args) > 0 ? RCALL_WAIT_TIMED : 0;
 }
 
 int rcall_wait_timed(struct target *t, pid_t tid)
