@@ -17,6 +17,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "jh_dwarf_lazy.h"
+#include "jh_dwarf_units.h"
 
 /* A compressed .debug_info is inflated lazily (jh_dwarf_lazy.c), an
  * uncompressed one is mapped by libdw itself. */
@@ -42,6 +43,8 @@ void jh_dwarf_close(struct jh_object *o)
 	if (o->dwarf)
 		dwarf_end(o->dwarf);
 	o->dwarf = NULL;
+	jh_units_free(&o->units);
+	o->units_tried = 0;
 	jh_lazy_close(o->lazy);
 	o->lazy = NULL;
 }
@@ -97,11 +100,25 @@ static int is_function(Dwarf_Die *die)
 	       tag == DW_TAG_entry_point;
 }
 
+/* The unit holding vaddr by the units' own ranges, where libdw's aranges
+ * have none (jh_dwarf_units.c: clang and rustc write no .debug_aranges). */
+static Dwarf_Die *unit_by_ranges(struct jh_object *o, uint64_t vaddr, Dwarf_Die *cu)
+{
+	if (!o->units_tried) {
+		o->units_tried = 1;
+		if (jh_units_from_dies(o->dwarf, &o->units))
+			jh_units_free(&o->units); /* none, or out of memory: libdw's alone */
+	}
+	int64_t off = jh_units_find(&o->units, vaddr);
+	return off < 0 ? NULL : dwarf_offdie(o->dwarf, (Dwarf_Off)off, cu);
+}
+
 size_t jh_dwarf_frames(struct jh_object *o, uint64_t vaddr, struct jeheap_frame *out, size_t max)
 {
 	Dwarf_Die cu;
 	if (o->lazy ? !jh_lazy_cu(o->lazy, vaddr, &cu)
-		    : !o->dwarf || !dwarf_addrdie(o->dwarf, vaddr, &cu))
+		    : !o->dwarf || (!dwarf_addrdie(o->dwarf, vaddr, &cu) &&
+				    !unit_by_ranges(o, vaddr, &cu)))
 		return 0;
 	const char *file = NULL;
 	int line = 0;

@@ -16,30 +16,24 @@
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core_grow.h"
 #include "jh_dwarf_image.h"
 #include "jh_dwarf_lazy.h"
+#include "jh_dwarf_units.h"
 
 /* After this many re-opens the rest is inflated at once. */
 #define MAX_REOPENS 6
 /* Inflated past what a unit needs, so neighbouring units come free. */
 #define SLACK ((size_t)64 << 10)
 
-struct arange {
-	uint64_t lo, hi, cu;
-};
-
 struct jh_lazy {
 	struct jh_image im;
-	struct arange *ar;
-	size_t nar;
+	struct jh_units units; /* from .debug_aranges: unit header offsets */
 };
 
 /* .debug_aranges (DWARF 2-5, 32-bit offsets, 64-bit addresses): each set's
  * ranges with its unit's offset. -1: none usable. */
 static int read_aranges(struct jh_lazy *z, const unsigned char *p, size_t len)
 {
-	size_t cap = 0;
 	for (size_t at = 0; at + 16 <= len;) {
 		uint32_t l32;
 		memcpy(&l32, p + at, 4);
@@ -56,37 +50,15 @@ static int read_aranges(struct jh_lazy *z, const unsigned char *p, size_t len)
 			memcpy(&n, p + t + 8, 8);
 			if (!lo && !n)
 				break;
-			if (CORE_GROW(&z->ar, &cap, z->nar + 1))
+			if (n > UINT64_MAX - lo)
+				continue; /* wraps: no address is in it */
+			if (jh_units_add(&z->units, lo, lo + n, cu))
 				return -1;
-			z->ar[z->nar++] = (struct arange){ lo, lo + n, cu };
 		}
 		at = end;
 	}
-	return z->nar ? 0 : -1;
-}
-
-static int cmp_arange(const void *a, const void *b)
-{
-	const struct arange *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* The unit offset for vaddr, or -1. */
-static int64_t unit_of(const struct jh_lazy *z, uint64_t vaddr)
-{
-	size_t lo = 0, hi = z->nar;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (z->ar[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Sets may overlap a little: look back over a few. */
-	for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++)
-		if (vaddr >= z->ar[i - 1].lo && vaddr < z->ar[i - 1].hi)
-			return (int64_t)z->ar[i - 1].cu;
-	return -1;
+	jh_units_sort(&z->units);
+	return z->units.n ? 0 : -1;
 }
 
 /* The end of the unit at off of stream s (a unit length: 4 bytes, or
@@ -233,7 +205,7 @@ static int stmt_list(Dwarf_Die *cu, uint8_t offsize, uint64_t *off)
 
 Dwarf *jh_lazy_cu(struct jh_lazy *z, uint64_t vaddr, Dwarf_Die *cu)
 {
-	int64_t off = unit_of(z, vaddr);
+	int64_t off = jh_units_find(&z->units, vaddr);
 	uint8_t offsize = 4;
 	Dwarf *dw = off < 0 ? NULL : open_unit(z, (uint64_t)off, cu, &offsize);
 	uint64_t lines;
@@ -264,7 +236,6 @@ int jh_lazy_open(Elf *elf, struct jh_lazy **out)
 		jh_lazy_close(z);
 		return -1;
 	}
-	qsort(z->ar, z->nar, sizeof(*z->ar), cmp_arange);
 	*out = z;
 	return 0;
 }
@@ -274,7 +245,7 @@ void jh_lazy_close(struct jh_lazy *z)
 	if (!z)
 		return;
 	jh_image_close(&z->im);
-	free(z->ar);
+	jh_units_free(&z->units);
 	free(z);
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core_elf.h"
+#include "jh_dwarf_units.h"
 #include "jh_names.h"
 
 struct jh_lazy;
@@ -55,6 +56,10 @@ struct jh_object {
 	struct core_elf *dw_file;
 	void *dwarf; /* Dwarf *, when built with libdw */
 	struct jh_lazy *lazy; /* instead, for a compressed .debug_info */
+	/* With dwarf: units by their own ranges, built at the first address
+	 * libdw's aranges miss (jh_dwarf_units.c); units_tried once tried. */
+	struct jh_units units;
+	int units_tried;
 	const char *last_file, *last_dir, *last_path; /* jh_dwarf.c's path cache */
 };
 

@@ -91,6 +91,22 @@ if command -v objcopy >/dev/null && command -v readelf >/dev/null; then
 	expect_rc 0 "$JEHEAP" top --inuse_objects --root "$root" "$WORK/a.heap"
 	printf '%s\n' "$OUT" | grep -q '^ *0 .* 1000 .* wl_small$' || fail "debug file not used: $OUT"
 	pass "build-id debug files"
+
+	# The same binary without .debug_aranges, as clang and rustc build
+	# them (libdw's dwarf_addrdie then finds no unit): the inlined frame
+	# and the lines still come, from the units' own ranges.
+	if [ "$JEHEAP_HAS_LIBDW" = yes ]; then
+		root=$WORK/noaranges
+		mkdir -p "$root$(dirname "$bin")"
+		objcopy --remove-section=.debug_aranges "$bin" "$root$bin"
+		readelf -S "$root$bin" | grep -q '\.debug_aranges' && fail "objcopy left .debug_aranges"
+		expect_rc 0 "$JEHEAP" top --inuse_objects --thread 0 --focus '^wl_' --root "$root" "$WORK/a.heap"
+		[ "$(printf '%s\n' "$OUT" | head -1)" = "Total: 1130 objects" ] || fail "no aranges: $OUT"
+		printf '%s\n' "$OUT" | grep -q ' 20 .* wl_inlined (inline)$' || fail "no inlined frame: $OUT"
+		expect_rc 0 "$JEHEAP" top --inuse_objects --lines --root "$root" "$WORK/a.heap"
+		printf '%s\n' "$OUT" | grep -q 'victim\.c:[0-9]' || fail "no lines without aranges: $OUT"
+		pass "a binary without .debug_aranges (clang, rustc): inlined frames and lines"
+	fi
 else
 	echo "note: no objcopy/readelf (binutils); debug-file case not tested"
 fi
