@@ -399,7 +399,8 @@ xguest_cd() {
 }
 
 # Each test runs as make check would run it (top_srcdir, top_builddir, its
-# exit status 0 pass, 77 skip); logs come back in $RUNDIR/out.
+# exit status 0 pass, 77 skip); logs come back in $RUNDIR/out, and a failed
+# test's work directory in $RUNDIR/out/TEST.work (lib.sh's TEST_KEEP).
 cmd_xcheck() {
 	local rc=0 tests="" t sh env
 	xbuild
@@ -418,7 +419,7 @@ export WATCHDOG_SECONDS='"${JEATTACH_ARM64_WATCHDOG:-1200}"' TEST_SLOWDOWN='"${J
 p=0 f=0 s=0 failed=""
 for t in '"$tests"'; do
 	b=$(cut -d" " -f1 /proc/uptime)
-	'"${sh:-/bin/sh}"' tests/integration/$t.sh >/mnt/run/out/$t.log 2>&1; r=$?
+	TEST_KEEP=/mnt/run/out/$t.work '"${sh:-/bin/sh}"' tests/integration/$t.sh >/mnt/run/out/$t.log 2>&1; r=$?
 	e=$(cut -d" " -f1 /proc/uptime)
 	case $r in 0) w=PASS; p=$((p + 1)) ;; 77) w=SKIP; s=$((s + 1)) ;; *) w=FAIL; f=$((f + 1)); failed="$failed $t" ;; esac
 	echo "$w: $t ($b-$e s)"

@@ -18,8 +18,14 @@ WATCHDOG_SECONDS=${WATCHDOG_SECONDS:-240}
 starttime() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
 track() { STARTED="$STARTED $1:$(starttime "$1")"; }
 
+# TEST_KEEP=DIR: a failed test's work directory (its profiles, outputs) is
+# copied into DIR first, for a machine whose /tmp is gone after the run
+# (tests/arm64/vm.sh xcheck sets it).
 cleanup() {
+	rc=$?
 	trap '' USR2
+	[ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "${TEST_KEEP:-}" ] && mkdir -p "$TEST_KEEP" &&
+		cp -R "$WORK" "$TEST_KEEP/" 2>/dev/null
 	for e in $STARTED; do
 		p=${e%%:*} st=${e#*:}
 		[ -n "$st" ] && [ "$(starttime "$p")" = "$st" ] && kill -9 "$p" 2>/dev/null

@@ -11,6 +11,15 @@ OPS=${SOAK_OPS:-250}
 
 start_victim v "$TARGETS/victim_dyn" -b 0 -w
 rss() { awk '/^VmRSS:/ { print $2 }' /proc/"$v"/status; }
+# Each mapping's resident kB ("start-end path kB"), to name what grew.
+smaps_rss() {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { m = $1 " " ($6 == "" ? "[anon]" : $6) }
+	     /^Rss:/ { print m, $2 }' /proc/"$v"/smaps
+}
+grown() {
+	awk 'NR == FNR { was[$1] = $3; next }
+	     $3 > was[$1] + 0 { printf "%s %s +%d kB; ", $1, $2, $3 - was[$1] }' "$1" "$2"
+}
 allocated() {
 	"$JEATTACH" -p "$v" --stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["actions"][0]["allocated"])'
 }
@@ -26,6 +35,7 @@ op() {
 # Warm up: jemalloc creates its per-thread profiling and ctl state once.
 i=0
 while [ $i -lt 10 ]; do op $i || fail "warm-up op $i"; i=$((i + 1)); done
+smaps_rss >"$WORK/smaps0"
 rss0=$(rss) alloc0=$(allocated) fds0=$(ls /proc/"$v"/fd | wc -l) maps0=$(scratch_maps "$v")
 t0=$(date +%s)
 i=0
@@ -34,10 +44,12 @@ while [ $i -lt "$OPS" ]; do
 	i=$((i + 1))
 done
 t1=$(date +%s)
+smaps_rss >"$WORK/smaps1"
 rss1=$(rss) alloc1=$(allocated) fds1=$(ls /proc/"$v"/fd | wc -l) maps1=$(scratch_maps "$v")
 [ "$maps1" = "$maps0" ] || fail "scratch mappings left: [$maps1]"
 [ "$fds1" = "$fds0" ] || fail "descriptors $fds0 -> $fds1"
 [ $((alloc1 - alloc0)) -le 65536 ] || fail "stats.allocated grew $alloc0 -> $alloc1"
-[ $((rss1 - rss0)) -le 1024 ] || fail "resident memory grew ${rss0} kB -> ${rss1} kB"
+[ $((rss1 - rss0)) -le 1024 ] ||
+	fail "resident memory grew ${rss0} kB -> ${rss1} kB: $(grown "$WORK/smaps0" "$WORK/smaps1")"
 finish_victim v
 pass "$OPS operations in $((t1 - t0)) s: RSS ${rss0} -> ${rss1} kB, allocated $alloc0 -> $alloc1, fds $fds0 -> $fds1"
