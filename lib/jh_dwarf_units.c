@@ -8,8 +8,10 @@
  * is what addr2line and eu-addr2line fall back on. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include "core_grow.h"
+#include "core_search.h"
 #include "jh_dwarf_units.h"
 
 #ifdef HAVE_LIBDW
@@ -41,14 +43,8 @@ void jh_units_sort(struct jh_units *u)
 
 int64_t jh_units_find(const struct jh_units *u, uint64_t vaddr)
 {
-	size_t lo = 0, hi = u->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->r[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	_Static_assert(offsetof(struct jh_unit_range, lo) == 0, "core_search's key comes first");
+	size_t lo = core_count_at_or_below(u->r, u->n, sizeof(u->r[0]), vaddr);
 	/* Ranges may overlap a little (a unit's range around another's
 	 * padding): look back over a few. */
 	for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++)
