@@ -7,10 +7,11 @@
 # the call waited its whole timeout again (t_waits saw 306-340 ms late on
 # 300 ms waits, about one run in ten under load). jeattach now tells such a
 # thread by its scheduling counters and has the call return timed out.
-# victim_woken holds each wait's thread on the run queue for 80 ms after
-# its timeout (a SCHED_FIFO spinner on its CPU); each borrow here starts as
-# /proc shows the thread running, so that it lands in that window (one
-# that misses it finds a wait just begun: rewound, it ends a few ms late).
+# victim_woken holds each wait's thread on the run queue after its timeout
+# (a SCHED_FIFO spinner on its CPU) until jeattach has seized it, then 50
+# ms more, so that jeattach's interrupt lands in that window however slowly
+# jeattach starts (1-4 s on the emulated arm64 machine); each borrow here
+# starts as /proc shows the thread running.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
@@ -27,20 +28,14 @@ until_running() {
 	return 1
 }
 
-# The window (80 ms) stays under the 100 ms a thread has to stop. On a
-# slow machine (TEST_SLOWDOWN, the emulated arm64 one) jeattach starts
-# and looks hundreds of ms after /proc showed the waiter running, past
-# the window: the io_getevents waiter is then found in a new wait and
-# watched (the test still holds: no wait may end late), but a socket wait
-# found so is taken as it is and rewound whole, late by jeattach's own
-# start (doc/robustness.md: a socket's timeout is not known), so the
-# socket half runs only where jeattach is fast enough to land in the
-# window.
+# The spinner lets go 50 ms after the seize: well within the 100 ms a
+# thread has to stop once interrupted; it gives up after a second (scaled)
+# if no tracer comes. Lateness is judged from when the waiter could run.
 slack=$(slow 150); [ "$slack" -gt 250 ] && slack=250
+cap=$(slow 1000)
 kinds="aio sock"
-[ "$SLOWDOWN" -gt 1 ] && kinds=aio
 for kind in $kinds; do
-	start_victim w "$TARGETS/victim_woken" "$kind" "$slack"
+	start_victim w "$TARGETS/victim_woken" "$kind" "$slack" "$cap" traced
 	if grep -q '^nort' "$w_out"; then
 		skip "$(sed -n 's/^nort //p' "$w_out") (a real-time spinner makes the window)"
 	fi
@@ -57,7 +52,10 @@ for kind in $kinds; do
 	finish_victim w
 	waits=$(sed -n 's/^report.* waits=\([0-9]*\).*/\1/p' "$w_out")
 	[ "${waits:-0}" -ge 10 ] || fail "$kind: only ${waits:-0} waits ended during 10 borrows"
+	# Most borrows must have found the waiter woken (a few may miss: the
+	# kernel can give a starved thread the CPU mid-window).
+	tw=$(sed -n 's/^report.* traced_windows=\([0-9]*\).*/\1/p' "$w_out")
+	[ "${tw:-0}" -ge 5 ] || fail "$kind: only ${tw:-0} of 10 borrows landed in the window"
+	pass "$kind: $tw of 10 borrows found the waiter woken, no wait late or cut short"
 done
-[ "$kinds" = aio ] &&
-	pass "sock: not run (TEST_SLOWDOWN=$SLOWDOWN: jeattach starts after the window has closed)"
 exit 0

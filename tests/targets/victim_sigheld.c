@@ -33,6 +33,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "victim_proc.h"
 
 enum { PAUSER, READER, RESTART, NWORKERS };
 static const char *const names[NWORKERS] = { "pauser", "reader", "restart" };
@@ -82,14 +83,9 @@ static void *worker(void *arg)
 /* Is thread tid in a tracing stop ('t')? */
 static int traced_stop(int tid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	char buf[256];
+	if (victim_task_file(tid, "stat", buf, sizeof(buf)))
 		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
 	const char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] == 't';
 }
