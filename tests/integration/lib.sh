@@ -162,6 +162,23 @@ scratch_maps() {
 	done <"/proc/$1/maps" | sort
 }
 
+# jeprof prunes a jemalloc backtrace at the last frame named like an
+# allocator entry (malloc, calloc, ...). Where jemalloc's malloc tail-calls
+# its internals (clang's build, tests/arm64/jemalloc-prof.sh: "b
+# je_malloc_default"), no frame has such a name and jemalloc's own frames
+# (prof_backtrace_impl, je_prof_backtrace, ...) stay on top for jeprof,
+# while jeheap prunes them by object (jeheap(1), ALLOCATOR FRAMES).
+# jeprof_exclude JEPROF-TEXT-OUTPUT: prints the --exclude that takes them
+# out of a jeprof comparison in that case, nothing otherwise.
+JE_FRAMES='^(je_|prof_|imalloc|ialloc)'
+jeprof_exclude() {
+	top=$(awk '/^ *[0-9.]+ +[0-9.]+% / { print $NF; exit }' "$1")
+	if printf '%s\n' "$top" | grep -Eq "$JE_FRAMES"; then
+		echo "note: jeprof keeps $top (jemalloc's own frame) on top: --exclude='$JE_FRAMES' for it" >&2
+		echo "--exclude=$JE_FRAMES"
+	fi
+}
+
 # json_get JSON PYTHON-EXPR: evaluate an expression over the parsed object j
 # (the per-target record: the event lines a run prints before it are left out).
 json_get() {

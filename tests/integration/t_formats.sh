@@ -34,8 +34,10 @@ if [ "$JEHEAP_HAS_LIBDW" = yes ]; then
 	[ "$(json_get "$OUT" "j['rows']")" = lines ] || fail "json rows: $OUT"
 	# The program's rows are jeprof's (it runs addr2line -i).
 	if command -v jeprof >/dev/null && command -v addr2line >/dev/null; then
+		jeprof --text --inuse_objects "$WORK/victim" "$WORK/a.heap" >"$WORK/jeprof0.txt" 2>/dev/null
+		X=$(jeprof_exclude "$WORK/jeprof0.txt")
 		for mode in functions lines addresses; do
-			jeprof --"$mode" --text --inuse_objects "$WORK/victim" "$WORK/a.heap" 2>/dev/null |
+			jeprof --"$mode" --text --inuse_objects ${X:+"$X"} "$WORK/victim" "$WORK/a.heap" 2>/dev/null |
 				grep -E ' (alloc_block|wl_[a-z]+|wl_inlined \(inline\))( |$)' >"$WORK/jeprof.txt"
 			"$JEHEAP" top --"$mode" --inuse_objects "$WORK/a.heap" |
 				grep -E ' (alloc_block|wl_[a-z]+|wl_inlined \(inline\))( |$)' >"$WORK/jeheap.txt"

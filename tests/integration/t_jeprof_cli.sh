@@ -168,7 +168,21 @@ command -v jeprof >/dev/null || skip "no jeprof (Debian: libjemalloc-dev) to com
 # command line: totals, columns, sorting, units, filters, base.
 OWN='--retain=^(wl_.*|alloc_block|main)$'
 EMPTY_OK=
+# Where jeprof keeps jemalloc's own frames on top (lib.sh, jeprof_exclude),
+# both sides exclude them, merged into a command line's own --exclude
+# (jeprof takes the last --exclude only).
+jeprof --text --focus=wl_ "$PROG" "$WORK/a.heap" >"$WORK/jeprof0.out" 2>/dev/null
+JEX=$(jeprof_exclude "$WORK/jeprof0.out")
 same() {
+	if [ -n "$JEX" ]; then
+		merged=""
+		for a; do
+			case $a in --exclude=*) a="--exclude=(${a#--exclude=})|$JE_FRAMES"; merged=1 ;; esac
+			set -- "$@" "$a"
+			shift
+		done
+		[ -n "$merged" ] || set -- "$@" "$JEX"
+	fi
 	jeprof "$@" "$PROG" "$WORK/a.heap" >"$WORK/jeprof.out" 2>"$WORK/jeprof.err" ||
 		fail "jeprof $*: exit $? $(cat "$WORK/jeprof.err")"
 	"$JEHEAP" jeprof "$@" "$PROG" "$WORK/a.heap" >"$WORK/jeheap.out" 2>"$WORK/jeheap.err" ||
