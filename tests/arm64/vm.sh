@@ -263,6 +263,11 @@ archive() {
 	JEATTACH_ARCHIVE_CACHE="$CACHE/archive" sh "$TREE/tests/debian-archive.sh" \
 		bookworm armhf busybox-static >/dev/null 2>&1 ||
 		log "busybox-static:armhf could not be fetched; t_errors' 32-bit case will not run"
+	# Debian's arm64 node exporter for t_prometheus: one Go binary that
+	# needs libc only, so it runs from the share without being installed.
+	JEATTACH_ARCHIVE_CACHE="$CACHE/archive" sh "$TREE/tests/debian-archive.sh" \
+		bookworm arm64 prometheus-node-exporter >/dev/null 2>&1 ||
+		log "prometheus-node-exporter:arm64 could not be fetched; t_prometheus will skip"
 	mkdir -p "$1"
 	[ -d "$CACHE/archive" ] && cp -a "$CACHE/archive/." "$1/"
 	# Debian's arm64 jemalloc has no profiling (jemalloc-prof.sh): the
@@ -307,6 +312,14 @@ if [ -f /mnt/run/archive/jemalloc-prof/libjemalloc.so.2 ]; then
 	cp /mnt/run/archive/jemalloc-prof/lib* /usr/lib/aarch64-linux-gnu/
 	echo "guest: jemalloc 5.3.0 with --enable-prof installed over Debian's (which has no profiling on arm64)"
 fi
+# The unified cgroup hierarchy, as systemd mounts it on a Debian server
+# (the init mounts no cgroup): t_frozen freezes a victim through it.
+if ! grep -q ' /sys/fs/cgroup ' /proc/mounts; then
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup && echo "guest: cgroup2 mounted at /sys/fs/cgroup"
+fi
+for d in /mnt/run/archive/*prometheus-node-exporter*/root/usr/bin; do
+	[ -x "$d/prometheus-node-exporter" ] && PATH=$PATH:$d && export PATH
+done
 rc=0
 sh -c "$(cat /mnt/run/cmd)" </dev/null || rc=$?
 echo "$rc" >/mnt/run/rc
