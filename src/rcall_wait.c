@@ -281,24 +281,29 @@ void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
 
 /* Was thread tid, seen running just before its interrupt (before), woken
  * from its call's sleep before the interrupt came, the call not yet left?
- * Since then, exactly: it was put on a CPU (waiting on the run queue, as a
- * woken thread does on a busy machine, until after the look), it was not
- * preempted, and it slept once, the interrupt's stop itself (ptrace_stop
- * schedules out in TASK_TRACED: a voluntary switch). A thread that entered
- * the call after the look and slept in it slept twice; one that was
- * running on a CPU throughout (at the call's entry, or through its exit on
- * an idle machine) was not put on one: neither is known to have been
- * woken, and is rewound whole as before. The one reading this gets wrong:
- * a thread preempted inside the call's entry, before its sleep, that gets
- * a CPU back between the look and the interrupt. */
+ * Since then it slept once, the interrupt's stop itself (ptrace_stop
+ * schedules out in TASK_TRACED: a voluntary switch), so it never blocked
+ * again; and it was put on a CPU once more than it was preempted: each
+ * preemption accounts for one return to a CPU, so the one left over means
+ * it was waiting on a run queue at the look, as a thread woken by its
+ * timer waits on a busy machine, not running. A thread that entered the
+ * call after the look and slept in it slept twice; one on a CPU at the
+ * look (at the call's entry, or through its exit on an idle machine) got
+ * a CPU back only after each preemption: neither is known to have been
+ * woken, and is rewound whole as before. A woken thread preempted on its
+ * way out (seen under emulation, where that way is long) counts as woken.
+ * A thread in user space at the look stops at its first return there,
+ * before any new call. The one reading this gets wrong: a thread
+ * preempted inside the call's entry, before its sleep, that gets a CPU
+ * back between the look and the interrupt. */
 static int woken_before_interrupt(struct target *t, pid_t tid, const struct rcall_sched *before)
 {
 	struct rcall_sched now;
 	if (!before->valid)
 		return 0;
 	rcall_sched_read(t, tid, &now);
-	return now.valid && now.arrivals > before->arrivals && now.preempts == before->preempts &&
-	       now.sleeps == before->sleeps + 1;
+	return now.valid && now.sleeps == before->sleeps + 1 && now.preempts >= before->preempts &&
+	       now.arrivals - before->arrivals == now.preempts - before->preempts + 1;
 }
 
 /* Did call c (made with args; args[0] known or not) of held thread h end
