@@ -14,7 +14,7 @@ p=$!
 track "$p"
 sleep 0.5
 if grep -q nosme "$WORK/probe.out"; then
-	skip "this CPU has no SME (no HWCAP2_SME): no thread can be in streaming mode"
+	skip "no SME here (no HWCAP2_SME: the CPU has none, or the kernel is built without CONFIG_ARM64_SME, as Debian 12's 6.1 is): no thread can be in streaming mode"
 fi
 kill -9 "$p" 2>/dev/null
 require_ptrace
