@@ -60,21 +60,33 @@ void jh_units_free(struct jh_units *u)
 }
 
 #ifdef HAVE_LIBDW
+/* The file is not trusted: units may all name one long range list, and
+ * units x entries would be rows (a 2 MB file asking for 10^10). Past these
+ * many units or range entries looked at, no table (libdw's own lookup
+ * alone). A real program's are far fewer: a unit per source file, a range
+ * per function at most. */
+#define MAX_UNITS ((size_t)1 << 20)
+#define MAX_RANGE_ENTRIES ((size_t)1 << 23)
+
 int jh_units_from_dies(Dwarf *dw, struct jh_units *u)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die die;
 	uint8_t type;
+	size_t units = 0, entries = 0;
 	/* dwarf_get_units reads each unit's header and DIE only: the cost is
 	 * one DIE per unit, not the unit's tree. Type units (.debug_types,
 	 * DW_UT_type) hold no code. */
 	while (!dwarf_get_units(dw, cu, &cu, NULL, &type, &die, NULL)) {
+		if (++units > MAX_UNITS)
+			return -1;
 		if (type != DW_UT_compile && type != DW_UT_partial && type != DW_UT_skeleton)
 			continue;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0)
-			if (jh_units_add(u, lo, hi, dwarf_dieoffset(&die)))
+			if (++entries > MAX_RANGE_ENTRIES ||
+			    jh_units_add(u, lo, hi, dwarf_dieoffset(&die)))
 				return -1;
 	}
 	jh_units_sort(u);

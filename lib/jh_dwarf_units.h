@@ -31,7 +31,8 @@ void jh_units_free(struct jh_units *u);
 struct Dwarf;
 /* The table from every compilation unit's own DW_AT_low_pc/DW_AT_high_pc
  * or DW_AT_ranges, each with its unit DIE's offset (for dwarf_offdie),
- * sorted: 0, or -1 (out of memory, or no unit has an address). */
+ * sorted: 0, or -1 (out of memory, no unit has an address, or more units
+ * or range entries than a real program has: jh_dwarf_units.c). */
 int jh_units_from_dies(struct Dwarf *dw, struct jh_units *u);
 #endif
 

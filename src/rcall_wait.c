@@ -292,10 +292,13 @@ void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
  * a CPU back only after each preemption: neither is known to have been
  * woken, and is rewound whole as before. A woken thread preempted on its
  * way out (seen under emulation, where that way is long) counts as woken.
- * A thread in user space at the look stops at its first return there,
- * before any new call. The one reading this gets wrong: a thread
- * preempted inside the call's entry, before its sleep, that gets a CPU
- * back between the look and the interrupt. */
+ * The counters are read before the look (rcall_stop_thread), so a sleep
+ * begun after it counts. What this reading gets wrong, each needing the
+ * thread to run in the microseconds between the counters and the
+ * interrupt: a thread preempted inside the call's entry, before its
+ * sleep, that gets a CPU back then; and one waiting for a CPU at the look
+ * (preempted in user space) that then enters such a call and is
+ * preempted in its entry. Either is answered timed out, early. */
 static int woken_before_interrupt(struct target *t, pid_t tid, const struct rcall_sched *before)
 {
 	struct rcall_sched now;
