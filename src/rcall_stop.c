@@ -169,14 +169,17 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 	 * none (running: /proc tells no more of a thread in TASK_RUNNING,
 	 * task_current_syscall), it may be on its way out of a timed wait
 	 * its timer has just ended: its counters tell at the stop
-	 * (rcall_wait_resume). They are read before the look, so that a
-	 * thread that blocks in a call after the look has slept twice by
-	 * the stop, never once (read after the look, such a sleep would be
-	 * counted already and the thread taken for woken). */
-	struct rcall_sched before;
-	rcall_sched_read(t, tid, &before);
-	if (pt_blocked_call(tid, &h->blocked) == 0 && !h->blocked.valid)
-		h->before = before;
+	 * (rcall_wait_resume). Then /proc is looked at again: a thread that
+	 * blocked in a call before the counters were read would have that
+	 * sleep counted already and pass for woken; the second look shows
+	 * it in the call, and one that blocks after it has slept twice by
+	 * the stop. A thread in a call (the common case) costs one read. */
+	if (pt_blocked_call(tid, &h->blocked) == 0 && !h->blocked.valid) {
+		struct rcall_sched before;
+		rcall_sched_read(t, tid, &before);
+		if (pt_blocked_call(tid, &h->blocked) == 0 && !h->blocked.valid)
+			h->before = before;
+	}
 	e = pt_interrupt(tid);
 	if (e == -ESRCH)
 		return 1;

@@ -292,8 +292,8 @@ void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
  * a CPU back only after each preemption: neither is known to have been
  * woken, and is rewound whole as before. A woken thread preempted on its
  * way out (seen under emulation, where that way is long) counts as woken.
- * The counters are read before the look (rcall_stop_thread), so a sleep
- * begun after it counts. What this reading gets wrong, each needing the
+ * /proc is looked at again after the counters (rcall_stop_thread), so a
+ * sleep begun before them shows there. What this reading gets wrong, each needing the
  * thread to run in the microseconds between the counters and the
  * interrupt: a thread preempted inside the call's entry, before its
  * sleep, that gets a CPU back then; and one waiting for a CPU at the look

@@ -8,7 +8,7 @@
 # 300 ms waits, about one run in ten under load). jeattach now tells such a
 # thread by its scheduling counters and has the call return timed out.
 # victim_woken holds each wait's thread on the run queue after its timeout
-# (a SCHED_FIFO spinner on its CPU) until jeattach has seized it, then 50
+# (a SCHED_FIFO spinner on its CPU) until jeattach has seized it, then 90
 # ms more, so that jeattach's interrupt lands in that window however slowly
 # jeattach starts (1-4 s on the emulated arm64 machine); each borrow here
 # starts as /proc shows the thread running.
@@ -28,7 +28,7 @@ until_running() {
 	return 1
 }
 
-# The spinner lets go 50 ms after the seize: well within the 100 ms a
+# The spinner lets go 90 ms after the seize: within the 100 ms a
 # thread has to stop once interrupted; it gives up after a second (scaled)
 # if no tracer comes. Lateness is judged from when the waiter could run.
 slack=$(slow 150); [ "$slack" -gt 250 ] && slack=250

@@ -40,7 +40,10 @@
 #include "victim_proc.h"
 
 #define TIMEOUT_MS 300
-#define GRACE_MS 50
+/* Under the tracer's 100 ms stop budget, whenever its interrupt came
+ * after the seize; as long as that allows, since an emulated machine's
+ * jeattach needs tens of ms between the two (its /proc looks). */
+#define GRACE_MS 90
 
 static int use_aio, until_traced;
 static int64_t slack_us = 150000, spin_us = 80000;
