@@ -54,12 +54,17 @@ PY
 python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v" >/dev/null || fail "format: $(cat "$DIR/jemalloc.prom")"
 pass "once: the exposition format, every figure"
 
-# A loop: rewritten each interval, by rename (the inode changes).
+# A loop: rewritten each interval, by rename (the inode changes). The
+# first file is held open, so its inode number cannot be given to a later
+# file (ext4 reuses a freed one at once: the check failed by chance), and
+# is read before the loop starts.
+exec 3<"$DIR/jemalloc.prom"
+ino1=$(stat -c %i "$DIR/jemalloc.prom")
 "$JEATTACH" -p "$v" --prometheus "$DIR/jemalloc.prom" --interval 200ms --count 5 &
 j=$!
-ino1=$(stat -c %i "$DIR/jemalloc.prom")
 wait "$j" || fail "the loop failed"
 [ "$(stat -c %i "$DIR/jemalloc.prom")" != "$ino1" ] || fail "not replaced"
+exec 3<&-
 [ "$(ls -A "$DIR")" = jemalloc.prom ] || fail "left: $(ls -A "$DIR")"
 python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v" >/dev/null || fail "format after the loop"
 pass "--interval: rewritten atomically"
