@@ -293,9 +293,9 @@ void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
  * woken, and is rewound whole as before. A woken thread preempted on its
  * way out (seen under emulation, where that way is long) counts as woken.
  * /proc is looked at again after the counters (rcall_stop_thread), so a
- * sleep begun before them shows there. What this reading gets wrong, each needing the
- * thread to run in the microseconds between the counters and the
- * interrupt: a thread preempted inside the call's entry, before its
+ * sleep begun before them shows there. What this reading gets wrong, each
+ * needing the thread to run in the microseconds between the counters and
+ * the interrupt: a thread preempted inside the call's entry, before its
  * sleep, that gets a CPU back then; and one waiting for a CPU at the look
  * (preempted in user space) that then enters such a call and is
  * preempted in its entry. Either is answered timed out, early. */

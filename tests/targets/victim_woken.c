@@ -83,7 +83,7 @@ static int on_cpu0(void)
 
 static void judge(int64_t began, long r, int timed_out)
 {
-	int64_t took = now_us() - began;
+	int64_t now = now_us(), took = now - began;
 	waits++;
 	if (r < 0 && errno == EINTR) {
 		eintr_count++;
@@ -97,8 +97,8 @@ static void judge(int64_t began, long r, int timed_out)
 	if (released > due)
 		due = released;
 	if (spinning)
-		due = now_us();
-	int64_t late = now_us() - due;
+		due = now;
+	int64_t late = now - due;
 	if (late > max_late_us)
 		max_late_us = late;
 	if (late > slack_us) {
@@ -106,7 +106,7 @@ static void judge(int64_t began, long r, int timed_out)
 		/* What a failing run needs to be understood, on the victim's
 		 * output (the test shows it). */
 		printf("late wait: %ld us after its timeout, %ld us after the spinner let go\n",
-		       (long)(now_us() - began - TIMEOUT_MS * 1000), (long)(now_us() - released));
+		       (long)(took - TIMEOUT_MS * 1000), (long)(now - released));
 		fflush(stdout);
 	}
 }
