@@ -100,16 +100,10 @@ static int next_signal(uint64_t set)
  * that ends the process first, where nothing matters any more). */
 static int handled_next(pid_t pid, pid_t tid, uint64_t blocked)
 {
-	char *text = target_thread_status(pid, tid);
-	if (!text)
-		return 0;
 	static const char *const keys[4] = { "SigPnd", "ShdPnd", "SigIgn", "SigCgt" };
-	uint64_t v[4] = { 0, 0, 0, 0 };
-	for (int i = 0; i < 4; i++) {
-		const char *f = target_status_field(text, keys[i]);
-		v[i] = f ? strtoull(f, NULL, 16) : 0;
-	}
-	free(text);
+	uint64_t v[4];
+	if (target_thread_hex_fields(pid, tid, keys, 4, v))
+		return 0;
 	uint64_t queues[2] = { v[0] & ~blocked, v[1] & ~blocked };
 	for (int q = 0; q < 2; q++) {
 		int sig;

@@ -32,16 +32,10 @@ static int is_stop_signal(int sig)
  * is the signal's doing, not ours)? Unknown counts as yes. */
 static int signal_deliverable(pid_t pid, pid_t tid)
 {
-	char *text = target_thread_status(pid, tid);
-	if (!text)
-		return 1;
-	unsigned long long mask[3] = { 0, 0, 0 }; /* SigPnd, ShdPnd, SigBlk */
 	static const char *const keys[3] = { "SigPnd", "ShdPnd", "SigBlk" };
-	for (int i = 0; i < 3; i++) {
-		const char *v = target_status_field(text, keys[i]);
-		mask[i] = v ? strtoull(v, NULL, 16) : 0;
-	}
-	free(text);
+	uint64_t mask[3];
+	if (target_thread_hex_fields(pid, tid, keys, 3, mask))
+		return 1;
 	return ((mask[0] | mask[1]) & ~mask[2]) != 0;
 }
 

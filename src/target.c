@@ -46,6 +46,19 @@ char *target_thread_status(pid_t pid, pid_t tid)
 	return core_read_file(path, CORE_READ_PROC_MAX, &text, NULL) ? NULL : text;
 }
 
+int target_thread_hex_fields(pid_t pid, pid_t tid, const char *const *keys, int n, uint64_t *v)
+{
+	char *text = target_thread_status(pid, tid);
+	if (!text)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const char *f = target_status_field(text, keys[i]);
+		v[i] = f ? strtoull(f, NULL, 16) : 0;
+	}
+	free(text);
+	return 0;
+}
+
 static void read_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64], *text;

@@ -72,6 +72,10 @@ void target_find_tracer(struct target *t);
 char *target_thread_status(pid_t pid, pid_t tid);
 /* The value after "Key:" (blanks skipped) in a /proc status text, or NULL. */
 const char *target_status_field(const char *text, const char *key);
+/* The hexadecimal fields keys[0..n) of thread tid's /proc status (the
+ * signal masks: SigPnd, SigBlk...) into v, 0 for one that is missing; -1
+ * (v untouched) if the status cannot be read. */
+int target_thread_hex_fields(pid_t pid, pid_t tid, const char *const *keys, int n, uint64_t *v);
 /* Thread tid of pid's scheduler state letter (R, S, D, T, Z...), '?' if
  * it cannot be read. */
 char target_thread_state(pid_t pid, pid_t tid);
