@@ -144,7 +144,8 @@ JH_EXPORT int jeheap_recent_groups(const jeheap_recent *r, int grouping,
 			e = JEHEAP_ENOMEM;
 			break;
 		}
-		const uint32_t *key = (const uint32_t *)keys.data + keys.seqs[id].off;
+		uint32_t klen;
+		const uint32_t *key = jh_seqset_get(&keys, id, &klen);
 		g[id].alloc_stack = key[0] == JH_NO_ID ? JEHEAP_RECENT_NONE : key[0];
 		g[id].free_stack = key[1] == JH_NO_ID ? JEHEAP_RECENT_NONE : key[1];
 		add_to_group(r, &g[id], x);
