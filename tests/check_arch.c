@@ -211,6 +211,11 @@ START_TEST(call_blockers)
 	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "streaming"));
 	arch_check_set_sme(&r, 0, 1);
 	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "ZA"));
+	arch_check_set_sme(&r, 0, 0);
+	arch_check_set_gcs(&r, 1);
+	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "guarded control stack"));
+	arch_check_set_gcs(&r, 0);
+	ck_assert_ptr_null(arch_call_blocker(&r));
 }
 END_TEST
 

@@ -69,6 +69,14 @@ static inline int arch_check_set_sme(arch_gpregs_t *r, int streaming, int za)
 	return 1;
 }
 
+/* GCS on or off for the thread, as NT_ARM_GCS reports it: 1, the
+ * architecture has it. */
+static inline int arch_check_set_gcs(arch_gpregs_t *r, int on)
+{
+	r->gcs.features_enabled = on ? ARCH_GCS_ENABLED : 0;
+	return 1;
+}
+
 /* Where a call made by arch_call_setup returns to: the link register. */
 static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 						 const struct arch_stack_write *w)

@@ -26,6 +26,11 @@ typedef struct arch_gpregs {
 	 * read where the CPU has SME (zeros elsewhere), never written back. */
 	struct user_sve_header ssve;
 	struct user_za_header za;
+	/* GCS (arch_call_blocker): NT_ARM_GCS, read where the kernel (6.13+) and
+	 * the CPU have it (zeros elsewhere), never written back. */
+	struct arch_user_gcs {
+		uint64_t features_enabled, features_locked, gcspr_el0;
+	} gcs;
 } arch_gpregs_t;
 
 /* Older libc headers lack the SME notes (linux/elf.h has them, but it
@@ -36,6 +41,12 @@ typedef struct arch_gpregs {
 #ifndef NT_ARM_ZA
 #define NT_ARM_ZA 0x40c
 #endif
+/* Linux 6.13's guarded control stack (include/uapi/linux/elf.h and
+ * asm/ptrace.h's struct user_gcs, whose layout arch_user_gcs copies; bit 0
+ * of features_enabled is PR_SHADOW_STACK_ENABLE): newer than any header
+ * Debian 12 has. */
+#define ARCH_NT_ARM_GCS 0x410
+#define ARCH_GCS_ENABLED 1ULL
 
 #define ARCH_NAME "aarch64"
 #define ARCH_ELF_MACHINE EM_AARCH64

@@ -24,6 +24,7 @@ const struct arch_regset arch_regsets[] = {
 	/* Headers only: the kernel copies as much of a regset as asked. */
 	{ NT_ARM_SSVE, offsetof(arch_gpregs_t, ssve), sizeof(struct user_sve_header), 0, 1 },
 	{ NT_ARM_ZA, offsetof(arch_gpregs_t, za), sizeof(struct user_za_header), 0, 1 },
+	{ ARCH_NT_ARM_GCS, offsetof(arch_gpregs_t, gcs), sizeof(struct arch_user_gcs), 0, 1 },
 };
 const int arch_nregsets = sizeof(arch_regsets) / sizeof(arch_regsets[0]);
 
@@ -107,13 +108,24 @@ int arch_is_compat(const arch_gpregs_t *r)
  * lazy-save block, and the frame a crash-safe call returns through has no
  * za_context record (what rt_sigreturn then does with ZA is the kernel's
  * version's: not relied on). Either way the thread could lose its
- * matrix. Both cases: another thread is tried. */
+ * matrix. Both cases: another thread is tried.
+ *
+ * GCS (Documentation/arch/arm64/gcs.rst, Linux 6.13+; glibc 2.41+ turns it
+ * on for a program built with it): a `ret` checks x30 against the top of
+ * the thread's guarded control stack, which only `bl`/`blr` push. An
+ * injected call is entered by setting pc, so the callee's return to x30
+ * would not match and the thread would die of a GCS fault (SIGSEGV); the
+ * crash-safe frame has no gcs_context either. Such a thread is passed
+ * over, as x86 shadow stacks are refused (cli_run.c). Not run on a kernel:
+ * no machine here has GCS (Debian 12's qemu 7.2 does not emulate it). */
 const char *arch_call_blocker(const arch_gpregs_t *r)
 {
 	if ((r->ssve.flags & SVE_PT_REGS_MASK) == SVE_PT_REGS_SVE)
 		return "is in SME streaming mode (ordinary code would trap there)";
 	if (r->za.size > sizeof(struct user_za_header))
 		return "has SME's ZA storage on (a call's return would not keep it)";
+	if (r->gcs.features_enabled & ARCH_GCS_ENABLED)
+		return "has a guarded control stack (GCS) on (a call's return would fault on it)";
 	return NULL;
 }
 

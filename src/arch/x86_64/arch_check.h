@@ -68,4 +68,12 @@ static inline int arch_check_set_sme(arch_gpregs_t *r, int streaming, int za)
 	return 0;
 }
 
+/* x86_64's shadow stacks are refused for the whole process (cli_run.c),
+ * not per thread. */
+static inline int arch_check_set_gcs(arch_gpregs_t *r, int on)
+{
+	(void)r, (void)on;
+	return 0;
+}
+
 #endif
