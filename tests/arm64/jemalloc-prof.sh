@@ -1,9 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# jemalloc-prof.sh OUTDIR: Debian 12's jemalloc (source 5.3.0-1), built for
-# arm64 as Debian builds it, plus --enable-prof, into OUTDIR
-# (libjemalloc.so.2, libjemalloc.a, libjemalloc_pic.a). tests/arm64/vm.sh
-# installs them in the guest for `check`.
+# jemalloc-prof.sh OUTDIR [VERSION]: a jemalloc Debian ships, built for arm64
+# as Debian builds it, plus --enable-prof, into OUTDIR (libjemalloc.so.2,
+# libjemalloc.a, libjemalloc_pic.a). tests/arm64/vm.sh installs them in the
+# guest.
+#
+#   5.3.0  Debian 12's source package, 5.3.0-1, from Debian's archive (the
+#          default): installed over Debian's own in the guest
+#   5.2.1  Debian 11's 5.2.1-3, for t_jemalloc52: upstream's 5.2.1 tag
+#          unpatched (5.2.1-1 dropped Debian's last patches: its changelog),
+#          taken from a jemalloc git directory named by $JEATTACH_JEMALLOC_GIT,
+#          because Debian's archive no longer serves bullseye's source (404
+#          for jemalloc_5.2.1-3.dsc and its orig tarball, 2026-11-24). Built
+#          with 5.2.1-3's version string and page sizes (64 KiB pages, as
+#          its arm64 binary reports: arenas.page 65536).
 #
 # Why: Debian builds jemalloc with profiling on i386 and amd64 only
 # (debian/rules: "Broken multiple times on random architectures ...
@@ -18,7 +28,8 @@
 # libstdc++ development packages (Multi-Arch: same; cross-check.sh deps).
 # Exit 0 built (or already there), 77 with the reason when it cannot be.
 set -u
-out=${1:?usage: jemalloc-prof.sh OUTDIR}
+out=${1:?usage: jemalloc-prof.sh OUTDIR [VERSION]}
+version=${2:-5.3.0}
 [ -f "$out/libjemalloc.so.2" ] && exit 0
 here=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "jemalloc-prof.sh: $*" >&2; exit 77; }
@@ -27,16 +38,34 @@ for tool in clang ld.lld dpkg-source; do
 done
 [ -f /usr/lib/gcc/aarch64-linux-gnu/12/libstdc++.so ] ||
 	skip "no arm64 libstdc++ development files (apt-get install libstdc++-12-dev:arm64)"
-src=$(sh "$here/../debian-archive.sh" bookworm source jemalloc 5.3.0-1) || exit $?
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jemalloc-prof.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-dpkg-source -q -x "$src/jemalloc_5.3.0-1.dsc" "$tmp/jemalloc" >"$tmp/log" 2>&1 ||
-	skip "dpkg-source -x failed: $(tail -1 "$tmp/log")"
-cd "$tmp/jemalloc" || exit 1
+case $version in
+5.3.0)
+	src=$(sh "$here/../debian-archive.sh" bookworm source jemalloc 5.3.0-1) || exit $?
+	dpkg-source -q -x "$src/jemalloc_5.3.0-1.dsc" "$tmp/jemalloc" >"$tmp/log" 2>&1 ||
+		skip "dpkg-source -x failed: $(tail -1 "$tmp/log")"
+	cd "$tmp/jemalloc" || exit 1
+	full=$(cat VERSION)
+	;;
+5.2.1)
+	git=${JEATTACH_JEMALLOC_GIT:-}
+	[ -n "$git" ] || skip "5.2.1's source is not in Debian's archive any more: set JEATTACH_JEMALLOC_GIT to a jemalloc git directory (a clone of github.com/jemalloc/jemalloc) to build it"
+	command -v autoconf >/dev/null || skip "no autoconf"
+	commit=$(git --git-dir="$git" rev-parse --verify -q "5.2.1^{commit}") ||
+		skip "$git has no 5.2.1 tag"
+	mkdir "$tmp/jemalloc" && git --git-dir="$git" archive "$commit" | tar -x -C "$tmp/jemalloc" ||
+		skip "git archive 5.2.1 from $git failed"
+	cd "$tmp/jemalloc" && autoconf >"$tmp/log" 2>&1 || skip "autoconf failed: $(tail -1 "$tmp/log")"
+	# As git describe names it in a clone, and as 5.2.1-3 reports it.
+	full=5.2.1-0-g$commit
+	;;
+*) echo "jemalloc-prof.sh: VERSION is 5.3.0 or 5.2.1, not $version" >&2; exit 1 ;;
+esac
 # debian/rules' options for a non-x86 architecture, and --enable-prof.
 ./configure -q --host=aarch64-linux-gnu CC="clang --target=aarch64-linux-gnu" \
 	CXX="clang++ --target=aarch64-linux-gnu" LDFLAGS=-fuse-ld=lld \
-	--with-version="$(cat VERSION)" --with-lg-page=16 --with-lg-hugepage=21 --enable-prof \
+	--with-version="$full" --with-lg-page=16 --with-lg-hugepage=21 --enable-prof \
 	--prefix=/usr --libdir=/usr/lib/aarch64-linux-gnu >"$tmp/log" 2>&1 ||
 	skip "configure failed: $(tail -3 "$tmp/log")"
 grep -q '^#define JEMALLOC_PROF ' include/jemalloc/internal/jemalloc_internal_defs.h ||

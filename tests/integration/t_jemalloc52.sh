@@ -8,6 +8,8 @@
 # before activation appear in a dump. Also: --status says so, the samples a
 # re-arm would discard are never discarded silently, threads that cannot be
 # borrowed are reported, a 200-thread victim, --for, and a kill storm.
+# Where Debian's build has no profiling (arm64), only --status runs against
+# it; the rest needs a rebuild with profiling ($JEATTACH_JEMALLOC52_PROF).
 . "$top_srcdir/tests/integration/lib.sh"
 
 # Where the archive cannot be reached the fetch says so and exits 77
@@ -54,9 +56,23 @@ age_threads
 expect_rc 0 "$JEATTACH" -p "$v" --status --json
 [ "$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")" = 5.2.1 ] || fail "version: $OUT"
 # Debian builds jemalloc with profiling on i386 and amd64 only (its
-# debian/rules): elsewhere (arm64) this 5.2.1 cannot sample at all.
-[ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" = True ] ||
-	skip "Debian 11's libjemalloc2 5.2.1 for $(uname -m) was built without profiling (config.prof false): nothing here applies"
+# debian/rules): elsewhere (arm64) this 5.2.1 cannot sample at all. The
+# same source built as Debian builds it plus --enable-prof
+# (tests/arm64/jemalloc-prof.sh; the arm64 machine passes it as
+# $JEATTACH_JEMALLOC52_PROF) stands in for it from here on.
+if [ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" != True ]; then
+	[ -n "${JEATTACH_JEMALLOC52_PROF:-}" ] ||
+		skip "Debian 11's libjemalloc2 5.2.1 for $(uname -m) was built without profiling (config.prof false), and no rebuild with profiling was given (JEATTACH_JEMALLOC52_PROF; tests/arm64/jemalloc-prof.sh builds one)"
+	finish_victim v
+	pass "--status: Debian's own 5.2.1 for $(uname -m): no profiling; on with its rebuild, $JEATTACH_JEMALLOC52_PROF"
+	PRE="LD_PRELOAD=$JEATTACH_JEMALLOC52_PROF $CONF"
+	start_victim_env v "$PRE" "$TARGETS/victim_plain" -b 3 -i 2
+	age_threads
+	expect_rc 0 "$JEATTACH" -p "$v" --status --json
+	[ "$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")" = 5.2.1 ] || fail "version: $OUT"
+	[ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" = True ] ||
+		fail "$JEATTACH_JEMALLOC52_PROF has no profiling either: $OUT"
+fi
 [ "$(json_get "$OUT" "j['actions'][0]['activation_reaches_existing_threads']")" = False ] || fail "$OUT"
 [ "$(json_get "$OUT" "j['actions'][0]['loaded_as']")" = LD_PRELOAD ] || fail "loaded_as: $OUT"
 expect_rc 0 "$JEATTACH" -p "$v" --status
