@@ -45,16 +45,22 @@ frozen_during_call() {
 	echo "$big" >"$dir/cgroup.procs" || { kill "$big"; rmdir "$dir"; return 1; }
 	"$JEATTACH" -p "$big" --dump "$WORK/big.heap" -v >"$WORK/big.out" 2>"$WORK/big.err" &
 	jp=$!
+	# Frozen once the dump's call has begun: its action line, then 0.2 s
+	# (the dump runs for over a second on any machine). The first progress
+	# line comes at 1 s, too late on an emulated machine, where these
+	# stacks dump in 1.3 s (2026-11-24: the freeze came after the end).
 	i=0
-	until grep -q 'dump running for' "$WORK/big.err"; do
-		i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "no progress line: $(cat "$WORK/big.err")"
-		kill -0 "$jp" 2>/dev/null || fail "the dump ended before the freeze: $(cat "$WORK/big.err")"
+	until grep -q "^jeattach: $big: dump$" "$WORK/big.err"; do
+		i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "the dump did not begin: $(cat "$WORK/big.err")"
+		kill -0 "$jp" 2>/dev/null || fail "jeattach ended before the dump: $(cat "$WORK/big.err")"
 		sleep 0.05
 	done
+	sleep 0.2
+	kill -0 "$jp" 2>/dev/null || fail "the dump ended before the freeze: $(cat "$WORK/big.err")"
 	echo 1 >"$dir/cgroup.freeze"
 	i=0
 	while kill -0 "$jp" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && { echo 0 >"$dir/cgroup.freeze"; fail "jeattach still waits 5 s after the freeze"; }
+		i=$((i + 1)); [ $i -gt "$(slow 100)" ] && { echo 0 >"$dir/cgroup.freeze"; fail "jeattach still waits $(slow 5) s after the freeze"; }
 		sleep 0.05
 	done
 	wait "$jp"; rc=$?

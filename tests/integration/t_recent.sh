@@ -171,9 +171,17 @@ cg=$mp/jeattach-recent-$$
 if [ -n "$mp" ] && [ "$(id -u)" = 0 ] && mkdir "$cg" 2>/dev/null; then
 	start_victim_env f "MALLOC_CONF=prof:true,prof_active:true" "$TARGETS/victim_dyn" -b 1
 	echo "$f" >"$cg/cgroup.procs" || fail "cannot move the victim into $cg"
-	"$JEATTACH" -p "$f" --recent 10 --for 1s --timeout 2 --recent-out "$WORK/f.json" >"$WORK/fz.out" 2>&1 &
+	"$JEATTACH" -p "$f" --recent 10 --for "$(slow 1)s" --timeout 2 --recent-out "$WORK/f.json" -v \
+		>"$WORK/fz.out" 2>&1 &
 	jp=$!
-	sleep 0.5
+	# Frozen once the window has begun (the first hold released), not
+	# before jeattach attached: on a slow machine 0.5 s was not enough.
+	i=0
+	until grep -q ': released$' "$WORK/fz.out"; do
+		i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "the window did not begin: $(cat "$WORK/fz.out")"
+		kill -0 "$jp" 2>/dev/null || fail "jeattach ended before the window: $(cat "$WORK/fz.out")"
+		sleep 0.05
+	done
 	echo "$on" >"$cg/$file"
 	wait "$jp"
 	rc=$?
