@@ -28,6 +28,8 @@
 #   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
 #   JEATTACH_ARM64_PROF=0   keep Debian's arm64 jemalloc, which has no profiling
 #                           (default: Debian's source rebuilt with it, jemalloc-prof.sh)
+#   JEATTACH_JEMALLOC_GIT   a jemalloc git directory: 5.2.1 is built from it with
+#                           profiling for t_jemalloc52 (jemalloc-prof.sh says why)
 #   JEATTACH_ARM64_WATCHDOG  each integration test's watchdog in the guest
 #                           (seconds, default 1200: TCG runs 5-20x slower)
 set -eu
@@ -276,6 +278,11 @@ archive() {
 		sh "$TREE/tests/arm64/jemalloc-prof.sh" "$CACHE/jemalloc-prof" &&
 			cp -a "$CACHE/jemalloc-prof" "$1/jemalloc-prof" ||
 			log "no jemalloc with profiling for the guest; tests that dump will fail there"
+		# t_jemalloc52's stand-in for Debian 11's 5.2.1, whose source
+		# only a jemalloc git directory still provides (jemalloc-prof.sh).
+		sh "$TREE/tests/arm64/jemalloc-prof.sh" "$CACHE/jemalloc52-prof" 5.2.1 &&
+			cp -a "$CACHE/jemalloc52-prof" "$1/jemalloc52-prof" ||
+			log "no jemalloc 5.2.1 with profiling for the guest; t_jemalloc52 will skip after --status"
 	fi
 	return 0
 }
@@ -311,6 +318,10 @@ export JEATTACH_ARCHIVE_CACHE=/mnt/run/archive
 if [ -f /mnt/run/archive/jemalloc-prof/libjemalloc.so.2 ]; then
 	cp /mnt/run/archive/jemalloc-prof/lib* /usr/lib/aarch64-linux-gnu/
 	echo "guest: jemalloc 5.3.0 with --enable-prof installed over Debian's (which has no profiling on arm64)"
+fi
+# 5.2.1 rebuilt with profiling, for t_jemalloc52 (preloaded, not installed).
+if [ -f /mnt/run/archive/jemalloc52-prof/libjemalloc.so.2 ]; then
+	export JEATTACH_JEMALLOC52_PROF=/mnt/run/archive/jemalloc52-prof/libjemalloc.so.2
 fi
 # The unified cgroup hierarchy, as systemd mounts it on a Debian server
 # (the init mounts no cgroup): t_frozen freezes a victim through it.
