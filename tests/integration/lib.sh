@@ -127,6 +127,18 @@ finish_victim() {
 	pass "victim $1 unharmed: $report"
 }
 
+# await_line FILE REGEX PID WHAT: wait until FILE (a running jeattach's -v
+# output) has a line matching REGEX, failing if PID (that jeattach) ends
+# first or none comes within slow(30) seconds; WHAT names it in the failure.
+await_line() {
+	i=0
+	until grep -q "$2" "$1"; do
+		i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "$4 did not come: $(cat "$1")"
+		kill -0 "$3" 2>/dev/null || fail "jeattach ended before $4: $(cat "$1")"
+		sleep 0.05
+	done
+}
+
 # expect_rc CODE CMD...: run, capture stdout/stderr in $OUT/$ERR, check the exit code.
 expect_rc() {
 	want=$1; shift

@@ -49,12 +49,7 @@ frozen_during_call() {
 	# (the dump runs for over a second on any machine). The first progress
 	# line comes at 1 s, too late on an emulated machine, where these
 	# stacks dump in 1.3 s (2026-11-24: the freeze came after the end).
-	i=0
-	until grep -q "^jeattach: $big: dump$" "$WORK/big.err"; do
-		i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "the dump did not begin: $(cat "$WORK/big.err")"
-		kill -0 "$jp" 2>/dev/null || fail "jeattach ended before the dump: $(cat "$WORK/big.err")"
-		sleep 0.05
-	done
+	await_line "$WORK/big.err" "^jeattach: $big: dump$" "$jp" "the dump's start"
 	sleep 0.2
 	kill -0 "$jp" 2>/dev/null || fail "the dump ended before the freeze: $(cat "$WORK/big.err")"
 	echo 1 >"$dir/cgroup.freeze"

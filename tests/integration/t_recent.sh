@@ -176,12 +176,7 @@ if [ -n "$mp" ] && [ "$(id -u)" = 0 ] && mkdir "$cg" 2>/dev/null; then
 	jp=$!
 	# Frozen once the window has begun (the first hold released), not
 	# before jeattach attached: on a slow machine 0.5 s was not enough.
-	i=0
-	until grep -q ': released$' "$WORK/fz.out"; do
-		i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "the window did not begin: $(cat "$WORK/fz.out")"
-		kill -0 "$jp" 2>/dev/null || fail "jeattach ended before the window: $(cat "$WORK/fz.out")"
-		sleep 0.05
-	done
+	await_line "$WORK/fz.out" ': released$' "$jp" "the window's start"
 	echo "$on" >"$cg/$file"
 	wait "$jp"
 	rc=$?
