@@ -50,11 +50,17 @@ a['threads_missed'] <= 2 and all('did not stop' in x for x in m))(j['actions'][0
 [x for x in j['actions'][0]['threads_missed_list'].split('; ') if x])"
 }
 
+# start_status: victim v under $PRE, its threads aged, and its --status
+# --json (in OUT) saying 5.2.1.
+start_status() {
+	start_victim_env v "$PRE" "$TARGETS/victim_plain" -b 3 -i 2
+	age_threads
+	expect_rc 0 "$JEATTACH" -p "$v" --status --json
+	[ "$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")" = 5.2.1 ] || fail "version: $OUT"
+}
+
 # --status: the version, and that activation alone would not do.
-start_victim_env v "$PRE" "$TARGETS/victim_plain" -b 3 -i 2
-age_threads
-expect_rc 0 "$JEATTACH" -p "$v" --status --json
-[ "$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")" = 5.2.1 ] || fail "version: $OUT"
+start_status
 # Debian builds jemalloc with profiling on i386 and amd64 only (its
 # debian/rules): elsewhere (arm64) this 5.2.1 cannot sample at all. The
 # same source built as Debian builds it plus --enable-prof
@@ -66,10 +72,7 @@ if [ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" != True ]; then
 	finish_victim v
 	pass "--status: Debian's own 5.2.1 for $(uname -m): no profiling; on with its rebuild, $JEATTACH_JEMALLOC52_PROF"
 	PRE="LD_PRELOAD=$JEATTACH_JEMALLOC52_PROF $CONF"
-	start_victim_env v "$PRE" "$TARGETS/victim_plain" -b 3 -i 2
-	age_threads
-	expect_rc 0 "$JEATTACH" -p "$v" --status --json
-	[ "$(json_get "$OUT" "j['actions'][0]['version'].split('-')[0]")" = 5.2.1 ] || fail "version: $OUT"
+	start_status
 	[ "$(json_get "$OUT" "j['actions'][0]['config_prof']")" = True ] ||
 		fail "$JEATTACH_JEMALLOC52_PROF has no profiling either: $OUT"
 fi
