@@ -78,7 +78,8 @@ want=$pkg:$arch${pkgver:+=$pkgver}
 if ! (cd "$tmp/get" && timeout 120 apt-get "$@" download "$want") >"$tmp/get.log" 2>&1; then
 	skip "apt-get download $want from $suite failed: $(tail -1 "$tmp/get.log")"
 fi
-deb=$(ls "$tmp"/get/"$pkg"_*_"$arch".deb 2>/dev/null | head -1)
+# Architecture: all packages (linux-libc-dev in trixie) are named _all.deb.
+deb=$(ls "$tmp"/get/"$pkg"_*_"$arch".deb "$tmp"/get/"$pkg"_*_all.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || skip "apt-get download left no .deb: $(tail -1 "$tmp/get.log")"
 mkdir -p "$dir" || exit 1
 rm -rf "$dir/root.new"

@@ -33,8 +33,8 @@ version=${2:-5.3.0}
 [ -f "$out/libjemalloc.so.2" ] && exit 0
 here=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "jemalloc-prof.sh: $*" >&2; exit 77; }
-for tool in clang ld.lld dpkg-source; do
-	command -v "$tool" >/dev/null || skip "no $tool (clang, lld, dpkg-dev)"
+for tool in clang ld.lld; do
+	command -v "$tool" >/dev/null || skip "no $tool (apt-get install clang lld)"
 done
 [ -f /usr/lib/gcc/aarch64-linux-gnu/12/libstdc++.so ] ||
 	skip "no arm64 libstdc++ development files (apt-get install libstdc++-12-dev:arm64)"
@@ -42,6 +42,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/jemalloc-prof.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 case $version in
 5.3.0)
+	command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
 	src=$(sh "$here/../debian-archive.sh" bookworm source jemalloc 5.3.0-1) || exit $?
 	dpkg-source -q -x "$src/jemalloc_5.3.0-1.dsc" "$tmp/jemalloc" >"$tmp/log" 2>&1 ||
 		skip "dpkg-source -x failed: $(tail -1 "$tmp/log")"
