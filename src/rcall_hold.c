@@ -180,10 +180,13 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		return e == -ETIMEDOUT ? 1 : e;
 	}
 	int safe = 0;
+	const char *blocker;
 	if (rcall_held_gpregs(h, h->tid, &h->regs))
 		snprintf(reason, rlen, "thread %d: its registers cannot be read", (int)h->tid);
 	else if (arch_is_compat(&h->regs))
 		safe = -JE_ERR_CLASS32;
+	else if ((blocker = arch_call_blocker(&h->regs)))
+		snprintf(reason, rlen, "thread %d %s", (int)h->tid, blocker);
 	else
 		safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, rlen);
 	h->restart_block = arch_restarts_by_block(&h->regs);
@@ -223,9 +226,21 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	}
 	e = save_thread(t, h);
 	/* A state the architecture cannot put in a signal frame (arm64: live
-	 * SVE registers): this hold's calls return to the trap. */
-	if (!e && !arch_sigframe_possible(h->fpstate, h->fplen))
+	 * SVE registers, which only a thread stopped in its own code has: a
+	 * system call discards them): this hold's calls would return to the
+	 * trap, which is not crash-safe. In the first round such a thread is
+	 * let go, as the restart-block sleepers are, so that one in a system
+	 * call is borrowed crash-safe where there is one. */
+	if (!e && !arch_sigframe_possible(h->fpstate, h->fplen)) {
+		if (!take_restartblock && !c->only_tid && c->ret_restorer && !h->no_sigreturn) {
+			snprintf(reason, rlen,
+				 "thread %d has FP state no signal frame carries; tried later",
+				 (int)h->tid);
+			rcall_release(t);
+			return 1;
+		}
 		h->no_sigreturn = 1;
+	}
 	if (!e)
 		e = save_errno(t, h);
 	if (!e)

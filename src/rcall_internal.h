@@ -105,8 +105,11 @@ struct rcall_ctx {
 	struct rcall_timing timing;
 };
 
-/* Safe point (rcall_safepoint.c): 1 if tid, stopped with registers r, may be
- * borrowed; 0 with a reason in why if not; <0 on error. */
+/* Safe point (rcall_safepoint.c): 1 if tid, stopped with registers r, holds
+ * no allocator or linker lock and runs no signal handler; 0 with a reason in
+ * why if not; <0 on error. Whether the thread itself can run a call
+ * (arch_call_blocker) is the borrower's question: a stopped process's
+ * other threads (stopped_peers_safe) only need to hold nothing. */
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
 			 size_t whylen);
 void rcall_unwind_free(struct rcall_ctx *c);

@@ -230,11 +230,6 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 			 size_t whylen)
 {
 	uint64_t pc = arch_pc(r);
-	const char *blocker = arch_call_blocker(r);
-	if (blocker) {
-		snprintf(why, whylen, "thread %d %s", (int)tid, blocker);
-		return 0;
-	}
 	if (sym_ranges_contains(&t->je.unsafe, pc)) {
 		snprintf(why, whylen, "thread %d is running allocator or linker code at %#llx",
 			 (int)tid, (unsigned long long)pc);
