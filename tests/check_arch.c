@@ -216,6 +216,20 @@ START_TEST(call_blockers)
 	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "guarded control stack"));
 	arch_check_set_gcs(&r, 0);
 	ck_assert_ptr_null(arch_call_blocker(&r));
+	/* POR_EL0: POR_EL0_INIT (key 0 open) and other keys shut or open are
+	 * fine; key 0 read-only or without execute is not; 0, no regset. */
+	arch_check_set_por(&r, 0x7);
+	ck_assert_ptr_null(arch_call_blocker(&r));
+	arch_check_set_por(&r, 0x7777777777777777ULL);
+	ck_assert_ptr_null(arch_call_blocker(&r));
+	arch_check_set_por(&r, 0x0000000000000077ULL);
+	ck_assert_ptr_null(arch_call_blocker(&r));
+	arch_check_set_por(&r, 0x3);
+	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "POR_EL0"));
+	arch_check_set_por(&r, 0x7777777777777775ULL);
+	ck_assert_ptr_nonnull(strstr(arch_call_blocker(&r), "POR_EL0"));
+	arch_check_set_por(&r, 0);
+	ck_assert_ptr_null(arch_call_blocker(&r));
 }
 END_TEST
 

@@ -77,6 +77,14 @@ static inline int arch_check_set_gcs(arch_gpregs_t *r, int on)
 	return 1;
 }
 
+/* POR_EL0 as NT_ARM_POE reports it (0: no POE): 1, the architecture has
+ * permission overlays. */
+static inline int arch_check_set_por(arch_gpregs_t *r, uint64_t por)
+{
+	r->por_el0 = por;
+	return 1;
+}
+
 /* Where a call made by arch_call_setup returns to: the link register. */
 static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 						 const struct arch_stack_write *w)

@@ -31,6 +31,9 @@ typedef struct arch_gpregs {
 	struct arch_user_gcs {
 		uint64_t features_enabled, features_locked, gcspr_el0;
 	} gcs;
+	/* POE (arch_call_blocker): POR_EL0, NT_ARM_POE, read where the kernel
+	 * (6.12+) and the CPU have it (zero elsewhere), never written back. */
+	uint64_t por_el0;
 } arch_gpregs_t;
 
 /* Older libc headers lack the SME notes (linux/elf.h has them, but it
@@ -47,6 +50,14 @@ typedef struct arch_gpregs {
  * Debian 12 has. */
 #define ARCH_NT_ARM_GCS 0x410
 #define ARCH_GCS_ENABLED 1ULL
+/* Linux 6.12's permission overlays (include/uapi/linux/elf.h NT_ARM_POE:
+ * the thread's POR_EL0, one 64-bit word; arch/arm64/include/asm/por.h: a
+ * 4-bit field per protection key, key 0 in bits 3:0, 0x7 read, write and
+ * execute). POR_EL0_INIT, what every thread starts with and what the
+ * kernel gives a signal handler, is 0x7: key 0 open, every other key shut. */
+#define ARCH_NT_ARM_POE 0x40f
+#define ARCH_POE_KEY0_MASK 0xfULL
+#define ARCH_POE_RWX 0x7ULL
 
 #define ARCH_NAME "aarch64"
 #define ARCH_ELF_MACHINE EM_AARCH64

@@ -25,6 +25,7 @@ const struct arch_regset arch_regsets[] = {
 	{ NT_ARM_SSVE, offsetof(arch_gpregs_t, ssve), sizeof(struct user_sve_header), 0, 1 },
 	{ NT_ARM_ZA, offsetof(arch_gpregs_t, za), sizeof(struct user_za_header), 0, 1 },
 	{ ARCH_NT_ARM_GCS, offsetof(arch_gpregs_t, gcs), sizeof(struct arch_user_gcs), 0, 1 },
+	{ ARCH_NT_ARM_POE, offsetof(arch_gpregs_t, por_el0), sizeof(uint64_t), 0, 1 },
 };
 const int arch_nregsets = sizeof(arch_regsets) / sizeof(arch_regsets[0]);
 
@@ -117,7 +118,17 @@ int arch_is_compat(const arch_gpregs_t *r)
  * would not match and the thread would die of a GCS fault (SIGSEGV); the
  * crash-safe frame has no gcs_context either. Such a thread is passed
  * over, as x86 shadow stacks are refused (cli_run.c). Not run on a kernel:
- * no machine here has GCS (Debian 12's qemu 7.2 does not emulate it). */
+ * no machine here has GCS (Debian 12's qemu 7.2 does not emulate it).
+ *
+ * POE (Linux 6.12+, FEAT_S1POE; Debian 13's kernel has CONFIG_ARM64_POE):
+ * a call runs with the thread's POR_EL0, and jemalloc's code and memory,
+ * libc's and the scratch mapping all carry protection key 0 (mmap's
+ * default). A thread that has shut part of key 0 to itself (a sandboxed
+ * stretch of code on a stack of another key) would fault in the call; the
+ * crash-safe frame has no poe_context to switch POR_EL0 for it, so such a
+ * thread is passed over. A zero POR_EL0 is the regset missing (no thread
+ * can run with key 0 shut to execution). Not run on a kernel either:
+ * qemu 7.2 does not emulate POE. */
 const char *arch_call_blocker(const arch_gpregs_t *r)
 {
 	if ((r->ssve.flags & SVE_PT_REGS_MASK) == SVE_PT_REGS_SVE)
@@ -126,6 +137,8 @@ const char *arch_call_blocker(const arch_gpregs_t *r)
 		return "has SME's ZA storage on (a call's return would not keep it)";
 	if (r->gcs.features_enabled & ARCH_GCS_ENABLED)
 		return "has a guarded control stack (GCS) on (a call's return would fault on it)";
+	if (r->por_el0 && (r->por_el0 & ARCH_POE_KEY0_MASK) != ARCH_POE_RWX)
+		return "has protection key 0 partly shut by its POR_EL0 (a call into jemalloc would fault)";
 	return NULL;
 }
 
