@@ -214,14 +214,19 @@ int pt_set_gpregs(pid_t tid, const arch_gpregs_t *r)
  * and written back the same way. */
 int pt_get_fpstate(pid_t tid, void *buf, size_t *len)
 {
-	if (*len < 8)
+	if (*len < 8 + 16)
 		return -EINVAL;
-	size_t n = *len - 8;
+	/* ptrace_regset() answers EINVAL to a length that is not a whole
+	 * number of the regset's elements (16 bytes for NT_ARM_SVE): that
+	 * EINVAL must not pass for "no SVE here", or a thread's live SVE
+	 * registers would be read, and put back, as their FPSIMD part only. */
+	const size_t room = (*len - 8) & ~(size_t)15;
+	size_t n = room;
 	int note = ARCH_FPSTATE_NOTE;
 	int e = regset(PTRACE_GETREGSET, tid, note, (char *)buf + 8, &n);
 	if (e == -EINVAL || e == -ENODEV) {
 		note = ARCH_FPSTATE_NOTE_ALT;
-		n = *len - 8;
+		n = room;
 		e = regset(PTRACE_GETREGSET, tid, note, (char *)buf + 8, &n);
 	}
 	if (e)
