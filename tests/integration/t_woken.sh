@@ -11,7 +11,10 @@
 # (a SCHED_FIFO spinner on its CPU) until jeattach has seized it, then 90
 # ms more, so that jeattach's interrupt lands in that window however slowly
 # jeattach starts (1-4 s on the emulated arm64 machine); each borrow here
-# starts as /proc shows the thread running.
+# starts as /proc shows the thread running. The spinner can hold the CPU
+# only as long as real-time throttling lets it (0.95 s of each second by
+# default): tests/arm64/vm.sh turns throttling off in its guest, where
+# jeattach takes longer than that to start.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
@@ -49,20 +52,7 @@ for kind in $kinds; do
 		i=$((i + 1))
 	done
 	pass "$kind: the waiter borrowed 10 times as it left its wait"
-	if [ "$SLOWDOWN" -gt 1 ]; then
-		# One wait rewound whole is let pass on an emulated machine: a
-		# waiter already back on a CPU at jeattach's look, still on its
-		# way out of the call at the interrupt, cannot be told from one
-		# not yet blocked (doc/robustness.md: on hardware a window of
-		# microseconds; under TCG of milliseconds, seen once in 10 sock
-		# borrows on 2026-11-24). EINTR and early ones never are.
-		finish_victim w late waits max_late_us traced_windows
-		late=$(sed -n 's/^report.* late=\([0-9]*\).*/\1/p' "$w_out")
-		[ "${late:-9}" -le 1 ] || fail "$kind: $late waits rewound whole: $(cat "$w_out")"
-		[ "$late" = 0 ] || echo "note: $kind: 1 wait rewound whole (the blind spot above): $(grep '^late wait' "$w_out")"
-	else
-		finish_victim w
-	fi
+	finish_victim w
 	waits=$(sed -n 's/^report.* waits=\([0-9]*\).*/\1/p' "$w_out")
 	[ "${waits:-0}" -ge 10 ] || fail "$kind: only ${waits:-0} waits ended during 10 borrows"
 	# Most borrows must have found the waiter woken (a few may miss: the
