@@ -32,6 +32,12 @@ static int save_thread(struct target *t, struct rcall_hold *h)
 		h->fplen = 0;
 		return e;
 	}
+	/* A state the architecture cannot put in a signal frame (arm64: live
+	 * SVE registers, which only a thread stopped in its own code has: a
+	 * system call discards them): this hold's calls return to the trap.
+	 * Known before the scratch area is chosen, which depends on it. */
+	if (!arch_sigframe_possible(h->fpstate, h->fplen))
+		h->no_sigreturn = 1;
 	/* Nothing is changed yet: every call blocks all signals when it starts
 	 * (run_until) and the mask comes back after it, so a jeattach that dies
 	 * between calls leaves the thread's mask as it was. */
@@ -224,22 +230,18 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		target_why(t, "%s", reason);
 		return -JE_ERR_STOPPED_LOCK;
 	}
+	int seccomp_trap = h->no_sigreturn;
 	e = save_thread(t, h);
-	/* A state the architecture cannot put in a signal frame (arm64: live
-	 * SVE registers, which only a thread stopped in its own code has: a
-	 * system call discards them): this hold's calls would return to the
-	 * trap, which is not crash-safe. In the first round such a thread is
-	 * let go, as the restart-block sleepers are, so that one in a system
-	 * call is borrowed crash-safe where there is one. */
-	if (!e && !arch_sigframe_possible(h->fpstate, h->fplen)) {
-		if (!take_restartblock && !c->only_tid && c->ret_restorer && !h->no_sigreturn) {
-			snprintf(reason, rlen,
-				 "thread %d has FP state no signal frame carries; tried later",
-				 (int)h->tid);
-			rcall_release(t);
-			return 1;
-		}
-		h->no_sigreturn = 1;
+	/* Its FP state sends this hold's calls to the trap (save_thread),
+	 * which is not crash-safe: in the first round such a thread is let
+	 * go, as the restart-block sleepers are, so that one in a system call
+	 * is borrowed crash-safe where there is one. */
+	if (!e && h->no_sigreturn && !seccomp_trap && !take_restartblock && !c->only_tid &&
+	    c->ret_restorer) {
+		snprintf(reason, rlen, "thread %d has FP state no signal frame carries; tried later",
+			 (int)h->tid);
+		rcall_release(t);
+		return 1;
 	}
 	if (!e)
 		e = save_errno(t, h);
