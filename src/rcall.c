@@ -268,6 +268,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		return -JE_ERR_LEFT;
 	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
 	h->dirty = 1;
+	h->ran = 1;
 	/* Registers first: killed between the two writes, jeattach leaves a
 	 * call running with the thread's own mask (a crash-safe call's frame
 	 * puts everything back), never the thread's own code with every

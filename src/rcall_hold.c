@@ -393,7 +393,10 @@ int rcall_release(struct target *t)
 	 * is in effect): a stopped process stays stopped. */
 	if ((e = pt_detach(h->tid, 0)) && !first)
 		first = e;
-	end_hold(c, h, rcall_crash_safe(t));
+	/* A hold let go before any call (a live-SVE thread passed over in the
+	 * first round) only stopped its thread: nothing a dying jeattach
+	 * could have left half done. */
+	end_hold(c, h, rcall_crash_safe(t) || !h->ran);
 	rcall_sweep(t);
 	return first;
 }

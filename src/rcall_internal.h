@@ -46,6 +46,7 @@ struct rcall_hold {
 	int stack_saved;        /* no mapping: saved_stack holds [lo, hi) as found */
 	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	int dirty;              /* registers, FP state or mask differ from what was found */
+	int ran;                /* a call has run: until then a hold is crash-safe whatever its state */
 	int restart_block;      /* its syscall restarts through the restart block */
 	/* The call it was blocked in just before the interrupt, where the stop
 	 * no longer shows it (ARCH_SYSCALL_FORGOTTEN_AT_STOP; rcall_held_gpregs). */
