@@ -127,6 +127,25 @@ finish_victim() {
 	pass "victim $1 unharmed: $report"
 }
 
+# arm64_feature VICTIM FEATURE WHY: skip unless this is arm64 and VICTIM
+# (built there only) finds the CPU feature it needs: it prints "ready ..."
+# where it does, "no..." and exits where the CPU or kernel lacks it (then
+# the skip says WHY). The probe is killed; the test starts its own.
+arm64_feature() {
+	[ "$(uname -m)" = aarch64 ] || skip "$2 is arm64's; this machine is $(uname -m) (tests/arm64/vm.sh xcheck runs this test)"
+	[ -x "$TARGETS/$1" ] || fail "$1 was not built on aarch64"
+	"$TARGETS/$1" >"$WORK/probe.out" 2>&1 &
+	probe=$!
+	track "$probe"
+	i=0
+	until grep -qE '^(ready|no)' "$WORK/probe.out"; do
+		i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "$1 said nothing: $(cat "$WORK/probe.out")"
+		sleep 0.05
+	done
+	grep -q '^no' "$WORK/probe.out" && skip "$3"
+	kill -9 "$probe" 2>/dev/null
+}
+
 # await_line FILE REGEX PID WHAT: wait until FILE (a running jeattach's -v
 # output) has a line matching REGEX, failing if PID (that jeattach) ends
 # first or none comes within slow(30) seconds; WHAT names it in the failure.

@@ -7,16 +7,7 @@
 # (arch_call_blocker, src/arch/aarch64/arch_regs.c). victim_sme checks its
 # own SME state at the end.
 . "$top_srcdir/tests/integration/lib.sh"
-[ "$(uname -m)" = aarch64 ] || skip "SME is arm64's; this machine is $(uname -m) (tests/arm64/vm.sh check runs this test)"
-[ -x "$TARGETS/victim_sme" ] || fail "victim_sme was not built on aarch64"
-"$TARGETS/victim_sme" >"$WORK/probe.out" 2>&1 &
-p=$!
-track "$p"
-sleep 0.5
-if grep -q nosme "$WORK/probe.out"; then
-	skip "no SME here (no HWCAP2_SME: the CPU has none, or the kernel is built without CONFIG_ARM64_SME, as Debian 12's 6.1 is): no thread can be in streaming mode"
-fi
-kill -9 "$p" 2>/dev/null
+arm64_feature victim_sme SME "no SME here (no HWCAP2_SME: the CPU has none, or the kernel is built without CONFIG_ARM64_SME, as Debian 12's 6.1 and Debian 13's 6.12 are): no thread can be in streaming mode"
 require_ptrace
 
 start_victim v "$TARGETS/victim_sme"

@@ -8,16 +8,7 @@
 # through the trap, and NT_ARM_SVE puts every byte of its registers back
 # (victim_sve checks z0, z31 and p7 at the end).
 . "$top_srcdir/tests/integration/lib.sh"
-[ "$(uname -m)" = aarch64 ] || skip "SVE is arm64's; this machine is $(uname -m) (tests/arm64/vm.sh xcheck runs this test)"
-[ -x "$TARGETS/victim_sve" ] || fail "victim_sve was not built on aarch64"
-"$TARGETS/victim_sve" >"$WORK/probe.out" 2>&1 &
-p=$!
-track "$p"
-sleep 0.5
-if grep -q nosve "$WORK/probe.out"; then
-	skip "no SVE here (no HWCAP_SVE: the CPU has none, or the kernel is built without CONFIG_ARM64_SVE)"
-fi
-kill -9 "$p" 2>/dev/null
+arm64_feature victim_sve SVE "no SVE here (no HWCAP_SVE: the CPU has none, or the kernel is built without CONFIG_ARM64_SVE)"
 require_ptrace
 
 start_victim v "$TARGETS/victim_sve"

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "victim_reader.h"
 
 #ifndef HWCAP2_SME
 #define HWCAP2_SME (1UL << 23)
@@ -42,8 +43,9 @@ static uint64_t svcr(void)
 	return v;
 }
 
-static atomic_int stop, lost, za_tid, plain_tid, za_done;
-static int za_pipe[2], plain_pipe[2];
+static atomic_int stop, lost, za_tid, za_done;
+static int za_pipe[2];
+static struct victim_reader plain;
 
 static void *za_thread(void *arg)
 {
@@ -65,18 +67,6 @@ static void *za_thread(void *arg)
 	return NULL;
 }
 
-static void *plain_thread(void *arg)
-{
-	(void)arg;
-	char c;
-	void *volatile keep = malloc(100);
-	(void)keep;
-	plain_tid = (int)syscall(SYS_gettid);
-	while (read(plain_pipe[0], &c, 1) != 1)
-		;
-	return NULL;
-}
-
 /* Signal handlers run with SM and ZA off (sme.rst); the main loop sees the
  * flag when the kernel has put its streaming mode back. */
 static void on_usr1(int sig)
@@ -94,15 +84,16 @@ int main(void)
 	void *volatile keep = malloc(1000);
 	(void)keep;
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-	if (pipe(za_pipe) || pipe(plain_pipe))
+	if (pipe(za_pipe))
 		return 2;
 	signal(SIGUSR1, on_usr1);
-	pthread_t a, b;
+	pthread_t a;
 	pthread_create(&a, NULL, za_thread, NULL);
-	pthread_create(&b, NULL, plain_thread, NULL);
-	while (!za_tid || !plain_tid)
+	if (victim_reader_start(&plain))
+		return 2;
+	while (!za_tid)
 		usleep(1000);
-	printf("ready %d za=%d plain=%d\n", (int)getpid(), za_tid, plain_tid);
+	printf("ready %d za=%d plain=%d\n", (int)getpid(), za_tid, (int)plain.tid);
 	fflush(stdout);
 	/* From here to SMSTOP: integer code only, no calls, no system calls. */
 	__asm__ volatile(SMSTART ::: "memory");
@@ -112,10 +103,9 @@ int main(void)
 	__asm__ volatile(SMSTOP ::: "memory");
 	if ((v & (SVCR_SM | SVCR_ZA)) != (SVCR_SM | SVCR_ZA))
 		lost++;
-	if (write(za_pipe[1], "x", 1) != 1 || write(plain_pipe[1], "x", 1) != 1)
+	if (write(za_pipe[1], "x", 1) != 1 || victim_reader_stop(&plain))
 		return 2;
 	pthread_join(a, NULL);
-	pthread_join(b, NULL);
 	printf("report sme_lost=%d\n", (int)lost);
 	fflush(stdout);
 	return lost != 0;

@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "victim_reader.h"
 
 #ifndef HWCAP_SVE
 #define HWCAP_SVE (1UL << 22)
@@ -36,20 +37,8 @@
  * touches FP/SIMD state. */
 #define SVE ".arch_extension sve\n"
 
-static atomic_int stop, plain_tid;
-static int plain_pipe[2];
-
-static void *plain_thread(void *arg)
-{
-	(void)arg;
-	char c;
-	void *volatile keep = malloc(100); /* jemalloc has this thread's tsd */
-	(void)keep;
-	plain_tid = (int)syscall(SYS_gettid);
-	while (read(plain_pipe[0], &c, 1) != 1)
-		;
-	return NULL;
-}
+static atomic_int stop;
+static struct victim_reader plain;
 
 /* The handler's frame carries the SVE state (sve_context) and rt_sigreturn
  * puts it back: the main loop resumes with its registers. */
@@ -75,17 +64,13 @@ int main(void)
 	void *volatile keep = malloc(1000);
 	(void)keep;
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-	if (pipe(plain_pipe))
-		return 2;
 	signal(SIGUSR1, on_usr1);
-	pthread_t b;
-	pthread_create(&b, NULL, plain_thread, NULL);
-	while (!plain_tid)
-		usleep(1000);
+	if (victim_reader_start(&plain))
+		return 2;
 	uint64_t vl = vector_length();
 	if (vl > ZMAX)
 		return 2;
-	printf("ready %d plain=%d vl=%d\n", (int)getpid(), plain_tid, (int)vl);
+	printf("ready %d plain=%d vl=%d\n", (int)getpid(), (int)plain.tid, (int)vl);
 	fflush(stdout);
 	/* From here to the stores: integer code only, no calls, no system
 	 * calls. p7 all true for bytes, z0 all 0x5a, z31 all 0xa5: values no
@@ -107,9 +92,8 @@ int main(void)
 		lost += (z0[i] != 0x5a) + (z31[i] != 0xa5);
 	for (uint64_t i = 0; i < vl / 8; i++)
 		lost += p7[i] != 0xff;
-	if (write(plain_pipe[1], "x", 1) != 1)
+	if (victim_reader_stop(&plain))
 		return 2;
-	pthread_join(b, NULL);
 	printf("report sve_lost=%d\n", lost);
 	fflush(stdout);
 	return lost != 0;
