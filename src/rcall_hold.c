@@ -196,12 +196,14 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	else
 		safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, rlen);
 	h->restart_block = arch_restarts_by_block(&h->regs);
-	if (safe == 1 && h->restart_block && !take_restartblock && !c->only_tid &&
+	/* The first round passes over what a later one, or --tid, would take. */
+	const int first_round = !take_restartblock && !c->only_tid;
+	if (safe == 1 && h->restart_block && first_round &&
 	    c->ret_restorer) {
 		snprintf(reason, rlen, "thread %d sleeps with a timeout; tried later", (int)h->tid);
 		safe = 0;
 	}
-	if (safe == 1 && !take_restartblock && !c->only_tid && at_unknown_restart(h)) {
+	if (safe == 1 && first_round && at_unknown_restart(h)) {
 		snprintf(reason, rlen, "thread %d is stopped on a call the kernel may restart; tried later",
 			 (int)h->tid);
 		safe = 0;
@@ -236,8 +238,7 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 	 * which is not crash-safe: in the first round such a thread is let
 	 * go, as the restart-block sleepers are, so that one in a system call
 	 * is borrowed crash-safe where there is one. */
-	if (!e && h->no_sigreturn && !seccomp_trap && !take_restartblock && !c->only_tid &&
-	    c->ret_restorer) {
+	if (!e && h->no_sigreturn && !seccomp_trap && first_round && c->ret_restorer) {
 		snprintf(reason, rlen, "thread %d has FP state no signal frame carries; tried later",
 			 (int)h->tid);
 		rcall_release(t);
