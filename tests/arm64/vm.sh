@@ -11,7 +11,9 @@
 #                                   (T: only these tests, e.g. t_pac t_kill)
 #   tests/arm64/vm.sh xcheck [T...] cross-build on the host (cross-check.sh, clang and
 #                                   lld: minutes, not the guest's half hour), then run
-#                                   the integration tests (T: only these) in the guest
+#                                   the integration tests (T: only these) in the guest;
+#                                   t_flame_browser's browser half runs on the host
+#                                   (its Chromium) with the guest's graphs
 #   tests/arm64/vm.sh xbench [A...] the same cross build, then bench/run.py --skip-heap A...
 #                                   in the guest (jeattach against gdb there)
 #   tests/arm64/vm.sh clean         remove the cached image
@@ -439,6 +441,7 @@ cmd_xcheck() {
 	mkv() { sed -n "s/^$1 = //p" "$XB/Makefile"; }
 	env="STATIC_JEATTACH='$(mkv STATIC_JEATTACH_TEST)' JEHEAP_HAS_LIBDW='$(mkv have_libdw)'"
 	env="$env JEMALLOC_SO=/usr/lib/aarch64-linux-gnu/libjemalloc.so.2 CK_DEFAULT_TIMEOUT=60"
+	env="$env FLAME_EXPORT=/mnt/run/out/t_flame_browser.graphs"
 	# The shell make check runs them with (SH_LOG_COMPILER: configure's, bash).
 	sh=$(mkv SHELL)
 	for t; do tests="$tests ${t%.sh}"; done
@@ -457,8 +460,24 @@ for t in '"$tests"'; do
 done
 echo "# PASS: $p  SKIP: $s  FAIL: $f${failed:+ (}${failed# }${failed:+)}"
 [ $f = 0 ]' || rc=$?
+	xflame || rc=1
 	log "xcheck: logs in $RUNDIR/out"
 	return "$rc"
+}
+
+# The guest has no browser (Chromium under TCG would take minutes a page):
+# t_flame_browser there leaves its flame graphs in out/, and their browser
+# half runs here, in the host's Chromium, on the guest's very files.
+xflame() {
+	local g="$RUNDIR/out/t_flame_browser.graphs" r=0
+	[ -d "$g" ] || return 0
+	env top_srcdir="$TREE" top_builddir="$TREE" FLAME_FROM="$g" \
+		sh "$TREE/tests/integration/t_flame_browser.sh" >"$RUNDIR/out/t_flame_browser.host.log" 2>&1 || r=$?
+	case $r in 0) echo "PASS: t_flame_browser's browser half, on the host, with the guest's graphs" ;;
+	77) echo "SKIP: t_flame_browser's browser half on the host: $(sed -n 's/^SKIP: //p' "$RUNDIR/out/t_flame_browser.host.log")" ;;
+	*) echo "FAIL: t_flame_browser's browser half on the host, with the guest's graphs"
+	   tail -3 "$RUNDIR/out/t_flame_browser.host.log" | sed 's/^/    /'; return 1 ;;
+	esac
 }
 
 # bench/run.py in the guest on the cross-built tree (attach figures:
