@@ -8,6 +8,9 @@
 #   tests/arm64/cross-check.sh deps   # as root: the tools and arm64 libraries
 #   tests/arm64/cross-check.sh        # build in $JEATTACH_ARM64_BUILD, run
 #
+# JEATTACH_ARM64_CONFIGURE: more configure options (--enable-static-jeattach
+# for t_static: Debian's arm64 static libraries link it as they do on x86_64).
+#
 # Debian's gcc-aarch64-linux-gnu conflicts with gcc-multilib (the 32-bit
 # victim needs it) and libjemalloc-dev is not Multi-Arch: same (its arm64
 # copy would replace the host's): so clang --target compiles, lld links,
@@ -78,7 +81,8 @@ cd "$build"
 ./configure -q --host=aarch64-linux-gnu CC="clang --target=aarch64-linux-gnu" \
 	CFLAGS="-g -O2 -gdwarf-4" \
 	LDFLAGS="-fuse-ld=lld -Wl,--build-id=sha1" \
-	PKG_CONFIG_LIBDIR="$je/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+	PKG_CONFIG_LIBDIR="$je/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig" \
+	${JEATTACH_ARM64_CONFIGURE:-}
 make -j"$(nproc)" >/dev/null
 units=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile.am | grep -o 'tests/check_[a-z_0-9]*' || true)
 # Every check program: the unit tests, and the victims tests/arm64/vm.sh
@@ -98,6 +102,9 @@ for t in $units; do
 	fi
 	grep -E '^[0-9]+%: Checks' "$t.arm64.log" | sed "s|^|$(basename "$t") (aarch64): |"
 done
-file src/.libs/jeattach | sed 's/,.*//'
+# (libtool's real program; a static jeattach is its own)
+j=src/.libs/jeattach
+[ -f "$j" ] || j=src/jeattach
+echo "$j: $(file -b "$j" | grep -o 'ARM aarch64\|[a-z]*ally linked' | paste -sd' ')"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -27,6 +27,8 @@
 #                           xcheck: 7200)
 #   JEATTACH_ARM64_SLOWDOWN  TEST_SLOWDOWN in the guest (default 4; tests/integration/lib.sh)
 #   JEATTACH_ARM64_NOBUILD=1  xcheck, xbench: reuse the last cross build
+#   JEATTACH_ARM64_CONFIGURE  xcheck, xbench: more configure options for the cross
+#                           build (--enable-static-jeattach: t_static runs)
 #   JEATTACH_ARM64_SMP, JEATTACH_ARM64_MEM   guest CPUs and memory (2, 4G)
 #   JEATTACH_ARM64_PROF=0   keep Debian's arm64 jemalloc, which has no profiling
 #                           (default: Debian's source rebuilt with it, jemalloc-prof.sh)
