@@ -11,12 +11,12 @@
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>
+#include <sys/syscall.h>
 #include "arch.h"
 #include "arch_check.h"
+#include "kernel_restart.h"
 
 #define INSN 0x7f0000001000ULL
-#define ERESTARTSYS 512
-#define ERESTART_RESTARTBLOCK 516
 
 START_TEST(interrupted_syscall_rewinds)
 {
@@ -146,6 +146,44 @@ static struct arch_blocked_call blocked(long nr, uint64_t arg0)
 	return b;
 }
 
+/* The restart code of a call a signal broke, as the thread is released
+ * with it: what x86_64 keeps in rax, and arm64 (whose do_signal has already
+ * rewound the call and dropped the code) works out from the call. Only
+ * -ERESTARTSYS lets a handler's SA_RESTART restart it (rcall_signal_note):
+ * poll(2) woken for a SA_RESTART handler returns EINTR, a PI lock never
+ * does. Codes as strace shows them on x86_64. */
+START_TEST(interrupt_stop_keeps_the_restart_code)
+{
+	static const struct {
+		long nr;
+		uint64_t arg1, arg3;
+		int code;
+	} c[] = {
+		{ SYS_read, 1, 0, ERESTARTSYS },
+		{ SYS_ppoll, 0, 0, ERESTARTNOHAND },
+		{ SYS_pselect6, 0, 0, ERESTARTNOHAND },
+		{ SYS_msgrcv, 0, 0, ERESTARTNOHAND },
+		{ SYS_clock_nanosleep, 1 /* TIMER_ABSTIME */, 0x1000, ERESTARTNOHAND },
+		{ SYS_clock_nanosleep, 0, 0x1000, ERESTART_RESTARTBLOCK },
+		{ SYS_futex, 6 | 128 /* FUTEX_LOCK_PI_PRIVATE */, 0, ERESTARTNOINTR },
+		{ SYS_futex, 0 /* FUTEX_WAIT */, 0, ERESTARTSYS },
+		{ SYS_futex, 9 | 128 /* FUTEX_WAIT_BITSET_PRIVATE */, 0x1000, ERESTART_RESTARTBLOCK },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct arch_blocked_call b = blocked(c[i].nr, 5);
+		b.args[1] = c[i].arg1;
+		b.args[3] = c[i].arg3;
+		arch_gpregs_t r;
+		arch_check_in_syscall(&r, INSN, c[i].nr, 5, -c[i].code);
+		arch_check_at_stop(&r, 1);
+		arch_at_interrupt_stop(&r, &b);
+		ck_assert_msg(arch_in_syscall(&r), "case %zu", i);
+		ck_assert_msg(arch_syscall_ret(&r) == -c[i].code, "case %zu: %ld, not %d", i,
+			      arch_syscall_ret(&r), -c[i].code);
+	}
+}
+END_TEST
+
 START_TEST(interrupt_stop_shows_the_syscall)
 {
 	arch_gpregs_t r;
@@ -254,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, sigframe_restores_the_thread);
 	tcase_add_test(tc, call_blockers);
 	tcase_add_test(tc, interrupt_stop_shows_the_syscall);
+	tcase_add_test(tc, interrupt_stop_keeps_the_restart_code);
 	tcase_add_test(tc, optional_regsets_never_written);
 	suite_add_tcase(s, tc);
 	return check_run(s);

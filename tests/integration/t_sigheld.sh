@@ -4,8 +4,8 @@
 # signal blocked, so it stays pending) must end the thread's interrupted
 # call as it would have without jeattach: pause() and a read() whose
 # handler lacks SA_RESTART return EINTR once the handler ran; with
-# SA_RESTART the read goes on. Released rewound (arm64 always, x86_64 after
-# crash-safe calls), the kernel no longer knows a call was interrupted and
+# SA_RESTART the read goes on, and poll() returns EINTR even so. Released
+# rewound (arm64 always, x86_64 after crash-safe calls), the kernel no longer knows a call was interrupted and
 # would restart it after the handler: pause() would never return for that
 # signal. The victim sends each signal the moment its worker is in a
 # tracing stop and says whether the worker was still stopped after it
@@ -48,3 +48,6 @@ held() {
 held pauser EINTR "pause() and SIGUSR1 without SA_RESTART"
 held reader EINTR "read() and SIGUSR2 without SA_RESTART"
 held restart "read 1" "read() and SIGRTMIN with SA_RESTART"
+# poll(2) is never restarted after a handler (signal(7)): -ERESTARTNOHAND,
+# which arm64 must work out from the call (arch_at_interrupt_stop).
+held poller EINTR "poll() and SIGRTMIN+1 with SA_RESTART"

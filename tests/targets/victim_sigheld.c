@@ -3,13 +3,15 @@
  * end the thread's interrupted call as it would have ended it unheld
  * (signal(7), arch/.../signal.c handle_signal): pause() and a read() whose
  * handler lacks SA_RESTART return EINTR, a read() whose handler has
- * SA_RESTART goes on.
+ * SA_RESTART goes on, poll() returns EINTR even so (never restarted after a
+ * handler: -ERESTARTNOHAND, which arm64's do_signal drops before the stop).
  *
- * Three worker threads, each blocked in one call for the whole run, each
+ * Four worker threads, each blocked in one call for the whole run, each
  * with its own signal (the only thread that does not block it):
- *   pauser   pause(),                SIGUSR1, no SA_RESTART -> EINTR
- *   reader   read() on a pipe,       SIGUSR2, no SA_RESTART -> EINTR
- *   restart  read() on another pipe, SIGRTMIN, SA_RESTART   -> goes on
+ *   pauser   pause(),                SIGUSR1, no SA_RESTART    -> EINTR
+ *   reader   read() on a pipe,       SIGUSR2, no SA_RESTART    -> EINTR
+ *   restart  read() on another pipe, SIGRTMIN, SA_RESTART      -> goes on
+ *   poller   poll() for ever,        SIGRTMIN+1, SA_RESTART    -> EINTR
  * A watcher thread sees a worker stopped by a tracer ('t' in its
  * /proc/self/task/TID/stat) and sends the worker's signal to the process
  * at once (kill: shared pending, only the worker may take it), then says
@@ -20,10 +22,12 @@
  *   pauser: EINTR handler=1
  *   restart: read 1 handler=1   (the watcher writes a byte 300 ms later)
  * The watcher is armed again once the worker's call has returned. It
- * prints "ready PID pauser=TID reader=TID restart=TID"; SIGTERM ends it.
+ * prints "ready PID pauser=TID reader=TID restart=TID poller=TID"; SIGTERM
+ * ends it.
  * Linked with jemalloc (jeattach needs mallctl). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -35,8 +39,8 @@
 #include <unistd.h>
 #include "victim_proc.h"
 
-enum { PAUSER, READER, RESTART, NWORKERS };
-static const char *const names[NWORKERS] = { "pauser", "reader", "restart" };
+enum { PAUSER, READER, RESTART, POLLER, NWORKERS };
+static const char *const names[NWORKERS] = { "pauser", "reader", "restart", "poller" };
 static int sigs[NWORKERS];
 static atomic_int tids[NWORKERS], handled[NWORKERS], returns[NWORKERS];
 static int pipes[NWORKERS][2];
@@ -73,7 +77,7 @@ static void *worker(void *arg)
 	atomic_store(&tids[w], (int)gettid());
 	for (;;) {
 		char c;
-		long r = w == PAUSER ? pause() : read(pipes[w][0], &c, 1);
+		long r = w == PAUSER ? pause() : w == POLLER ? poll(NULL, 0, -1) : read(pipes[w][0], &c, 1);
 		report(w, r, errno);
 		atomic_fetch_add(&returns[w], 1);
 	}
@@ -124,13 +128,14 @@ int main(void)
 	sigs[PAUSER] = SIGUSR1;
 	sigs[READER] = SIGUSR2;
 	sigs[RESTART] = SIGRTMIN;
+	sigs[POLLER] = SIGRTMIN + 1;
 	sigset_t all;
 	sigemptyset(&all);
 	for (int w = 0; w < NWORKERS; w++) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = handler;
-		sa.sa_flags = w == RESTART ? SA_RESTART : 0;
+		sa.sa_flags = w == RESTART || w == POLLER ? SA_RESTART : 0;
 		sigaction(sigs[w], &sa, NULL);
 		sigaddset(&all, sigs[w]);
 		if (pipe(pipes[w]))
@@ -145,8 +150,8 @@ int main(void)
 		while (!atomic_load(&tids[w]))
 			sched_yield();
 	pthread_create(&th, NULL, watcher, NULL);
-	printf("ready %d pauser=%d reader=%d restart=%d\n", (int)getpid(), tids[PAUSER],
-	       tids[READER], tids[RESTART]);
+	printf("ready %d pauser=%d reader=%d restart=%d poller=%d\n", (int)getpid(), tids[PAUSER],
+	       tids[READER], tids[RESTART], tids[POLLER]);
 	fflush(stdout);
 	for (;;)
 		pause(); /* SIGTERM (default action) ends the process */

@@ -50,27 +50,53 @@ void arch_prepare_release(arch_gpregs_t *r)
 	r->syscallno = -1;
 }
 
-/* Does system call nr, made with args, restart through the restart block
- * when interrupted (-ERESTART_RESTARTBLOCK)? nanosleep and a relative
- * clock_nanosleep (hrtimer_nanosleep; TIMER_ABSTIME gives -ERESTARTNOHAND),
- * a futex wait with a timeout (futex_wait; none gives -ERESTARTSYS), and
- * restart_syscall itself. */
+/* The -ERESTART* code system call nr, made with args, returns when a signal
+ * breaks it (what x86_64 keeps in rax, and strace shows there), as a
+ * positive errno. They differ once a handler runs (signal(7), do_signal's
+ * switch): -ERESTARTSYS restarts only under SA_RESTART, -ERESTARTNOHAND and
+ * -ERESTART_RESTARTBLOCK never, -ERESTARTNOINTR always.
+ * - RESTARTBLOCK: nanosleep and a relative clock_nanosleep
+ *   (hrtimer_nanosleep), a futex wait with a timeout (futex_wait), and
+ *   restart_syscall itself;
+ * - NOHAND: an absolute clock_nanosleep (TIMER_ABSTIME), ppoll and pselect6
+ *   (do_poll, core_sys_select: glibc's poll, select and pause all come here
+ *   on arm64, which has no poll, select or pause), rt_sigsuspend, msgrcv
+ *   and msgsnd (ipc/msg.c);
+ * - NOINTR: a PI lock (futex_lock_pi: "ret != -EINTR ? ret :
+ *   -ERESTARTNOINTR"; glibc's PI mutexes never expect EINTR);
+ * - SYS: the rest (reads, writes, waits, futex waits without a timeout).
+ * Measured on x86_64 with strace (ppoll, clock_nanosleep, msgrcv,
+ * FUTEX_LOCK_PI), the same generic code as arm64's. */
+#define NR_PSELECT6 72
+#define NR_PPOLL 73
 #define NR_FUTEX 98
 #define NR_NANOSLEEP 101
 #define NR_CLOCK_NANOSLEEP 115
-static int restarts_by_block(long nr, const uint64_t *args)
+#define NR_RT_SIGSUSPEND 133
+#define NR_MSGRCV 188
+#define NR_MSGSND 189
+static int restart_code(long nr, const uint64_t *args)
 {
 	unsigned cmd = (unsigned)args[1] & ~(128u | 256u); /* FUTEX_CMD_MASK */
 	switch (nr) {
 	case NR_NANOSLEEP:
 	case NR_RESTART_SYSCALL:
-		return 1;
+		return ERESTART_RESTARTBLOCK;
 	case NR_CLOCK_NANOSLEEP:
-		return !(args[1] & 1); /* TIMER_ABSTIME */
+		return args[1] & 1 ? ERESTARTNOHAND : ERESTART_RESTARTBLOCK; /* TIMER_ABSTIME */
+	case NR_PSELECT6:
+	case NR_PPOLL:
+	case NR_RT_SIGSUSPEND:
+	case NR_MSGRCV:
+	case NR_MSGSND:
+		return ERESTARTNOHAND;
 	case NR_FUTEX:
-		return (cmd == 0 || cmd == 9) && args[3]; /* FUTEX_WAIT, FUTEX_WAIT_BITSET */
+		if (cmd == 6 || cmd == 13) /* FUTEX_LOCK_PI, FUTEX_LOCK_PI2 */
+			return ERESTARTNOINTR;
+		/* FUTEX_WAIT, FUTEX_WAIT_BITSET */
+		return (cmd == 0 || cmd == 9) && args[3] ? ERESTART_RESTARTBLOCK : ERESTARTSYS;
 	default:
-		return 0;
+		return ERESTARTSYS;
 	}
 }
 
@@ -91,14 +117,13 @@ void arch_at_interrupt_stop(arch_gpregs_t *r, const struct arch_blocked_call *b)
 		r->orig_x0 = b->args[0];
 	} else if (r->g.pc == b->pc - ARCH_SYSCALL_INSN_LEN && r->g.regs[0] == b->args[0]) {
 		/* Rewound for a restart. Which code it was follows from the call
-		 * (-ERESTARTSYS stands for the three that restart the same way).
-		 * The one guess: a thread whose call ended by itself and that was
-		 * stopped about to make it again with the same x0 reads as this. */
+		 * (restart_code). The one guess: a thread whose call ended by
+		 * itself and that was stopped about to make it again with the
+		 * same x0 reads as this. */
 		r->syscallno = (int32_t)b->nr;
 		r->orig_x0 = b->args[0];
 		r->g.pc = b->pc;
-		r->g.regs[0] = (uint64_t)-(restarts_by_block(b->nr, b->args) ? ERESTART_RESTARTBLOCK
-										: ERESTARTSYS);
+		r->g.regs[0] = (uint64_t)-restart_code(b->nr, b->args);
 	}
 }
 
