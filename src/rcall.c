@@ -55,7 +55,7 @@ pid_t rcall_held_tid(const struct target *t)
 pid_t rcall_mem_pid(const struct target *t)
 {
 	const struct rcall_hold *h = held(t);
-	return h ? h->tid : rcall_mem_pid(t);
+	return h ? h->tid : t->io_pid;
 }
 
 int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
