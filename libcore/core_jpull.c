@@ -4,6 +4,7 @@
  * level on a fixed stack: the nesting a file asks for never allocates. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -112,6 +113,20 @@ static size_t unicode_escape(struct core_jpull *j, char out[4])
 	return 4;
 }
 
+/* Does the text from at stop short inside \uXXXX or \uXXXX\uXXXX (a file
+ * cut there, not a bad escape)? */
+static int cut_in_escape(const char *at, const char *end)
+{
+	static const char shape[] = "\\uxxxx\\uxxxx";
+	size_t left = (size_t)(end - at);
+	if (left >= sizeof(shape) - 1)
+		return 0;
+	for (size_t i = 0; i < left; i++)
+		if (shape[i] == 'x' ? !isxdigit((unsigned char)at[i]) : at[i] != shape[i])
+			return 0;
+	return 1;
+}
+
 /* A string at j->p (its quote), decoded into j->buf. */
 static int string(struct core_jpull *j, struct core_jtok *t)
 {
@@ -141,13 +156,16 @@ static int string(struct core_jpull *j, struct core_jtok *t)
 			if (j->p + 1 < j->end && j->p[1] == 'u') {
 				const char *at = j->p;
 				if (!(l = unicode_escape(j, u)))
-					return bad(j, at, "invalid \\u escape");
+					return bad(j, at, cut_in_escape(at, j->end)
+								  ? "truncated: the input ends inside a string"
+								  : "invalid \\u escape");
 				e = put(j, &n, u, l);
 			} else if (esc && *esc) {
 				e = put(j, &n, &to[esc - from], 1);
 				j->p += 2;
 			} else {
-				return bad(j, j->p, "invalid escape");
+				return bad(j, j->p, j->p + 1 < j->end ? "invalid escape"
+							  : "truncated: the input ends inside a string");
 			}
 			continue;
 		}
@@ -185,11 +203,12 @@ static int number(struct core_jpull *j, struct core_jtok *t)
 	else if (p < end && *p >= '1' && *p <= '9')
 		p = digits(p, end);
 	else
-		return bad(j, s, "expected a value");
+		return bad(j, s, p < end ? "expected a value" : "truncated: expected a value");
 	if (p < end && *p == '.') {
 		const char *f = ++p;
 		if ((p = digits(p, end)) == f)
-			return bad(j, p, "expected a digit after '.'");
+			return bad(j, p, p < end ? "expected a digit after '.'"
+						 : "truncated: expected a digit after '.'");
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		p++;
@@ -197,8 +216,12 @@ static int number(struct core_jpull *j, struct core_jtok *t)
 			p++;
 		const char *x = p;
 		if ((p = digits(p, end)) == x)
-			return bad(j, p, "expected an exponent");
+			return bad(j, p, p < end ? "expected an exponent" : "truncated: expected an exponent");
 	}
+	/* Inside a container, a number the input ends with was cut: the
+	 * container's close is missing too. */
+	if (p >= end && j->depth)
+		return bad(j, s, "truncated: the input ends inside a value");
 	size_t n = 0;
 	int e = put(j, &n, s, (size_t)(p - s));
 	if (e)
@@ -243,15 +266,22 @@ static int value(struct core_jpull *j, struct core_jtok *t)
 		t->type = CORE_J_NUMBER;
 		e = number(j, t);
 	} else {
-		e = bad(j, j->p, "expected a value");
+		/* A word the input ends inside ("tr") is a cut file, not a bad one. */
+		const char *why = "expected a value";
+		size_t left = (size_t)(j->end - j->p);
+		e = -EINVAL;
 		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && e; i++) {
 			size_t l = strlen(words[i].word);
-			if ((size_t)(j->end - j->p) >= l && !memcmp(j->p, words[i].word, l)) {
+			if (left >= l && !memcmp(j->p, words[i].word, l)) {
 				t->type = words[i].type;
 				j->p += l;
 				e = 0;
+			} else if (left < l && !memcmp(j->p, words[i].word, left)) {
+				why = "truncated: expected a value";
 			}
 		}
+		if (e)
+			e = bad(j, j->p, why);
 	}
 	if (!e)
 		value_done(j);
