@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Safe points. A borrowed thread must not be inside jemalloc (it may hold an
- * arena or prof lock that mallctl takes: instant self-deadlock), inside the
+ * arena or prof lock that mallctl takes: instant self-deadlock), inside
+ * fork() (between jemalloc's atfork handlers it holds all of them), inside the
  * dynamic linker (its recursive lock; jemalloc may resolve symbols or TLS),
  * or inside a signal handler (async-signal context: jemalloc is not
  * async-signal-safe). The pc alone is not enough: a thread blocked on a
@@ -235,6 +236,11 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 			 (int)tid, (unsigned long long)pc);
 		return 0;
 	}
+	if (sym_ranges_contains(&t->je.forking, pc)) {
+		snprintf(why, whylen, "thread %d is inside fork() (at %#llx)", (int)tid,
+			 (unsigned long long)pc);
+		return 0;
+	}
 	struct rcall_ctx *rc = t->rc;
 	if (!rc->unwind_as) {
 		rc->unwind_as = unw_create_addr_space(&accessors, 0);
@@ -262,6 +268,15 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 		if (sym_ranges_contains(&t->je.unsafe, ip)) {
 			snprintf(why, whylen,
 				 "thread %d has allocator or linker code at frame %d (%#llx)",
+				 (int)tid, depth, (unsigned long long)ip);
+			safe = 0;
+			break;
+		}
+		/* Between jemalloc's fork handlers the thread holds every
+		 * jemalloc lock with no jemalloc frame on its stack
+		 * (sym.c, fork_functions). */
+		if (sym_ranges_contains(&t->je.forking, ip)) {
+			snprintf(why, whylen, "thread %d is inside fork() (frame %d, %#llx)",
 				 (int)tid, depth, (unsigned long long)ip);
 			safe = 0;
 			break;

@@ -299,6 +299,63 @@ static int add_interp_text(pid_t pid, const struct sym_maps *maps, struct object
 	return 0;
 }
 
+/* libc's fork path: a thread anywhere in it holds every lock its
+ * pthread_atfork prepare handlers took (jemalloc's jemalloc_prefork takes
+ * every jemalloc mutex, the ctl lock mallctl needs included, and only
+ * jemalloc_postfork_parent gives them back), and at clone's return inside
+ * _Fork it has no jemalloc frame on its stack at all. glibc 2.34+ runs the
+ * handlers from __libc_fork (alias fork, __fork) around _Fork; older
+ * releases do the clone inside __libc_fork itself: a frame in any of these
+ * functions is in fork's critical section, or about to enter it. The
+ * names are exported by every glibc (GLIBC_PRIVATE for __libc_fork), and
+ * a program's own interposed fork is caught by the same names. */
+static const char *const fork_functions[] = { "fork", "__fork", "__libc_fork", "_Fork" };
+
+/* Each object's ELF file with its load bias, in order, until cb returns
+ * non-zero (returned). Objects that cannot be opened are passed over. */
+typedef int (*object_elf_cb)(struct core_elf *elf, uint64_t bias, void *arg);
+
+static int foreach_object_elf(pid_t pid, const struct sym_maps *maps, const struct object *objs,
+			      size_t n, object_elf_cb cb, void *arg)
+{
+	int e = 0;
+	for (size_t j = 0; j < n && !e; j++) {
+		int fd = open_mapped(pid, &maps->v[objs[j].first]);
+		struct core_elf *elf;
+		uint64_t bias;
+		if (fd < 0 || core_elf_open(fd, &elf))
+			continue;
+		if (!object_bias(elf, maps, &objs[j], &bias))
+			e = cb(elf, bias, arg);
+		core_elf_close(elf);
+	}
+	return e;
+}
+
+static int fork_text_cb(struct core_elf *elf, uint64_t bias, void *arg)
+{
+	int libc = 0;
+	for (size_t i = 0; i < sizeof(fork_functions) / sizeof(fork_functions[0]); i++) {
+		struct core_elf_sym y;
+		if (core_elf_lookup(elf, fork_functions[i], CORE_ELF_BOTH, &y) || !y.size)
+			continue;
+		/* libc (or a static program) defines the real ones: objects
+		 * after it can only hold copies nobody calls. */
+		libc |= i >= 2;
+		int e = sym_ranges_add(arg, bias + y.value, bias + y.value + y.size);
+		if (e)
+			return e;
+	}
+	return libc;
+}
+
+static int add_fork_text(pid_t pid, const struct sym_maps *maps, const struct object *objs,
+			 size_t n, struct sym_ranges *r)
+{
+	int e = foreach_object_elf(pid, maps, objs, n, fork_text_cb, r);
+	return e < 0 ? e : 0;
+}
+
 /* The loaded objects in the order the dynamic linker searches them. */
 static struct object *ordered_objects(pid_t pid, const struct sym_maps *maps, size_t *n)
 {
@@ -311,6 +368,23 @@ static struct object *ordered_objects(pid_t pid, const struct sym_maps *maps, si
 	return objs;
 }
 
+struct lookup_ctx {
+	const char *name;
+	uint64_t *addr;
+	int *ifunc;
+};
+
+static int lookup_cb(struct core_elf *elf, uint64_t bias, void *arg)
+{
+	struct lookup_ctx *c = arg;
+	struct core_elf_sym y;
+	if (core_elf_lookup(elf, c->name, CORE_ELF_BOTH, &y))
+		return 0;
+	*c->addr = bias + y.value;
+	*c->ifunc = y.ifunc;
+	return 1;
+}
+
 int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name, uint64_t *addr,
 			int *ifunc)
 {
@@ -318,24 +392,10 @@ int sym_lookup_function(pid_t pid, const struct sym_maps *maps, const char *name
 	struct object *objs = ordered_objects(pid, maps, &n);
 	if (!objs)
 		return -ENOMEM;
-	int e = -ENOENT;
-	for (size_t j = 0; j < n && e == -ENOENT; j++) {
-		int fd = open_mapped(pid, &maps->v[objs[j].first]);
-		struct core_elf *elf;
-		struct core_elf_sym y;
-		uint64_t bias;
-		if (fd < 0 || core_elf_open(fd, &elf))
-			continue;
-		if (!core_elf_lookup(elf, name, CORE_ELF_BOTH, &y) &&
-		    !object_bias(elf, maps, &objs[j], &bias)) {
-			*addr = bias + y.value;
-			*ifunc = y.ifunc;
-			e = 0;
-		}
-		core_elf_close(elf);
-	}
+	struct lookup_ctx c = { name, addr, ifunc };
+	int e = foreach_object_elf(pid, maps, objs, n, lookup_cb, &c);
 	free(objs);
-	return e;
+	return e == 1 ? 0 : e < 0 ? e : -ENOENT;
 }
 
 int sym_locate_jemalloc(pid_t pid, const struct sym_maps *maps, const char *prefix,
@@ -362,18 +422,26 @@ int sym_locate_jemalloc(pid_t pid, const struct sym_maps *maps, const char *pref
 		found = try_object(pid, maps, &objs[j], is_main, prefixes, nprefixes, je, why,
 				   whylen);
 	}
-	if (found > 0)
+	if (found > 0) {
 		add_interp_text(pid, maps, objs, n, &je->unsafe);
+		int e = add_fork_text(pid, maps, objs, n, &je->forking);
+		if (e) {
+			sym_jemalloc_free(je);
+			found = e;
+		}
+	}
 	free(objs);
 	if (found <= 0)
 		return found < 0 ? found : -ENOENT;
 	sym_ranges_sort(&je->unsafe);
+	sym_ranges_sort(&je->forking);
 	return 0;
 }
 
 void sym_jemalloc_free(struct sym_jemalloc *je)
 {
 	sym_ranges_free(&je->unsafe);
+	sym_ranges_free(&je->forking);
 }
 
 int sym_unwind_table(pid_t pid, const struct sym_maps *maps, uint64_t ip,

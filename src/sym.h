@@ -35,6 +35,7 @@ struct sym_jemalloc {
 	uint64_t malloc_stats_print;
 	uint64_t bias;
 	struct sym_ranges unsafe; /* pcs where no thread may be borrowed */
+	struct sym_ranges forking; /* libc's fork path: no thread there either */
 };
 
 /* Objects looked at and why none had jemalloc, for the error message. */

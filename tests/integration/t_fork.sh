@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# A thread in the middle of fork() holds every jemalloc lock: jemalloc's
+# pthread_atfork prepare handler takes them before glibc's clone and the
+# parent handler gives them back after it. victim_fork's main thread (the
+# leader, which a hold tries first) forks in a loop with a 128 MiB heap; a
+# mallctl injected into it between the two handlers waits on its own lock
+# for ever. Each run is bounded: a hang is a failure, and so is a process
+# that stopped allocating (the victim's watchdog counts stalled seconds).
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+start_victim fk "$TARGETS/victim_fork"
+runs=${FORK_RUNS:-30}
+i=0
+while [ $i -lt "$runs" ]; do
+	i=$((i + 1))
+	timeout "$(slow 20)" "$JEATTACH" -p "$fk" --status --json >"$WORK/s.json" 2>"$WORK/s.err"
+	rc=$?
+	[ $rc = 124 ] && fail "run $i of --status hung (the victim's main thread was forking?): $(cat "$WORK/s.err")"
+	[ $rc = 0 ] || fail "run $i of --status: exit $rc: $(cat "$WORK/s.err")"
+done
+pass "$runs --status runs on a process forking in a loop, none hung"
+for op in "--activate" "--dump $WORK/f.heap" "--stats" "--deactivate"; do
+	# shellcheck disable=SC2086
+	timeout "$(slow 20)" "$JEATTACH" -p "$fk" $op >"$WORK/o.out" 2>"$WORK/o.err"
+	rc=$?
+	[ $rc = 0 ] || fail "$op: exit $rc: $(cat "$WORK/o.err")"
+done
+grep -q '^heap_v2/' "$WORK/f.heap" || fail "no profile written"
+# A thread found inside fork is named as such when it is the one asked for.
+forker=$(victim_tid fk forker)
+seen=0
+i=0
+while [ $i -lt 40 ] && [ $seen = 0 ]; do
+	i=$((i + 1))
+	timeout "$(slow 20)" "$JEATTACH" -p "$fk" --tid "$forker" --status --timeout 0.05 >/dev/null 2>"$WORK/t.err"
+	rc=$?
+	[ $rc = 124 ] && fail "--tid of the forking thread hung: $(cat "$WORK/t.err")"
+	grep -q 'fork' "$WORK/t.err" && seen=1
+done
+[ $seen = 1 ] || echo "note: the forking thread was never caught inside fork in $i tries"
+finish_victim fk
+pass "activate, dump, stats, deactivate on a forking process; it never stopped allocating"
