@@ -87,6 +87,7 @@ static const struct row {
 	  "cannot attach: the process is stopped and {why}, where it may hold a lock the call "
 	  "needs; nothing was done; continue it first (kill -CONT {pid}) or retry while it "
 	  "runs" },
+	{ JE_AT_ATTACH, JE_ERR_NO_SCRATCH, ALWAYS, JE_EXIT_UNSAFE, "cannot attach: {why}" },
 	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
 
 	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: the process exited" },

@@ -77,11 +77,11 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
  * on failure, as the kernel returns it). No libc involved, errno untouched. */
 int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
 
-/* Scratch memory on the held thread's stack, below the red zone; the
- * original bytes come back at rcall_release. */
+/* Scratch memory in a mapping made in the target for the hold and
+ * unmapped at rcall_release (rcall_scratch.c); never the thread's stack. */
 int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr);
 int rcall_push_string(struct target *t, const char *s, uint64_t *addr);
-/* Forget all pushes (between calls); bytes are restored at release anyway. */
+/* Forget all pushes (between calls); the mapping goes at release anyway. */
 void rcall_scratch_reset(struct target *t);
 /* The target's memory, for what calls leave there. */
 /* The id the target's memory is reached through (the held thread while

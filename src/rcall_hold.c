@@ -250,6 +250,15 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		e = rcall_scratch_map(t, h);
 	if (!e)
 		return 0;
+	if (e == -JE_ERR_NO_SCRATCH) {
+		/* No mapping (the process's limits or filter) and this
+		 * thread's stack cannot take the calls either: another
+		 * thread's may (rcall_hold ends the search after a round). */
+		snprintf(c->no_scratch_why, sizeof(c->no_scratch_why), "%s", t->why);
+		snprintf(reason, rlen, "thread %d: no room for the calls", (int)h->tid);
+		rcall_release(t);
+		return 1;
+	}
 	/* Its stack is unreadable or its state could not be saved: put back
 	 * what was changed and try another. */
 	snprintf(reason, rlen, "thread %d: cannot save its state (%s)", (int)h->tid, je_err_text(-e));
@@ -282,6 +291,7 @@ int rcall_hold(struct target *t)
 	 * restart_block.fn = do_no_restart_syscall), so such a thread can only
 	 * be borrowed through the return trap, which is not crash-safe. */
 	int take_restartblock = 0, e = 0;
+	c->no_scratch_why[0] = 0;
 	for (;;) {
 		/* A thread passed over as slow to stop (a loaded machine) may
 		 * have stopped since: let it go, so that it can be tried again. */
@@ -297,6 +307,14 @@ int rcall_hold(struct target *t)
 				break;
 		if (e <= 0 || pt_now_us() >= c->deadline)
 			break;
+		/* Every thread has been tried: where one was safe but had no
+		 * room for the calls, the process's limits will not change
+		 * by waiting. */
+		if (take_restartblock && c->no_scratch_why[0]) {
+			target_why(t, "%s", c->no_scratch_why);
+			e = -JE_ERR_NO_SCRATCH;
+			break;
+		}
 		if (!take_restartblock) {
 			take_restartblock = 1;
 			continue;

@@ -43,8 +43,6 @@ struct rcall_hold {
 	 * the next one below scratch_cur; calls run their stack below that. */
 	uint64_t scratch_lo, scratch_hi, scratch_cur;
 	uint64_t map_addr;      /* the scratch mapping made in the target, or 0 */
-	int stack_saved;        /* no mapping: saved_stack holds [lo, hi) as found */
-	unsigned char saved_stack[RCALL_SCRATCH_SIZE];
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	int ran;                /* a call has run: until then a hold is crash-safe whatever its state */
 	int restart_block;      /* its syscall restarts through the restart block */
@@ -100,6 +98,9 @@ struct rcall_ctx {
 	struct rcall_straggler *stragglers;
 	size_t nstragglers, stragglers_cap;
 	pid_t only_tid;          /* borrow this thread only (--tid) */
+	/* Why the last thread safe to hold had no scratch memory (no mapping,
+	 * no guarded stack with room), or "": rcall_hold's verdict. */
+	char no_scratch_why[256];
 	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
@@ -139,13 +140,19 @@ void rcall_signal_note(struct rcall_hold *h, const arch_gpregs_t *r, int eintr_u
  * once end its call with EINTR (then h->eintr_regs go back)? 1 yes. */
 int rcall_signal_ends_call(struct target *t, struct rcall_hold *h);
 /* Scratch memory for h's calls (rcall_scratch.c): begin once the
- * thread's registers and mask are saved (below its red zone, or saved
- * stack bytes where calls cannot be crash-safe); map once errno is known
- * (the mapping, where it can be made); close before the thread is put
- * back. */
+ * thread's registers and mask are saved (below its red zone, as a signal
+ * frame: the errno lookup and the mmap run there); map once errno is known
+ * (-JE_ERR_NO_SCRATCH where no mapping can be made: calls never run on the
+ * thread's own stack beyond that); close before the thread is put back. */
 int rcall_scratch_begin(struct target *t, struct rcall_hold *h);
 int rcall_scratch_map(struct target *t, struct rcall_hold *h);
 int rcall_scratch_close(struct target *t, struct rcall_hold *h);
+/* May calls run below sp (the red zone already left) where no mapping can
+ * be made? 1 when sp lies in the main thread's [stack] or in an anonymous
+ * mapping with a guard (an inaccessible anonymous mapping) right below it,
+ * at least need bytes above its start (rcall_scratch.c). */
+struct sym_maps;
+int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need);
 /* Would rcall_syscall with nargs arguments be crash-safe now (rcall.c)? */
 int rcall_syscall_crash_safe(const struct target *t, int nargs);
 /* Timed waits (rcall_wait.c). Is tid asleep in a call whose interrupt

@@ -2,32 +2,46 @@
 /* Scratch memory for a held thread's calls: where mallctl names, out
  * parameters, the crash-safe signal frame and the callee's own stack live.
  *
- * Normally a private anonymous mapping made in the target for the hold and
- * unmapped at release, so that no byte of the thread's stack is written
- * back: a coroutine's stack may be a few KiB carved from a heap block next
- * to data other threads update, and saving the bytes below its stack
- * pointer to write them back later rewinds that data (victim_coro: 5
- * regressions in 5 dumps); a deep call could also overflow such a stack.
+ * Always a private anonymous mapping made in the target for the hold and
+ * unmapped at release. No byte of the thread's stack is ever saved and
+ * written back: a coroutine's stack may be a few KiB carved from a heap
+ * block next to data other threads update, and a thread's stack may be a
+ * guardless 16 KiB block beside another thread's frames and TLS; saving the
+ * bytes below its stack pointer and writing them back later rewinds
+ * whatever changed there meanwhile (victim_coro: 5 regressions in 5 dumps,
+ * double frees and a SIGSEGV in the issue's guardless-stack case), and a
+ * deep call could overflow such a stack.
  *
- * The mmap and munmap are crash-safe calls of libc's syscall() like every
- * other (a single step would not do: a tracer that dies at the step's
- * SIGTRAP stop leaves that SIGTRAP to be delivered, and the target dies of
- * it, as the kill storm showed). Their frame, and that of the errno lookup
- * before the mapping exists, goes below the thread's red zone, where the
- * kernel puts a signal handler's frame: memory the thread no longer uses,
- * written as a signal delivery would write it and not written back.
+ * Before the mapping exists, two or three calls run on the thread's own
+ * stack below its red zone, where the kernel puts a signal handler's frame
+ * (arch/x86/kernel/signal.c get_sigframe): the errno lookup, the mmap and
+ * its madvise, written as a signal delivery would write them and never
+ * written back. In a hold whose calls are crash-safe they are crash-safe
+ * calls of libc's syscall() (a single step would not do: a tracer that
+ * dies at the step's SIGTRAP stop leaves that SIGTRAP to be delivered, and
+ * the target dies of it, as the kill storm showed). In a hold that returns
+ * through the trap (rcall.c) the mmap is a single step, no worse than the
+ * hold's other calls.
  *
- * Where calls cannot be crash-safe (return trap) or the mapping cannot be
- * made (a seccomp filter, no address space), the 24 KiB below the red zone
- * are used, saved first and written back at release, as before. */
+ * Where no mapping can be had (the address-space limit, the map count, a
+ * seccomp filter that forbids mmap or that jeattach cannot read) the calls
+ * may run below the red zone, as a signal handler would, written and never
+ * written back, but only on a stack that is a real one with room for them
+ * (rcall_stack_room): the main thread's [stack], or a mapping with glibc's
+ * inaccessible guard right below it, SCRATCH_MAP_LEN or more of it free
+ * below the red zone. A coroutine's stack carved from a heap block, or a
+ * guardless thread stack, is never written past: the hold is refused with
+ * the cause. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include "errors.h"
 #include "rcall_internal.h"
+#include "sym_maps.h"
 
 /* The mapping: the callee's stack below, pushed objects in the top
  * RCALL_SCRATCH_SIZE. A mallctl, even prof.dump or malloc_stats_print
@@ -45,49 +59,104 @@ static void use_dead_stack(struct rcall_hold *h)
 
 int rcall_scratch_begin(struct target *t, struct rcall_hold *h)
 {
+	(void)t;
 	use_dead_stack(h);
-	if (rcall_crash_safe(t))
-		return 0; /* the errno lookup's frame, as a signal's; then the mapping */
-	int e = pt_read(h->tid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
-	if (!e)
-		h->stack_saved = 1;
+	return 0;
+}
+
+/* mmap in the target: the result, or -errno. A crash-safe hold makes it
+ * crash-safe or not at all. */
+static int map_once(struct target *t, int flags, long *addr)
+{
+	const uint64_t args[6] = { 0, SCRATCH_MAP_LEN, PROT_READ | PROT_WRITE,
+				   (uint64_t)(flags | MAP_ANONYMOUS | MAP_NORESERVE), (uint64_t)-1, 0 };
+	if (rcall_crash_safe(t) && !rcall_syscall_crash_safe(t, 6))
+		return -JE_ERR_NO_SCRATCH; /* errno unknown, or a gadget too short for 7 arguments */
+	int e = rcall_syscall_allowed(t, SYS_mmap, args, 6, addr);
+	if (!e && *addr < 0 && *addr > -4096)
+		e = (int)*addr;
 	return e;
+}
+
+int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need)
+{
+	const struct sym_map *m = sym_maps_find(maps, sp);
+	if (!m || !m->r || !m->w || m->x || m->p != 1 || sp - m->start < need)
+		return 0;
+	if (!strcmp(m->path, "[stack]"))
+		return 1;
+	if (m->path[0] || m == maps->v)
+		return 0;
+	/* glibc's allocate_stack: one mapping, its lowest guardsize bytes
+	 * mprotect'ed PROT_NONE, which /proc shows as a mapping of its own
+	 * ending where the stack begins. A stack the program carved itself
+	 * (a coroutine's, pthread_attr_setstack's) has no such neighbour. */
+	const struct sym_map *below = m - 1;
+	return below->end == m->start && !below->r && !below->w && !below->x && !below->path[0];
+}
+
+/* No mapping: the region below the red zone if the thread's stack is a
+ * real one with room (rcall_stack_room), else refused with cause. */
+static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
+{
+	struct sym_maps maps = { 0 };
+	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
+	/* The thread may be newer than target_open's snapshot: read now. */
+	int room = !sym_maps_read(t->io_pid, &maps) && rcall_stack_room(&maps, sp, SCRATCH_MAP_LEN);
+	sym_maps_free(&maps);
+	if (room) {
+		use_dead_stack(h);
+		return 0;
+	}
+	target_why(t,
+		   "no scratch memory can be mapped in the target for the calls (mmap of %d KiB: "
+		   "%s) and no thread's stack is a guarded one with that much free; %s",
+		   SCRATCH_MAP_LEN / 1024, je_err_text(-e),
+		   e == -ENOMEM ? "RLIMIT_AS or vm.max_map_count is reached: raise it "
+				  "(prlimit --pid PID --as=...)"
+				: "nothing was done");
+	return -JE_ERR_NO_SCRATCH;
 }
 
 int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 {
-	if (h->stack_saved)
-		return 0;
-	if (!rcall_syscall_crash_safe(t, 6))
-		goto saved; /* errno unknown, or a gadget too short for 7 arguments */
-	const uint64_t args[6] = { 0, SCRATCH_MAP_LEN, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, (uint64_t)-1, 0 };
 	long addr = 0;
-	int e;
-	e = rcall_syscall_allowed(t, SYS_mmap, args, 6, &addr);
+	int e = map_once(t, MAP_PRIVATE, &addr);
+	/* A private writable mapping counts against RLIMIT_DATA; a shared
+	 * anonymous one does not (mm/mmap.c, is_data_mapping: VM_WRITE
+	 * without VM_SHARED or VM_STACK), and, made for this hold and
+	 * unmapped at its end, shares nothing with anyone. */
+	if (e == -ENOMEM)
+		e = map_once(t, MAP_SHARED, &addr);
 	if (e == -JE_ERR_LEFT || e == -ESRCH)
 		return e;
-	if (e || (addr < 0 && addr > -4096))
-		goto saved;
+	if (e)
+		return dead_stack_or_refuse(t, h, e);
 	h->map_addr = (uint64_t)addr;
 	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
+	/* A child the process forks during the hold must not inherit it:
+	 * nothing of jeattach's may outlive the hold, there either
+	 * (MADV_DONTFORK: dup_mmap skips VM_DONTCOPY areas). Its frame goes
+	 * where the mmap's went, below the red zone. */
+	const uint64_t adv[3] = { h->map_addr, SCRATCH_MAP_LEN, MADV_DONTFORK };
+	long ret = 0;
+	e = rcall_syscall_allowed(t, SYS_madvise, adv, 3, &ret);
+	if (e == -JE_ERR_LEFT || e == -ESRCH)
+		return e;
+	if (e || ret) {
+		target_why(t, "the scratch mapping cannot be kept from fork children (madvise: %s); "
+			      "nothing was done",
+			   je_err_text(e ? -e : (int)-ret));
+		return -JE_ERR_NO_SCRATCH;
+	}
 	return 0;
-saved:
-	/* No mapping: the saved and written-back stack. */
-	use_dead_stack(h);
-	e = pt_read(h->tid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
-	if (!e)
-		h->stack_saved = 1;
-	return e;
 }
 
 int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 {
 	int e = 0;
-	if (h->stack_saved) {
-		e = pt_write(h->tid, h->scratch_lo, h->saved_stack, RCALL_SCRATCH_SIZE);
-	} else if (h->map_addr) {
+	if (h->map_addr) {
 		/* Not from the mapping itself: rt_sigreturn reads its frame
 		 * after munmap has run. */
 		long ret = 0;
@@ -97,7 +166,6 @@ int rcall_scratch_close(struct target *t, struct rcall_hold *h)
 		if (!e && ret)
 			e = (int)ret;
 	}
-	h->stack_saved = 0;
 	h->map_addr = 0;
 	h->scratch_lo = h->scratch_hi = h->scratch_cur = 0;
 	return e;

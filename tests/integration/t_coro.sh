@@ -1,21 +1,73 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Nothing of a borrowed thread's stack is saved and written back: a
-# coroutine whose stack is carved from a heap block next to a counter
-# another thread updates (victim_coro) must not see that counter rewound;
-# and the scratch memory jeattach maps in the target for its calls is gone
-# when it has finished.
+# Nothing of a borrowed thread's stack is saved and written back, in any
+# path: a coroutine whose stack is carved from a heap block next to a
+# counter another thread updates (victim_coro) must not see that counter
+# rewound, whether it sleeps in read() (crash-safe calls), in nanosleep()
+# (a restart-block sleep), on a thread of its own whose guardless 16 KiB
+# stack is that block, or under an RLIMIT_DATA that leaves no room for a
+# private mapping; where no scratch mapping can be had at all (RLIMIT_AS),
+# the action is refused with that cause. The scratch memory jeattach maps in
+# the target for its calls is gone when it has finished.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
-start_victim co "$TARGETS/victim_coro"
+# coro_runs LABEL [VICTIM ARGS...]: five dumps and stats through the
+# sleeping thread, nothing left mapped, the victim unharmed.
+coro_runs() {
+	label=$1; shift
+	runs=$((${runs:-0} + 1))
+	start_victim co "$TARGETS/victim_coro" "$@"
+	tid=$(victim_tid co coro)
+	[ -n "$tid" ] || fail "$label: no coroutine thread: $(cat "$co_out")"
+	before=$(scratch_maps "$co")
+	for i in 1 2 3 4 5; do
+		expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --dump "$WORK/run$runs.$i.heap" --stats --json
+	done
+	after=$(scratch_maps "$co")
+	[ "$before" = "$after" ] || fail "$label: scratch mappings left in the target: before [$before] after [$after]"
+	finish_victim co
+	pass "$label: five dumps and stats, nothing rewound, nothing left mapped"
+}
+
+coro_runs "a coroutine in read()"
+coro_runs "a coroutine in nanosleep()" -n
+coro_runs "a thread with a guardless heap-block stack in nanosleep()" -p -n
+
+# kib PID FIELD: a /proc/PID/status figure in KiB.
+kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
+
+# RLIMIT_DATA just above what the process uses: the private scratch mapping
+# is refused (ENOMEM); a shared anonymous one does not count against it.
+start_victim co "$TARGETS/victim_coro" -n
 tid=$(victim_tid co coro)
-[ -n "$tid" ] || fail "no coroutine thread: $(cat "$co_out")"
-before=$(scratch_maps "$co")
-for i in 1 2 3 4 5; do
-	expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --dump "$WORK/co$i.heap" --stats --json
+# The coroutine's thread never allocated: its first mallctl sets up its
+# jemalloc tsd and tcache, which under this limit faults inside jemalloc
+# (5.3.0 reads 0x28f8: a failed allocation used unchecked). That first
+# call is made before the limit; what is tested here is the scratch memory.
+expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --status
+lim=$((($(kib "$co" VmData) + 256) * 1024))
+prlimit --pid "$co" --data="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_DATA"
+for i in 1 2 3; do
+	expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --stats --json
 done
-after=$(scratch_maps "$co")
-[ "$before" = "$after" ] || fail "scratch mappings left in the target: before [$before] after [$after]"
+expect_rc 0 "$JEATTACH" -p "$co" --status
+[ -z "$(scratch_maps "$co")" ] || fail "RLIMIT_DATA: a scratch mapping was left: $(scratch_maps "$co")"
 finish_victim co
-pass "five dumps and stats through a coroutine on a heap-carved stack: nothing rewound, nothing left mapped"
+pass "RLIMIT_DATA 256 KiB above use: calls ran on a shared scratch mapping, nothing rewound"
+
+# RLIMIT_AS just above what the process maps: no mapping at all can be
+# made, and the thread's stack is not used instead: refused, with the cause.
+start_victim co "$TARGETS/victim_coro" -n
+tid=$(victim_tid co coro)
+lim=$((($(kib "$co" VmSize) + 256) * 1024))
+prlimit --pid "$co" --as="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_AS"
+"$JEATTACH" -p "$co" --tid "$tid" --stats >"$WORK/as.out" 2>"$WORK/as.err"
+rc=$?
+[ $rc = 10 ] || fail "RLIMIT_AS: exit $rc, expected 10: $(cat "$WORK/as.err")"
+grep -q 'no scratch memory can be mapped.*RLIMIT_AS' "$WORK/as.err" ||
+	fail "RLIMIT_AS: the cause is not named: $(cat "$WORK/as.err")"
+[ "$(wc -l <"$WORK/as.err")" = 1 ] || fail "RLIMIT_AS: not one line: $(cat "$WORK/as.err")"
+[ -z "$(scratch_maps "$co")" ] || fail "RLIMIT_AS: a scratch mapping was left"
+finish_victim co
+pass "RLIMIT_AS 256 KiB above use: refused (exit 10) naming the limit, the victim unharmed"

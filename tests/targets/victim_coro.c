@@ -6,7 +6,12 @@
  * tool that saves the bytes below its stack pointer and writes them back
  * later rewinds the counter under the updating thread's feet.
  * "ready <pid> coro=<tid>"; SIGUSR1 (taken by a thread in sigwait) makes it
- * check itself and exit: "report regressions=N", 0 if none. */
+ * check itself and exit: "report regressions=N", 0 if none.
+ * -n: it sleeps in nanosleep() instead, a call the kernel restarts through
+ * its restart block (such a thread's calls cannot end in rt_sigreturn).
+ * -p: not a coroutine but a thread of its own whose guardless 16 KiB stack
+ * is that same heap block (pthread_attr_setstack), as small-stack runtimes
+ * make them. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -16,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -29,6 +35,7 @@ static volatile uint64_t regressions;
 static int sleeper[2];
 static volatile pid_t coro_tid;
 static ucontext_t coro_ctx, back_ctx;
+static int use_nanosleep;
 
 /* The only writer of the counter: any other value seen was put there by
  * someone else. It writes every 50 us and checks before each write, so a
@@ -52,9 +59,26 @@ static void coroutine(void)
 	coro_tid = (pid_t)syscall(SYS_gettid);
 	char c;
 	/* Sleeps here, on the heap-carved stack, until the process ends. */
+	if (use_nanosleep)
+		for (;;) {
+			struct timespec ts = { 3600, 0 };
+			nanosleep(&ts, NULL);
+		}
 	while (read(sleeper[0], &c, 1) < 0)
 		;
+}
+
+static void coroutine_entry(void)
+{
+	coroutine();
 	swapcontext(&coro_ctx, &back_ctx);
+}
+
+static void *small_thread(void *arg)
+{
+	(void)arg;
+	coroutine();
+	return NULL;
 }
 
 static void *coro_thread(void *arg)
@@ -64,13 +88,22 @@ static void *coro_thread(void *arg)
 	coro_ctx.uc_stack.ss_sp = block + STACK_AT;
 	coro_ctx.uc_stack.ss_size = STACK_SIZE;
 	coro_ctx.uc_link = &back_ctx;
-	makecontext(&coro_ctx, coroutine, 0);
+	makecontext(&coro_ctx, coroutine_entry, 0);
 	swapcontext(&back_ctx, &coro_ctx);
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int own_thread = 0;
+	for (int o; (o = getopt(argc, argv, "np")) != -1;) {
+		if (o == 'n')
+			use_nanosleep = 1;
+		else if (o == 'p')
+			own_thread = 1;
+		else
+			return 2;
+	}
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	sigset_t set;
 	sigemptyset(&set);
@@ -83,7 +116,16 @@ int main(void)
 	counter = (volatile uint64_t *)(block + STACK_AT - 4096);
 	pthread_t t;
 	pthread_create(&t, NULL, update, NULL);
-	pthread_create(&t, NULL, coro_thread, NULL);
+	if (own_thread) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		/* No guard page: the block below is the counter's. */
+		if (pthread_attr_setstack(&attr, block + STACK_AT, STACK_SIZE) ||
+		    pthread_create(&t, &attr, small_thread, NULL))
+			return 4;
+	} else {
+		pthread_create(&t, NULL, coro_thread, NULL);
+	}
 	while (!coro_tid)
 		usleep(1000);
 	usleep(20000); /* let it reach its read() */
