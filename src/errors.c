@@ -109,6 +109,9 @@ static const struct row {
 	  "such a filter may kill the process on a system call this makes (systemd's "
 	  "SystemCallFilter= does by default); nothing was done; run jeattach with "
 	  "CAP_SYS_ADMIN so that it can read the filter" },
+	{ JE_AT_CALL, JE_ERR_SELFLOCK, ALWAYS, JE_EXIT_UNSAFE,
+	  "{doing}: {why}; the call was abandoned at that lock and the thread put back as "
+	  "found; retry, or name another thread with --tid" },
 	{ JE_AT_CALL, JE_ERR_FAULT, ALWAYS, JE_EXIT_UNSAFE,
 	  "{doing}: the injected call faulted ({why}); the thread was restored and the fault "
 	  "not delivered; please report this" },

@@ -28,7 +28,8 @@
 	X(SECCOMP_UNREADABLE, JE_EXIT_UNSAFE, "the target's seccomp filter cannot be read")  \
 	X(FROZEN, JE_EXIT_UNSAFE, "the process is frozen by its cgroup")                     \
 	X(STOPPED_LOCK, JE_EXIT_UNSAFE, "a stopped thread may hold a lock the call needs")   \
-	X(NO_SCRATCH, JE_EXIT_UNSAFE, "no scratch memory can be mapped in the target")
+	X(NO_SCRATCH, JE_EXIT_UNSAFE, "no scratch memory can be mapped in the target")      \
+	X(SELFLOCK, JE_EXIT_UNSAFE, "the injected call waited on its own thread's lock")
 
 enum je_err {
 	JE_ERR_BASE = 4096,

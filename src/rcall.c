@@ -249,8 +249,23 @@ static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t
 	       can_leave;
 }
 
-/* Decides whether a stop ends the call: 1 yes, 0 no (resume), <0 error. */
-typedef int (*stop_check)(struct target *t, int sig, void *arg);
+/* Decides whether a stop ends the call: 1 yes, 0 no (resume), <0 error.
+ * si: what PTRACE_GET_SYSCALL_INFO said at a syscall stop, else NULL. */
+typedef int (*stop_check)(struct target *t, int sig, const struct __ptrace_syscall_info *si,
+			  void *arg);
+
+/* The call waits on a lock its own thread holds (rcall_selflock.c): stop
+ * it where it waits (it returns there with -ERESTARTSYS, never to run on),
+ * for release to put the thread back. */
+static int abandon_selflock(pid_t tid)
+{
+	int status;
+	pt_interrupt(tid);
+	int e = pt_wait(tid, pt_now_us() + 1000000, &status);
+	if (e)
+		return e == -ECHILD ? -ESRCH : e;
+	return WIFSTOPPED(status) ? -JE_ERR_SELFLOCK : -ESRCH;
+}
 
 /* Run the thread from regs until check says the call is over. Every signal
  * the thread would have is blocked meanwhile (a signal meant for it stays
@@ -285,6 +300,10 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		int status;
 		e = pt_wait(tid, next_tick, &status);
 		if (e == -ETIMEDOUT) { /* still running */
+			/* A call that returns through the trap makes no
+			 * syscall stops: a wait on its own lock is seen here. */
+			if (mode == RUN_CONT && rcall_selflock_blocked(t, tid))
+				return abandon_selflock(tid);
 			if (tick(t, mode, start, &next_tick))
 				return leave_call(t, tid, 0);
 			e = 0;
@@ -308,7 +327,18 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			e = resume(tid, mode, 0);
 			continue;
 		}
-		int done = check(t, sig, arg);
+		struct __ptrace_syscall_info si, *sip = NULL;
+		if (sig == (SIGTRAP | 0x80)) {
+			if ((e = pt_get_syscall_info(tid, &si, sizeof(si))))
+				return e;
+			sip = &si;
+			/* Left stopped at the wait's entry: the next call's
+			 * registers (orig_ax -1) skip it. */
+			if (si.op == PTRACE_SYSCALL_INFO_ENTRY &&
+			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args))
+				return -JE_ERR_SELFLOCK;
+		}
+		int done = check(t, sig, sip, arg);
 		if (done < 0)
 			return done;
 		if (done)
@@ -341,8 +371,9 @@ struct trap_goal {
 	arch_gpregs_t *out;
 };
 
-static int at_trap(struct target *t, int sig, void *arg)
+static int at_trap(struct target *t, int sig, const struct __ptrace_syscall_info *si, void *arg)
 {
+	(void)si;
 	struct trap_goal *g = arg;
 	if (sig != g->sig)
 		return 0;
@@ -360,26 +391,24 @@ struct ret_goal {
 	int entered;
 };
 
-static int at_sigreturn(struct target *t, int sig, void *arg)
+static int at_sigreturn(struct target *t, int sig, const struct __ptrace_syscall_info *si,
+			void *arg)
 {
 	struct ret_goal *g = arg;
-	if (sig != (SIGTRAP | 0x80))
+	if (!si)
 		return 0;
-	struct __ptrace_syscall_info info;
-	int e = pt_get_syscall_info(t->rc->hold->tid, &info, sizeof(info));
-	if (e)
-		return e;
-	if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == ARCH_NR_RT_SIGRETURN &&
-	    info.instruction_pointer == t->rc->ret_restorer + ARCH_RESTORER_LEN) {
+	if (si->op == PTRACE_SYSCALL_INFO_ENTRY && si->entry.nr == ARCH_NR_RT_SIGRETURN &&
+	    si->instruction_pointer == t->rc->ret_restorer + ARCH_RESTORER_LEN) {
 		g->entered = 1;
 		if (ARCH_RESULT_AT_SIGRETURN) { /* the restorer left the result alone */
-			*g->result = info.entry.args[0];
+			*g->result = si->entry.args[0];
 			return 0;
 		}
 		/* the gadget has stored the result: read it now */
 		return pt_read(rcall_mem_pid(t), g->slot, g->result, sizeof(*g->result)) ?: 0;
 	}
-	return info.op == PTRACE_SYSCALL_INFO_EXIT && g->entered;
+	(void)sig;
+	return si->op == PTRACE_SYSCALL_INFO_EXIT && g->entered;
 }
 
 /* The crash-safe call. Stack, from rsp up: the gadget's address (the

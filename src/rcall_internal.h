@@ -185,6 +185,13 @@ int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
 int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
 /* A register timeout rewound by rcall_wait_resume: what is left now. */
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
+/* Does tid, entering or blocked in system call nr with args, wait on a
+ * glibc mutex it owns itself (rcall_selflock.c)? 1 yes (why set), 0 no.
+ * rcall_selflock_decide: the same, given the five ints at args[0]. */
+int rcall_selflock(struct target *t, pid_t tid, long nr, const uint64_t args[6]);
+int rcall_selflock_decide(long nr, const uint64_t args[6], const int32_t mutex[5], pid_t tid);
+/* The same for the call tid is blocked in now (/proc/PID/task/TID/syscall). */
+int rcall_selflock_blocked(struct target *t, pid_t tid);
 /* Free what rcall_seccomp.c read for a hold. */
 void rcall_seccomp_free(struct rcall_hold *h);
 

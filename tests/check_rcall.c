@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The remote-call layer's parts that need no process: whose memory is read
- * when no thread is held; which stacks calls may run on without a mapping. */
+ * when no thread is held; which stacks calls may run on without a mapping;
+ * which waits of an injected call can never end. */
 #include "config.h"
 
 #include <check.h>
 #include "check_run.h"
+#include <linux/futex.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "rcall.h"
 #include "rcall_internal.h"
 #include "sym_maps.h"
@@ -60,12 +63,45 @@ START_TEST(stack_room)
 }
 END_TEST
 
+/* A futex wait on a glibc mutex its own thread owns never ends: the call
+ * is abandoned. Anything else is a wait like any other. */
+START_TEST(waits_on_itself)
+{
+	const pid_t me = 4242;
+	const uint64_t wait[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2 };
+	const int32_t adaptive_mine[5] = { 2, 0, me, 1, 3 }, normal_mine[5] = { 2, 0, me, 1, 0 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wait, adaptive_mine, me), 1);
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wait, normal_mine, me), 1);
+	const uint64_t bitset[6] = { 0x1000, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 2 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, bitset, normal_mine, me), 1);
+	/* Another owner: it will give the lock back. */
+	const int32_t theirs[5] = { 2, 0, me + 1, 1, 3 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wait, theirs, me), 0);
+	/* Recursive and error-checking mutexes never wait on their owner. */
+	const int32_t recursive[5] = { 2, 1, me, 1, 1 }, errcheck[5] = { 2, 0, me, 1, 2 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wait, recursive, me), 0);
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wait, errcheck, me), 0);
+	/* The word is not what the wait expects: the kernel returns at once. */
+	const int32_t changed[5] = { 0, 0, me, 1, 3 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wait, changed, me), 0);
+	/* Robust: the owner's tid in the lock word (FUTEX_WAITERS set). */
+	const uint64_t rwait[6] = { 0x1000, FUTEX_WAIT, (uint32_t)(me | FUTEX_WAITERS) };
+	const int32_t robust_mine[5] = { me | FUTEX_WAITERS, 0, me, 1, 16 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, rwait, robust_mine, me), 1);
+	/* Not a wait, or not a futex at all. */
+	const uint64_t wake[6] = { 0x1000, FUTEX_WAKE_PRIVATE, 1 };
+	ck_assert_int_eq(rcall_selflock_decide(SYS_futex, wake, adaptive_mine, me), 0);
+	ck_assert_int_eq(rcall_selflock_decide(SYS_read, wait, adaptive_mine, me), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
 	TCase *tc = tcase_create("memory");
 	tcase_add_test(tc, memory_without_a_hold);
 	tcase_add_test(tc, stack_room);
+	tcase_add_test(tc, waits_on_itself);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
