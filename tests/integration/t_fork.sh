@@ -42,3 +42,32 @@ done
 [ $seen = 1 ] || echo "note: the forking thread was never caught inside fork in $i tries"
 finish_victim fk
 pass "activate, dump, stats, deactivate on a forking process; it never stopped allocating"
+
+# Children forked while a thread is held do not inherit jeattach's scratch
+# mapping (MADV_DONTFORK): each child of victim_fork -s lives a second.
+# A fork that lands between the mmap and its madvise (microseconds; no
+# mmap flag says "not inherited") copies the mapping before anything of
+# jeattach's is written into it: such a child may keep an untouched one,
+# counted and reported; a copy with any page in it is a failure.
+# scratch_rss PID: the resident KiB of PID's mappings of the scratch size.
+scratch_rss() {
+	for r in $(scratch_maps "$1"); do
+		awk -v r="$r" '$1 == r { on = 1; next } on && /^Rss:/ { print $2; exit }' "/proc/$1/smaps"
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+start_victim fs "$TARGETS/victim_fork" -s
+i=0 seen=0 empty=0
+while [ $i -lt 15 ]; do
+	i=$((i + 1))
+	expect_rc 0 "$JEATTACH" -p "$fs" --stats=full --dump "$WORK/fs$i.heap"
+	for c in $(pgrep -P "$fs"); do
+		seen=$((seen + 1))
+		[ -n "$(scratch_maps "$c")" ] || continue
+		rss=$(scratch_rss "$c")
+		[ "$rss" = 0 ] || fail "child $c of the victim inherited the scratch mapping with $rss KiB in it"
+		empty=$((empty + 1))
+	done
+done
+[ $seen -gt 0 ] || fail "no child of the victim was alive to look at"
+finish_victim fs
+pass "$seen children looked at around 15 holds: none inherited what jeattach wrote ($empty kept an untouched copy, forked between the mmap and its madvise)"

@@ -11,7 +11,10 @@
  * allocates again").
  * "ready <pid> forker=<tid>"; SIGUSR1 (taken by the watchdog) makes it
  * check itself and exit: "report stalls=N forks_failed=N", 0 if clean;
- * "forks=N" says how many forks ran. */
+ * "forks=N" says how many forks ran.
+ * -s: each child sleeps a second before it exits, and is not waited for
+ * (SIGCHLD ignored: the kernel reaps it), so a test can look at what the
+ * children forked while jeattach held a thread inherited. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -65,8 +68,11 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int sleepers = argc > 1 && !strcmp(argv[1], "-s");
+	if (sleepers)
+		signal(SIGCHLD, SIG_IGN);
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	static sigset_t set;
 	sigemptyset(&set);
@@ -86,15 +92,20 @@ int main(void)
 	fflush(stdout);
 	for (;;) {
 		pid_t child = fork();
-		if (child == 0)
+		if (child == 0) {
+			if (sleepers)
+				sleep(1);
 			_exit(0);
+		}
 		if (child < 0) {
 			forks_failed++;
 			usleep(1000);
 			continue;
 		}
-		while (waitpid(child, NULL, 0) < 0)
+		while (!sleepers && waitpid(child, NULL, 0) < 0)
 			;
 		forks++;
+		if (sleepers)
+			usleep(5000);
 	}
 }
