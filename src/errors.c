@@ -116,7 +116,7 @@ static const struct row {
 	  "{doing}: the injected call faulted ({why}); the thread was restored and the fault "
 	  "not delivered; please report this" },
 	{ JE_AT_CALL, JE_ERR_SCRATCH, ALWAYS, JE_EXIT_INTERNAL,
-	  "{doing}: the value does not fit jeattach's scratch space on the target stack; use a "
+	  "{doing}: the value does not fit jeattach's scratch space in the target; use a "
 	  "shorter name or value" },
 	{ JE_AT_CALL, ANY, ALWAYS, JE_EXIT_INTERNAL, "{doing}: {err}" },
 
