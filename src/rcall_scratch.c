@@ -2,8 +2,9 @@
 /* Scratch memory for a held thread's calls: where mallctl names, out
  * parameters, the crash-safe signal frame and the callee's own stack live.
  *
- * Always a private anonymous mapping made in the target for the hold and
- * unmapped at release. No byte of the thread's stack is ever saved and
+ * An anonymous mapping made in the target for the hold and unmapped at
+ * release (private; shared where RLIMIT_DATA refuses a private one; kept
+ * from fork children either way). No byte of the thread's stack is ever saved and
  * written back: a coroutine's stack may be a few KiB carved from a heap
  * block next to data other threads update, and a thread's stack may be a
  * guardless 16 KiB block beside another thread's frames and TLS; saving the
