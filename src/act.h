@@ -206,8 +206,14 @@ int act_dump_totals(int fd, struct act_totals *tot);
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
 /* Give the written temporary tmp its final name file: 0, or -errno
- * (-EEXIST: file exists and force is 0; nothing was replaced). */
+ * (-EEXIST: file exists and force is 0, or it is not a regular file;
+ * nothing was replaced). */
 int act_publish(const char *tmp, const char *file, int force);
+/* What the name file is when it is there and is not a regular file ("a
+ * symbolic link", "a character device", "a FIFO", "a directory"...), the
+ * name itself, never what a link points at (lstat); NULL when there is
+ * nothing or a regular file: only those may be replaced, --force or not. */
+const char *act_output_kind(const char *file);
 /* A temporary file beside file, to be published as it (act_publish): its
  * descriptor, its name in tmp; -errno. */
 int act_temp_beside(const char *file, char *tmp, size_t len);
