@@ -70,3 +70,10 @@ void cli_diag_ptrace_denied(const struct target *t, char *buf, size_t len)
 			 "a security module (SELinux, AppArmor) or a container's seccomp policy "
 			 "denies ptrace; check the audit log");
 }
+
+void cli_diag_denied(void *arg, char *buf, size_t len)
+{
+	struct target *t = arg;
+	target_find_tracer(t);
+	cli_diag_ptrace_denied(t, buf, len);
+}

@@ -49,19 +49,12 @@ static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt
 	return code;
 }
 
-static void explain_denied(void *arg, char *buf, size_t len)
-{
-	struct target *t = arg;
-	target_find_tracer(t);
-	cli_diag_ptrace_denied(t, buf, len);
-}
-
 /* A failure outside the actions, through the one table (errors.c). */
 static enum je_exit stage_error(struct cli_run *run, const struct options *o,
 				enum je_stage stage, int e)
 {
 	struct je_err_ctx c = { .pid = run->pid, .why = run->t.why, .prefix = o->prefix,
-				.denied = explain_denied, .arg = &run->t };
+				.denied = cli_diag_denied, .arg = &run->t };
 	char msg[sizeof(run->msg)];
 	enum je_exit code = je_err_explain(stage, e, &c, msg, sizeof(msg));
 	return fail(run, code, "%s", msg);

@@ -22,6 +22,7 @@
 #include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "cli_diag.h"
 #include "cli_top.h"
 #include "errors.h"
 #include "rcall.h"
@@ -43,7 +44,10 @@ struct top_run {
  * code is used only if the table has no row for it. */
 static int fail(struct top_run *tr, int code, int e, enum je_stage stage)
 {
-	struct je_err_ctx c = { .pid = tr->v.pid, .why = tr->t.why, .prefix = tr->o->prefix };
+	/* EPERM's reason (another tracer...) is cli_diag's, as in every run:
+	 * without it the line ended in "permission denied: ". */
+	struct je_err_ctx c = { .pid = tr->v.pid, .why = tr->t.why, .prefix = tr->o->prefix,
+				.denied = cli_diag_denied, .arg = &tr->t };
 	enum je_exit x = je_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
 	return x ? (int)x : code;
 }
