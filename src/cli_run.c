@@ -126,8 +126,10 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	run->opened = 1;
 	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
 	e = target_locate(t, o->prefix);
-	if (e && !target_settled_alive(t))
-		return fail(run, JE_EXIT_GONE, "the process exited while jeattach read it");
+	char fate[300];
+	if (e && (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED))
+		return fail(run, JE_EXIT_GONE, "%s while jeattach read it",
+			    (target_fate(t, fate, sizeof(fate)), fate));
 	if (!e) {
 		struct rcall_opts ro = { .only_tid = o->tid };
 		unsigned needs = 0;
@@ -286,8 +288,16 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	/* Whatever failed, if the process is gone that is the whole story
 	 * (an exiting process loses its mappings, threads and /proc entries
 	 * one by one, and each stage fails its own way). */
-	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE && !target_settled_alive(t))
-		fail(run, JE_EXIT_GONE, "the process exited while jeattach worked on it");
+	char fate[300];
+	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE &&
+	    (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)) {
+		/* exec'd, killed by which signal, or exited with which status
+		 * (target_fate.c): never "exited" while the pid lives on. */
+		target_fate(t, fate, sizeof(fate));
+		fail(run, JE_EXIT_GONE, "%s while jeattach worked on it%s", fate,
+		     strncmp(fate, "the process replaced", 20) ? "" :
+		     "; what jeattach did there went with the old program");
+	}
 	return run->code;
 }
 

@@ -203,6 +203,17 @@ static int wait_next(struct top_run *tr, pt_usec_t until)
 	}
 }
 
+/* The process exited, was killed or replaced its program (target_fate):
+ * 1 with the message that ends the view. */
+static int ended(struct top_run *tr)
+{
+	char fate[300];
+	if (target_fate(&tr->t, fate, sizeof(fate)) == TARGET_AS_WAS)
+		return 0;
+	snprintf(tr->msg, sizeof(tr->msg), "%s; the view ends", fate);
+	return 1;
+}
+
 static int loop(struct top_run *tr)
 {
 	const struct options *o = tr->o;
@@ -210,17 +221,13 @@ static int loop(struct top_run *tr)
 	pt_usec_t next = pt_now_us();
 	for (;;) {
 		if (!tr->v.paused || !tr->v.seq) {
-			if (!target_alive(&tr->t)) {
-				snprintf(tr->msg, sizeof(tr->msg), "the process exited; the view ends");
+			if (ended(tr))
 				return JE_EXIT_GONE;
-			}
 			int code = refresh(tr);
 			if (!code)
 				code = show(tr);
 			if (code)
-				return target_alive(&tr->t) ? code :
-				       (snprintf(tr->msg, sizeof(tr->msg),
-						 "the process exited; the view ends"), JE_EXIT_GONE);
+				return ended(tr) ? JE_EXIT_GONE : code;
 		}
 		if (once || (o->count && tr->v.seq >= (unsigned)o->count))
 			return 0;

@@ -225,6 +225,13 @@ int target_open(struct target *t, pid_t pid)
 	if (t->info.tracer)
 		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
 	t->info.elf_class = exe_class(t->io_pid);
+	/* Who it is now, to tell an execve meanwhile (target_fate). */
+	char comm[64], path[64];
+	if (target_thread_stat(pid, pid, comm, sizeof(comm), &t->info.start))
+		t->info.start = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->io_pid);
+	ssize_t n = readlink(path, t->info.exe, sizeof(t->info.exe) - 1);
+	t->info.exe[n > 0 ? n : 0] = 0;
 	if (t->info.elf_class == ELFCLASS32)
 		return -JE_ERR_CLASS32;
 	e = sym_maps_read(t->io_pid, &t->maps);

@@ -92,6 +92,17 @@ START_TEST(rows_by_stage_and_condition)
 	ck_assert_int_eq(je_err_explain(JE_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf)),
 			 JE_EXIT_NOJEMALLOC);
 	ck_assert_ptr_nonnull(strstr(buf, "defines my_mallctl; check --prefix"));
+	/* ESRCH during a call: target_fate's account, "exited" only when
+	 * nothing better is known. */
+	c.prefix = NULL;
+	c.doing = "cannot dump a heap profile";
+	c.why = "the process replaced its program (execve: now /usr/bin/sleep)";
+	ck_assert_int_eq(je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_str_eq(buf, "cannot dump a heap profile: the process replaced its program "
+			      "(execve: now /usr/bin/sleep)");
+	c.why = "";
+	je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cannot dump a heap profile: the process exited");
 }
 END_TEST
 

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What became of a process whose thread went away under jeattach: told as
+ * it happened, never "exited" while the pid lives on.
+ *
+ * - An execve by any thread kills every other thread first (fs/exec.c,
+ *   de_thread -> zap_other_threads), the one jeattach holds included; the
+ *   execing thread then takes the leader's pid and its start time
+ *   (de_thread copies start_time and start_boottime), so the process is
+ *   the same pid, the same start time, and another program. A held leader
+ *   is released silently (de_thread: "release_task()->ptrace_unlink()
+ *   silently, the tracer can sleep in do_wait()"): its tracer sees ECHILD,
+ *   no status at all. No PTRACE_O_TRACEEXEC is needed to know it.
+ * - A process that dies: each traced thread's exit is reported to its
+ *   tracer (exit_notify -> do_notify_parent while tsk->ptrace), with the
+ *   group's exit code (do_group_exit: sig->group_exit_code), so the held
+ *   thread's waitpid status is the process's: WIFSIGNALED 9 for SIGKILL
+ *   (the OOM killer's too), SIGXFSZ, or WIFEXITED with exit()'s status.
+ *   When no traced thread's status was seen, a zombie's /proc/PID/stat
+ *   field 52 (exit_code, Linux 3.5+, proc(5)) holds the same word until
+ *   its parent reaps it. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "target.h"
+
+void target_thread_ended(struct target *t, int status)
+{
+	if (status == -1 || WIFEXITED(status) || WIFSIGNALED(status)) {
+		t->ended_status = status;
+		t->ended_known = 1;
+	}
+}
+
+/* A status to tell: an exit or a signal, not -1 (vanished: ECHILD). */
+static int told(int status)
+{
+	return status != -1 && (WIFEXITED(status) || WIFSIGNALED(status));
+}
+
+/* Signal names as the kernel numbers them on this architecture (the
+ * SIG* macros), for the few a process is killed by. */
+static const char *signame(int sig)
+{
+	static const char *const names[] = {
+		[SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",     [SIGQUIT] = "SIGQUIT",
+		[SIGILL] = "SIGILL",   [SIGTRAP] = "SIGTRAP",   [SIGABRT] = "SIGABRT",
+		[SIGBUS] = "SIGBUS",   [SIGFPE] = "SIGFPE",     [SIGKILL] = "SIGKILL",
+		[SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV",   [SIGUSR2] = "SIGUSR2",
+		[SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM",   [SIGTERM] = "SIGTERM",
+		[SIGXCPU] = "SIGXCPU", [SIGXFSZ] = "SIGXFSZ",   [SIGSYS] = "SIGSYS",
+		[SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",
+	};
+	if (sig > 0 && sig < (int)(sizeof(names) / sizeof(names[0])) && names[sig])
+		return names[sig];
+	return sig >= SIGRTMIN && sig <= SIGRTMAX ? "a real-time signal" : "unnamed";
+}
+
+/* The leader's state letter, start time and exit_code (fields 3, 22, 52
+ * of /proc/PID/stat); -1 when gone. */
+static int leader_stat(pid_t pid, char *state, unsigned long long *start, int *exit_code)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* comm may hold anything but NUL */
+	if (!p || p[1] != ' ')
+		return -1;
+	p += 2;
+	*state = *p;
+	*exit_code = -1;
+	for (int field = 3; *p; p++) {
+		if (*p != ' ')
+			continue;
+		field++;
+		if (field == 22)
+			*start = strtoull(p + 1, NULL, 10);
+		else if (field == 52)
+			*exit_code = atoi(p + 1);
+	}
+	return 0;
+}
+
+static void say_status(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "the process was killed by signal %d (%s)%s", WTERMSIG(status),
+			 signame(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
+	else
+		snprintf(buf, len, "the process exited with status %d", WEXITSTATUS(status));
+}
+
+enum target_fate target_fate(const struct target *t, char *buf, size_t len)
+{
+	char state = '?';
+	unsigned long long start = 0;
+	int exit_code = -1;
+	int there = !leader_stat(t->pid, &state, &start, &exit_code) &&
+		    (!t->info.start || start == t->info.start); /* not a reused pid */
+	if (there && target_alive(t)) {
+		char path[64], exe[256];
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		/* A thread killed alone by a signal while the process lives:
+		 * a seccomp filter's SECCOMP_RET_KILL_THREAD (SIGSYS). */
+		int st = t->ended_status;
+		if (t->ended_known && told(st) && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL &&
+		    !strcmp(exe, t->info.exe)) {
+			snprintf(buf, len, "the thread jeattach held was killed by signal %d (%s); "
+				 "the process runs on without it", WTERMSIG(st), signame(WTERMSIG(st)));
+			return TARGET_AS_WAS;
+		}
+		/* Else a traced thread that ended while the process lives was
+		 * killed by an execve: a fatal signal or exit_group ends every
+		 * thread, and the held thread ran jeattach's call, not a
+		 * pthread_exit. */
+		if (t->ended_known || (*exe && *t->info.exe && strcmp(exe, t->info.exe))) {
+			snprintf(buf, len, "the process replaced its program (execve%s%s)",
+				 *exe ? ": now " : "", exe);
+			return TARGET_EXECED;
+		}
+		snprintf(buf, len, "the thread jeattach held ended; the process runs on");
+		return TARGET_AS_WAS;
+	}
+	if (t->ended_known && told(t->ended_status))
+		say_status(t->ended_status, buf, len);
+	else if (there && (state == 'Z' || state == 'X') && exit_code >= 0)
+		say_status(exit_code, buf, len);
+	else
+		snprintf(buf, len, "the process exited");
+	return TARGET_GONE;
+}

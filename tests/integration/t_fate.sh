@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Causes told truly: what became of a target that went away while one of
+# its threads was held in a long dump. A process that replaced its program
+# (execve from another thread: de_thread kills the held one, the pid lives
+# on) is said to have done so, never to have exited; a process killed
+# meanwhile is said to have been killed, by which signal (the held
+# thread's exit status, which its tracer reads in waitpid). Never exit 0.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+n=$(stacks 131072)
+CONF="MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0"
+
+# held VICTIM-PID: wait until jeattach holds the victim's main thread (its
+# TracerPid is set), then a little longer: the dump of $n stacks takes
+# seconds, so jemalloc is writing it.
+held() {
+	i=0
+	while [ "$(sed -n 's/^TracerPid:\t//p' "/proc/$1/task/$1/status" 2>/dev/null)" = 0 ]; do
+		i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "jeattach never held $1: $(cat "$WORK/j.err")"
+		sleep 0.05
+	done
+	sleep 0.3
+}
+
+# start_dump VICTIM-PID: jeattach dumps it in the background (main
+# thread: --tid), its pid in jp.
+start_dump() {
+	"$JEATTACH" -p "$1" --tid "$1" --dump "$WORK/$1.heap" >"$WORK/j.out" 2>"$WORK/j.err" &
+	jp=$!
+	held "$1"
+}
+
+# The target execs /bin/sleep (SIGHUP: victim_bigprof -x) mid-dump.
+START_SECONDS=60 start_victim_env x "$CONF" "$TARGETS/victim_bigprof" -n "$n" -x
+start_dump "$x"
+kill -HUP "$x"
+wait $jp
+rc=$?
+i=0
+until [ "$(basename "$(readlink "/proc/$x/exe")")" = sleep ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "the victim did not exec: $(readlink "/proc/$x/exe")"
+	sleep 0.05
+done
+err=$(cat "$WORK/j.err")
+[ $rc = 3 ] || fail "exec: exit $rc (wanted 3): $err"
+echo "$err" | grep -q "^jeattach: $x: .*the process replaced its program (execve" || fail "exec: $err"
+echo "$err" | grep -q "exited" && fail "exec said 'exited' while pid $x lives: $err"
+[ "$(printf '%s\n' "$err" | grep -vc '^jeattach: .*: dumping')" = 1 ] || fail "not one line: $err"
+[ -e "$WORK/$x.heap" ] && fail "a profile was published"
+kill -9 "$x"
+pass "exec during a dump: \"$(echo "$err" | sed 's/^jeattach: [0-9]*: //')\", exit 3"
+
+# The target is killed (SIGKILL, as the OOM killer does) mid-dump.
+START_SECONDS=60 start_victim_env k "$CONF" "$TARGETS/victim_bigprof" -n "$n"
+start_dump "$k"
+kill -KILL "$k"
+wait $jp
+rc=$?
+err=$(cat "$WORK/j.err")
+[ $rc = 3 ] || fail "kill: exit $rc (wanted 3): $err"
+echo "$err" | grep -q "^jeattach: $k: .*the process was killed by signal 9 (SIGKILL)" || fail "kill: $err"
+[ -e "$WORK/$k.heap" ] && fail "a profile was published"
+pass "killed during a dump: \"$(echo "$err" | sed 's/^jeattach: [0-9]*: //')\", exit 3"
+
+# Ended by a signal jeattach could have caused: SIGXFSZ (a dump's write
+# past RLIMIT_FSIZE is the case the issue names) sent here instead.
+START_SECONDS=60 start_victim_env f "$CONF" "$TARGETS/victim_bigprof" -n "$n"
+start_dump "$f"
+kill -XFSZ "$f"
+wait $jp
+rc=$?
+err=$(cat "$WORK/j.err")
+[ $rc = 3 ] || fail "SIGXFSZ: exit $rc (wanted 3): $err"
+echo "$err" | grep -q "^jeattach: $f: .*the process was killed by signal 25 (SIGXFSZ)" || fail "SIGXFSZ: $err"
+pass "SIGXFSZ during a dump: \"$(echo "$err" | sed 's/^jeattach: [0-9]*: //')\", exit 3"
