@@ -220,6 +220,23 @@ int act_temp_beside(const char *file, char *tmp, size_t len);
 /* Why a file could not be published at file (e: -errno), in one line;
  * what: "the profile", "the record"... */
 enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
+/* Why a system call the target made for jeattach failed (act_cause.c):
+ * told from what is there, a seccomp filter blamed only where
+ * /proc/PID/status shows one. call: its name; err: its errno (positive). */
+void act_syscall_cause(const struct target *t, const char *call, int err, char *buf, size_t len);
+/* The process's descriptors below its RLIMIT_NOFILE soft limit: how many
+ * new ones it can open (free). 0, or -1 when /proc cannot say. */
+struct act_fd_room {
+	unsigned long long limit, open, below, free;
+};
+int act_fd_room(const struct target *t, struct act_fd_room *room);
+/* The one-line failures of a dump's system calls, for act_dump.c:
+ * memfd_create answered -err; jemalloc's prof.dump answered merr (EFAULT:
+ * it could not open or write its file: why, from descriptors, /proc and
+ * seccomp as they are). */
+enum je_exit act_memfd_failed(struct target *t, struct act_result *r, const char *doing, int err);
+enum je_exit act_dump_file_failed(struct target *t, struct act_result *r, const char *doing,
+				  int merr);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);
