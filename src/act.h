@@ -192,6 +192,22 @@ enum je_exit act_name_threads(struct target *t, struct act_session *s, struct ac
 /* Does prof.active=true alone reach threads that already allocated on
  * jemalloc `version`? 1 yes, 0 no (5.2.x), -1 unknown (act_version.c). */
 int act_activation_reaches_all(const char *version);
+/* The same told by the controls that exist, for a version string that says
+ * nothing (a vendored build without a VERSION file says "0.0.0"): each
+ * argument 1 if this jemalloc has the control, 0 if not. *range gets the
+ * releases they mark ("5.3", "5.2", "4.x-5.1"). */
+int act_activation_reaches_by_controls(int prof_log_start, int opt_prof_stats,
+				       int opt_prof_sys_thread_name, const char **range);
+/* What a target's jemalloc is, as far as activation goes: from its version
+ * string, else from its controls (read in the hold). */
+struct act_release {
+	int reach;       /* act_activation_reaches_all's answer: 1, 0, -1 */
+	char range[16];  /* "5.2", "5.3", "4.x-5.1"..., "" when unknown */
+	const char *by;  /* "version", "controls", or NULL when unknown */
+	char version[64]; /* the version string, "" when unreadable */
+};
+/* 0, or -errno when a call could not be made. */
+int act_release_of(struct target *t, struct act_release *rel);
 /* Under a hold of thread tid: the per-thread work of the pass (re-arm
  * and/or name). 0, or a one-line reason in why. */
 int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, int *named,
