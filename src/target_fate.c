@@ -90,11 +90,25 @@ static int leader_stat(pid_t pid, char *state, unsigned long long *start, int *e
 	return 0;
 }
 
+/* Where a killing signal usually comes from, when that is a hint. */
+static const char *hint(int sig)
+{
+	switch (sig) {
+	case SIGKILL: /* mm/oom_kill.c: __oom_kill_process sends SIGKILL */
+		return ", as the OOM killer sends it: see the kernel log";
+	case SIGXFSZ: /* a write past RLIMIT_FSIZE: send_sig(SIGXFSZ) in generic_write_check_limits */
+		return ", as a write past RLIMIT_FSIZE gets";
+	default:
+		return "";
+	}
+}
+
 static void say_status(int status, char *buf, size_t len)
 {
 	if (WIFSIGNALED(status))
-		snprintf(buf, len, "the process was killed by signal %d (%s)%s", WTERMSIG(status),
-			 signame(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
+		snprintf(buf, len, "the process was killed by signal %d (%s%s)%s", WTERMSIG(status),
+			 signame(WTERMSIG(status)), hint(WTERMSIG(status)),
+			 WCOREDUMP(status) ? ", core dumped" : "");
 	else
 		snprintf(buf, len, "the process exited with status %d", WEXITSTATUS(status));
 }
