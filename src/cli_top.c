@@ -146,6 +146,14 @@ static int show(struct top_run *tr)
 		return 128 + SIGPIPE; /* the reader went (SIGPIPE is blocked: EPIPE) */
 	if (tr->o->prometheus) {
 		int e = cli_top_prom_write(tr->o->prometheus, &tr->v);
+		const char *kind = e == -EEXIST ? act_output_kind(tr->o->prometheus) : NULL;
+		if (kind) {
+			snprintf(tr->msg, sizeof(tr->msg),
+				 "cannot write %s: it is %s (made while jeattach ran), and "
+				 "jeattach replaces regular files only; it was left alone; give "
+				 "another name", tr->o->prometheus, kind);
+			return JE_EXIT_OUTPUT;
+		}
 		if (e) {
 			snprintf(tr->msg, sizeof(tr->msg),
 				 "cannot write %s: %s; choose a writable directory (node_exporter's "
@@ -258,6 +266,17 @@ static int writable(struct top_run *tr)
 	char copy[4096];
 	if (!tr->o->prometheus)
 		return 0;
+	/* It is replaced at every refresh, as a regular file only: a device
+	 * node, a FIFO, a socket or a symbolic link at that name is never
+	 * replaced (act_output_kind; as root, /dev/null would have been). */
+	const char *kind = act_output_kind(tr->o->prometheus);
+	if (kind) {
+		snprintf(tr->msg, sizeof(tr->msg),
+			 "--prometheus %s: it is %s, and jeattach replaces regular files only; "
+			 "give a file name in node_exporter's --collector.textfile.directory",
+			 tr->o->prometheus, kind);
+		return JE_EXIT_OUTPUT;
+	}
 	snprintf(copy, sizeof(copy), "%s", tr->o->prometheus);
 	const char *dir = dirname(copy);
 	if (!access(dir, W_OK | X_OK))

@@ -92,7 +92,17 @@ done
 [ "$(cat "$WORK/linked.heap")" = target ] || fail "the linked file was written"
 expect_rc 8 "$JEATTACH" -p "$v" --frag --frag-out "$WORK/fifo.json" --force
 echo "$ERR" | grep -q "fifo.json: it is a FIFO" || fail "--frag-out: $ERR"
-pass "--force onto a link, FIFO, socket$(echo "$kinds" | grep -q null && echo ', device node'): refused before the hold, left alone"
+# --prometheus replaces its file at every refresh: a regular file only.
+mkfifo "$WORK/fifo.prom"
+ln -s linked.heap "$WORK/link.prom"
+for f in fifo.prom:FIFO link.prom:symbolic; do
+	before=$(ident "$WORK/${f%%:*}")
+	expect_rc 8 "$JEATTACH" -p "$v" --prometheus "$WORK/${f%%:*}" --count 1
+	echo "$ERR" | grep -q "${f%%:*}: it is a ${f#*:}.*replaces regular files only" || fail "--prometheus: $ERR"
+	[ "$(ident "$WORK/${f%%:*}")" = "$before" ] || fail "--prometheus replaced ${f%%:*}"
+done
+[ "$(cat "$WORK/linked.heap")" = target ] || fail "the linked file was written"
+pass "--force (and --prometheus) onto a link, FIFO, socket$(echo "$kinds" | grep -q null && echo ', device node'): refused before the hold, left alone"
 
 # Made while jeattach waits, after the early check: the publishing rename
 # of --force looks again, and leaves a FIFO or a link alone.
