@@ -166,6 +166,13 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
 			    "which an injected call's return would violate; this is not supported yet");
 	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
 		return stage_error(run, o, JE_AT_ATTACH, -EPERM);
+	/* Another program since jeattach located jemalloc (an execve during a
+	 * --for or --every wait): its addresses are no longer the process's;
+	 * no thread of the new program is borrowed. */
+	char fate[300];
+	if (target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
+		return fail(run, JE_EXIT_GONE, "%s since jeattach located jemalloc; nothing was "
+			    "done in the new program", fate);
 	narrate(o, run->pid, "holding a thread at a safe point");
 	int e = rcall_hold(t);
 	if (e)
@@ -247,7 +254,9 @@ static void tell_finished(struct cli_run *run, int i)
 static void restore_if_left_on(struct cli_run *run, const struct options *o,
 			       const struct plan_seg *seg)
 {
-	if (run->code == JE_EXIT_OK || !target_alive(&run->t))
+	char fate[300];
+	/* Gone, or another program now (execve): nothing of ours to put back. */
+	if (run->code == JE_EXIT_OK || target_fate(&run->t, fate, sizeof(fate)) != TARGET_AS_WAS)
 		return;
 	for (int i = seg->first; i < run->nsteps; i++) {
 		enum act_kind k = run->plan->steps[i].kind;
@@ -294,9 +303,10 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 		/* exec'd, killed by which signal, or exited with which status
 		 * (target_fate.c): never "exited" while the pid lives on. */
 		target_fate(t, fate, sizeof(fate));
-		fail(run, JE_EXIT_GONE, "%s while jeattach worked on it%s", fate,
-		     strncmp(fate, "the process replaced", 20) ? "" :
-		     "; what jeattach did there went with the old program");
+		if (!strstr(run->msg, fate)) /* not told already */
+			fail(run, JE_EXIT_GONE, "%s while jeattach worked on it%s", fate,
+			     strncmp(fate, "the process replaced", 20) ? "" :
+			     "; what jeattach did there went with the old program");
 	}
 	return run->code;
 }

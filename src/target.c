@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
 #include "core_read.h"
@@ -232,6 +233,11 @@ int target_open(struct target *t, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->io_pid);
 	ssize_t n = readlink(path, t->info.exe, sizeof(t->info.exe) - 1);
 	t->info.exe[n > 0 ? n : 0] = 0;
+	struct stat xst;
+	if (!stat(path, &xst)) {
+		t->info.exe_dev = (unsigned long long)xst.st_dev;
+		t->info.exe_ino = (unsigned long long)xst.st_ino;
+	}
 	if (t->info.elf_class == ELFCLASS32)
 		return -JE_ERR_CLASS32;
 	e = sym_maps_read(t->io_pid, &t->maps);

@@ -28,6 +28,8 @@ struct target_info {
 	pid_t ns_pid;         /* the pid inside its own pid namespace (NSpid) */
 	unsigned long long start; /* stat's starttime: the process, across pid reuse */
 	char exe[256];        /* /proc/PID/exe when opened: the program it ran */
+	unsigned long long exe_dev, exe_ino; /* its file (stat through the link:
+					      * still itself once deleted), 0 unknown */
 };
 
 /* The private contexts of the layers above, opaque here (strace's struct

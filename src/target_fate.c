@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "target.h"
@@ -125,11 +126,18 @@ enum target_fate target_fate(const struct target *t, char *buf, size_t len)
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
 		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = 0;
+		/* Another program is another file: compared by device and
+		 * inode, not by name (an upgrade that deletes the binary
+		 * makes the link read "... (deleted)", the same program). */
+		struct stat xst;
+		int other = t->info.exe_ino && !stat(path, &xst) &&
+			    ((unsigned long long)xst.st_dev != t->info.exe_dev ||
+			     (unsigned long long)xst.st_ino != t->info.exe_ino);
 		/* A thread killed alone by a signal while the process lives:
 		 * a seccomp filter's SECCOMP_RET_KILL_THREAD (SIGSYS). */
 		int st = t->ended_status;
 		if (t->ended_known && told(st) && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL &&
-		    !strcmp(exe, t->info.exe)) {
+		    !other) {
 			snprintf(buf, len, "the thread jeattach held was killed by signal %d (%s); "
 				 "the process runs on without it", WTERMSIG(st), signame(WTERMSIG(st)));
 			return TARGET_AS_WAS;
@@ -138,7 +146,7 @@ enum target_fate target_fate(const struct target *t, char *buf, size_t len)
 		 * killed by an execve: a fatal signal or exit_group ends every
 		 * thread, and the held thread ran jeattach's call, not a
 		 * pthread_exit. */
-		if (t->ended_known || (*exe && *t->info.exe && strcmp(exe, t->info.exe))) {
+		if (t->ended_known || other) {
 			snprintf(buf, len, "the process replaced its program (execve%s%s)",
 				 *exe ? ": now " : "", exe);
 			return TARGET_EXECED;

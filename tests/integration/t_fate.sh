@@ -6,6 +6,8 @@
 # on) is said to have done so, never to have exited; a process killed
 # meanwhile is said to have been killed, by which signal (the held
 # thread's exit status, which its tracer reads in waitpid). Never exit 0.
+# A process that exec'd during a wait has no thread of its new program
+# borrowed.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
@@ -51,6 +53,26 @@ echo "$err" | grep -q "exited" && fail "exec said 'exited' while pid $x lives: $
 [ -e "$WORK/$x.heap" ] && fail "a profile was published"
 kill -9 "$x"
 pass "exec during a dump: \"$(echo "$err" | sed 's/^jeattach: [0-9]*: //')\", exit 3"
+
+# The target execs during a --for wait, holding nothing: the closing
+# hold borrows no thread of the new program (whose addresses are not
+# jemalloc's), and says why.
+START_SECONDS=60 start_victim_env w "$CONF" "$TARGETS/victim_bigprof" -n 16 -x
+"$JEATTACH" -p "$w" --for "$(slow 2)s" --dump "$WORK/w.heap" >"$WORK/j.out" 2>"$WORK/j.err" &
+jp=$!
+sleep "$(slow 1)"
+kill -HUP "$w"
+wait $jp
+rc=$?
+err=$(cat "$WORK/j.err")
+[ $rc = 3 ] || fail "exec in a wait: exit $rc (wanted 3): $err"
+echo "$err" | grep -q "^jeattach: $w: the process replaced its program (execve: now .*sleep) since jeattach located jemalloc; nothing was done in the new program" ||
+	fail "exec in a wait: $err"
+[ "$(basename "$(readlink "/proc/$w/exe")")" = sleep ] && [ "$(sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$w/status")" = S ] ||
+	fail "the new program is not asleep as it was: $(readlink "/proc/$w/exe") $(grep State "/proc/$w/status")"
+[ "$(sed -n 's/^TracerPid:\t//p' "/proc/$w/status")" = 0 ] || fail "left traced"
+kill -9 "$w"
+pass "exec during a --for wait: no thread of the new program borrowed, exit 3"
 
 # The target is killed (SIGKILL, as the OOM killer does) mid-dump.
 START_SECONDS=60 start_victim_env k "$CONF" "$TARGETS/victim_bigprof" -n "$n"
