@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
 #include "core_read.h"
@@ -226,18 +225,7 @@ int target_open(struct target *t, pid_t pid)
 	if (t->info.tracer)
 		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
 	t->info.elf_class = exe_class(t->io_pid);
-	/* Who it is now, to tell an execve meanwhile (target_fate). */
-	char comm[64], path[64];
-	if (target_thread_stat(pid, pid, comm, sizeof(comm), &t->info.start))
-		t->info.start = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->io_pid);
-	ssize_t n = readlink(path, t->info.exe, sizeof(t->info.exe) - 1);
-	t->info.exe[n > 0 ? n : 0] = 0;
-	struct stat xst;
-	if (!stat(path, &xst)) {
-		t->info.exe_dev = (unsigned long long)xst.st_dev;
-		t->info.exe_ino = (unsigned long long)xst.st_ino;
-	}
+	target_fate_mark(t); /* who it is now, to tell an execve meanwhile */
 	if (t->info.elf_class == ELFCLASS32)
 		return -JE_ERR_CLASS32;
 	e = sym_maps_read(t->io_pid, &t->maps);

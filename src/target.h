@@ -26,10 +26,14 @@ struct target_info {
 	int kernel_thread;
 	int elf_class;        /* of /proc/PID/exe; 0 unknown */
 	pid_t ns_pid;         /* the pid inside its own pid namespace (NSpid) */
-	unsigned long long start; /* stat's starttime: the process, across pid reuse */
-	char exe[256];        /* /proc/PID/exe when opened: the program it ran */
-	unsigned long long exe_dev, exe_ino; /* its file (stat through the link:
-					      * still itself once deleted), 0 unknown */
+	/* Who the process was when opened (target_fate_mark): its leader's
+	 * start time (the process, across pid reuse; an execve keeps it),
+	 * its program (the /proc/PID/exe link and the file behind it, still
+	 * itself once deleted), where its image lies (stat's startcode and
+	 * startstack: a new image, even of the same program, lies elsewhere
+	 * under ASLR); 0 where unknown. */
+	unsigned long long start, startcode, startstack, exe_dev, exe_ino;
+	char exe[256];
 };
 
 /* The private contexts of the layers above, opaque here (strace's struct
@@ -77,6 +81,8 @@ void target_why(struct target *t, const char *fmt, ...) __attribute__((format(pr
  * process exited with status 3", "the process exited" (cause unknown). */
 enum target_fate { TARGET_AS_WAS, TARGET_EXECED, TARGET_GONE };
 enum target_fate target_fate(const struct target *t, char *buf, size_t len);
+/* Record who it is (target_open), for target_fate to compare with. */
+void target_fate_mark(struct target *t);
 /* A traced thread of it ended with this waitpid status (rcall). */
 void target_thread_ended(struct target *t, int status);
 

@@ -61,11 +61,19 @@ static const char *signame(int sig)
 	return sig >= SIGRTMIN && sig <= SIGRTMAX ? "a real-time signal" : "unnamed";
 }
 
-/* The leader's state letter, start time and exit_code (fields 3, 22, 52
- * of /proc/PID/stat); -1 when gone. */
-static int leader_stat(pid_t pid, char *state, unsigned long long *start, int *exit_code)
+/* The fields of the leader's /proc/PID/stat this needs. */
+struct leader {
+	char state;                 /* field 3 */
+	unsigned long long start;   /* 22: starttime */
+	unsigned long long startcode, startstack; /* 26, 28: 0 without an mm */
+	int exit_code;              /* 52 (Linux 3.5+): a zombie's status; -1 */
+};
+
+static int leader_stat(pid_t pid, struct leader *l)
 {
 	char path[64], buf[1024];
+	memset(l, 0, sizeof(*l));
+	l->exit_code = -1;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -77,18 +85,55 @@ static int leader_stat(pid_t pid, char *state, unsigned long long *start, int *e
 	if (!p || p[1] != ' ')
 		return -1;
 	p += 2;
-	*state = *p;
-	*exit_code = -1;
+	l->state = *p;
 	for (int field = 3; *p; p++) {
 		if (*p != ' ')
 			continue;
 		field++;
 		if (field == 22)
-			*start = strtoull(p + 1, NULL, 10);
+			l->start = strtoull(p + 1, NULL, 10);
+		else if (field == 26)
+			l->startcode = strtoull(p + 1, NULL, 10);
+		else if (field == 28)
+			l->startstack = strtoull(p + 1, NULL, 10);
 		else if (field == 52)
-			*exit_code = atoi(p + 1);
+			l->exit_code = atoi(p + 1);
 	}
 	return 0;
+}
+
+/* The program's link and file. */
+static void program(pid_t pid, char *exe, size_t len, unsigned long long *dev,
+		    unsigned long long *ino)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, len - 1);
+	exe[n > 0 ? n : 0] = 0;
+	*dev = *ino = 0;
+	if (!stat(path, &st)) {
+		*dev = (unsigned long long)st.st_dev;
+		*ino = (unsigned long long)st.st_ino;
+	}
+}
+
+void target_fate_mark(struct target *t)
+{
+	struct leader l;
+	if (!leader_stat(t->pid, &l)) {
+		t->info.start = l.start;
+		t->info.startcode = l.startcode;
+		t->info.startstack = l.startstack;
+	}
+	program(t->io_pid, t->info.exe, sizeof(t->info.exe), &t->info.exe_dev, &t->info.exe_ino);
+}
+
+/* Both known and different (a leader that ended has no mm: its fields
+ * read 0, which is no news). */
+static int differs(unsigned long long was, unsigned long long now)
+{
+	return was && now && was != now;
 }
 
 /* Where a killing signal usually comes from, when that is a hint. */
@@ -116,23 +161,21 @@ static void say_status(int status, char *buf, size_t len)
 
 enum target_fate target_fate(const struct target *t, char *buf, size_t len)
 {
-	char state = '?';
-	unsigned long long start = 0;
-	int exit_code = -1;
-	int there = !leader_stat(t->pid, &state, &start, &exit_code) &&
-		    (!t->info.start || start == t->info.start); /* not a reused pid */
+	struct leader l;
+	int there = !leader_stat(t->pid, &l) &&
+		    (!t->info.start || l.start == t->info.start); /* not a reused pid */
 	if (there && target_alive(t)) {
-		char path[64], exe[256];
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
-		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = 0;
+		char exe[256];
+		unsigned long long dev, ino;
+		program(t->io_pid, exe, sizeof(exe), &dev, &ino);
 		/* Another program is another file: compared by device and
-		 * inode, not by name (an upgrade that deletes the binary
-		 * makes the link read "... (deleted)", the same program). */
-		struct stat xst;
-		int other = t->info.exe_ino && !stat(path, &xst) &&
-			    ((unsigned long long)xst.st_dev != t->info.exe_dev ||
-			     (unsigned long long)xst.st_ino != t->info.exe_ino);
+		 * inode, not by name (an upgrade that deletes the binary makes
+		 * the link read "... (deleted)": the same program). The same
+		 * program exec'd again is a new image: its code and stack lie
+		 * elsewhere (ASLR). */
+		int other = differs(t->info.exe_ino, ino) || differs(t->info.exe_dev, dev) ||
+			    differs(t->info.startcode, l.startcode) ||
+			    differs(t->info.startstack, l.startstack);
 		/* A thread killed alone by a signal while the process lives:
 		 * a seccomp filter's SECCOMP_RET_KILL_THREAD (SIGSYS). */
 		int st = t->ended_status;
@@ -156,8 +199,8 @@ enum target_fate target_fate(const struct target *t, char *buf, size_t len)
 	}
 	if (t->ended_known && told(t->ended_status))
 		say_status(t->ended_status, buf, len);
-	else if (there && (state == 'Z' || state == 'X') && exit_code >= 0)
-		say_status(exit_code, buf, len);
+	else if (there && (l.state == 'Z' || l.state == 'X') && l.exit_code >= 0)
+		say_status(l.exit_code, buf, len);
 	else
 		snprintf(buf, len, "the process exited");
 	return TARGET_GONE;

@@ -74,6 +74,28 @@ echo "$err" | grep -q "^jeattach: $w: the process replaced its program (execve: 
 kill -9 "$w"
 pass "exec during a --for wait: no thread of the new program borrowed, exit 3"
 
+# The same, the target exec'ing its own program again: the same file, a
+# new image (ASLR: its code and stack lie elsewhere, stat's startcode and
+# startstack), where the old addresses mean nothing.
+START_SECONDS=60 start_victim_env s "$CONF" "$TARGETS/victim_bigprof" -n 16 -X
+exe=$(readlink "/proc/$s/exe")
+"$JEATTACH" -p "$s" --for "$(slow 2)s" --dump "$WORK/s.heap" >"$WORK/j.out" 2>"$WORK/j.err" &
+jp=$!
+sleep "$(slow 1)"
+kill -HUP "$s"
+wait $jp
+rc=$?
+err=$(cat "$WORK/j.err")
+[ $rc = 3 ] || fail "self-exec in a wait: exit $rc (wanted 3): $err"
+echo "$err" | grep -q "^jeattach: $s: the process replaced its program (execve: now $exe) since jeattach located jemalloc" ||
+	fail "self-exec in a wait: $err"
+[ "$(grep -c '^ready' "$s_out")" = 2 ] || fail "the victim did not exec itself: $(cat "$s_out")"
+kill -USR1 "$s" # the new image's self-check: frees all, exits 0
+i=0
+while kill -0 "$s" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+grep -q '^report ok' "$s_out" || fail "the new image did not end cleanly: $(cat "$s_out")"
+pass "self-exec during a --for wait: told, nothing done in the new image, which exits cleanly"
+
 # The target is killed (SIGKILL, as the OOM killer does) mid-dump.
 START_SECONDS=60 start_victim_env k "$CONF" "$TARGETS/victim_bigprof" -n "$n"
 start_dump "$k"

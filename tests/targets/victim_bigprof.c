@@ -16,7 +16,8 @@
  * allocating one) execve /bin/sleep 300: the pid lives on as another
  * program while jeattach may hold the main thread in a dump, for the rule
  * that such a process is said to have replaced its program, not to have
- * exited. */
+ * exited. -X: the same, but the thread execs this very program again
+ * (a new image of the same file, as "-n 16"). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -69,14 +70,19 @@ static void *__attribute__((noinline)) leaf(unsigned i)
 	return p;
 }
 
+static int exec_self;
+
 static void *exec_on_hup(void *arg)
 {
 	sigset_t *hup = arg;
 	int sig;
 	while (sigwait(hup, &sig))
 		;
-	execl("/bin/sleep", "sleep", "300", (char *)NULL);
-	perror("execl /bin/sleep");
+	if (exec_self)
+		execl("/proc/self/exe", "victim_bigprof", "-n", "16", (char *)NULL);
+	else
+		execl("/bin/sleep", "sleep", "300", (char *)NULL);
+	perror("execl");
 	return NULL;
 }
 
@@ -98,9 +104,9 @@ int main(int argc, char **argv)
 {
 	unsigned long n = 1UL << 17;
 	int c, exec_hup = 0;
-	while ((c = getopt(argc, argv, "n:x")) != -1) {
-		if (c == 'x')
-			exec_hup = 1;
+	while ((c = getopt(argc, argv, "n:xX")) != -1) {
+		if (c == 'x' || c == 'X')
+			exec_hup = 1, exec_self = c == 'X';
 		else if (c == 'n')
 			n = strtoul(optarg, NULL, 0);
 		else
