@@ -15,7 +15,7 @@ n=$(stacks 131072)
 CONF="MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0"
 
 # held VICTIM-PID: wait until jeattach holds the victim's main thread (its
-# TracerPid is set), then a little longer: the dump of $n stacks takes
+# TracerPid is set), then a little longer (0.1 s): the dump of $n stacks takes
 # seconds, so jemalloc is writing it.
 held() {
 	i=0
@@ -23,7 +23,7 @@ held() {
 		i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "jeattach never held $1: $(cat "$WORK/j.err")"
 		sleep 0.05
 	done
-	sleep 0.3
+	sleep 0.1
 }
 
 # start_dump VICTIM-PID: jeattach dumps it in the background (main
