@@ -192,6 +192,22 @@ enum je_exit act_name_threads(struct target *t, struct act_session *s, struct ac
 /* Does prof.active=true alone reach threads that already allocated on
  * jemalloc `version`? 1 yes, 0 no (5.2.x), -1 unknown (act_version.c). */
 int act_activation_reaches_all(const char *version);
+/* The same told by the controls that exist, for a version string that says
+ * nothing (a vendored build without a VERSION file says "0.0.0"): each
+ * argument 1 if this jemalloc has the control, 0 if not. *range gets the
+ * releases they mark ("5.3", "5.2", "4.x-5.1"). */
+int act_activation_reaches_by_controls(int prof_log_start, int opt_prof_stats,
+				       int opt_prof_sys_thread_name, const char **range);
+/* What a target's jemalloc is, as far as activation goes: from its version
+ * string, else from its controls (read in the hold). */
+struct act_release {
+	int reach;       /* act_activation_reaches_all's answer: 1, 0, -1 */
+	char range[16];  /* "5.2", "5.3", "4.x-5.1"..., "" when unknown */
+	const char *by;  /* "version", "controls", or NULL when unknown */
+	char version[64]; /* the version string, "" when unreadable */
+};
+/* 0, or -errno when a call could not be made. */
+int act_release_of(struct target *t, struct act_release *rel);
 /* Under a hold of thread tid: the per-thread work of the pass (re-arm
  * and/or name). 0, or a one-line reason in why. */
 int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, int *named,
@@ -206,14 +222,37 @@ int act_dump_totals(int fd, struct act_totals *tot);
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
 /* Give the written temporary tmp its final name file: 0, or -errno
- * (-EEXIST: file exists and force is 0; nothing was replaced). */
+ * (-EEXIST: file exists and force is 0, or it is not a regular file;
+ * nothing was replaced). */
 int act_publish(const char *tmp, const char *file, int force);
+/* What the name file is when it is there and is not a regular file ("a
+ * symbolic link", "a character device", "a FIFO", "a directory"...), the
+ * name itself, never what a link points at (lstat); NULL when there is
+ * nothing or a regular file: only those may be replaced, --force or not. */
+const char *act_output_kind(const char *file);
 /* A temporary file beside file, to be published as it (act_publish): its
  * descriptor, its name in tmp; -errno. */
 int act_temp_beside(const char *file, char *tmp, size_t len);
 /* Why a file could not be published at file (e: -errno), in one line;
  * what: "the profile", "the record"... */
 enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
+/* Why a system call the target made for jeattach failed (act_cause.c):
+ * told from what is there, a seccomp filter blamed only where
+ * /proc/PID/status shows one. call: its name; err: its errno (positive). */
+void act_syscall_cause(const struct target *t, const char *call, int err, char *buf, size_t len);
+/* The process's descriptors below its RLIMIT_NOFILE soft limit: how many
+ * new ones it can open (free). 0, or -1 when /proc cannot say. */
+struct act_fd_room {
+	unsigned long long limit, open, below, free;
+};
+int act_fd_room(const struct target *t, struct act_fd_room *room);
+/* The one-line failures of a dump's system calls, for act_dump.c:
+ * memfd_create answered -err; jemalloc's prof.dump answered merr (EFAULT:
+ * it could not open or write its file: why, from descriptors, /proc and
+ * seccomp as they are). */
+enum je_exit act_memfd_failed(struct target *t, struct act_result *r, const char *doing, int err);
+enum je_exit act_dump_file_failed(struct target *t, struct act_result *r, const char *doing,
+				  int merr);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);

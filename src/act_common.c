@@ -90,6 +90,11 @@ enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, 
 enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
 {
 	struct je_err_ctx c = { .pid = t->pid, .why = t->why, .doing = doing };
+	char fate[300];
+	if (e == -ESRCH) { /* the thread went away: say what became of the process */
+		target_fate(t, fate, sizeof(fate));
+		c.why = fate;
+	}
 	r->code = je_err_explain(JE_AT_CALL, e, &c, r->msg, sizeof(r->msg));
 	return r->code;
 }

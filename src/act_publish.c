@@ -46,11 +46,56 @@ static int publish_noreplace(const char *tmp, const char *file)
 	return 0;
 }
 
+/* --force replaces a regular file, nothing else. rename(2) would replace
+ * any non-directory: a device node (as root, --dump /dev/null --force
+ * would have left the host without its /dev/null), a FIFO or socket some
+ * program listens on, or a symbolic link. A link is judged as itself
+ * (lstat), not followed: rename replaces the link, not what it points at,
+ * so "following" could only ever mean writing somewhere the operator did
+ * not name, and in a directory others can write a link is how a root
+ * jeattach would be aimed at /etc/shadow. So a link is refused too. */
+const char *act_output_kind(const char *file)
+{
+	struct stat st;
+	if (lstat(file, &st))
+		return NULL;
+	switch (st.st_mode & S_IFMT) {
+	case S_IFREG:
+		return NULL;
+	case S_IFDIR:
+		return "a directory";
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "not a regular file";
+	}
+}
+
 int act_publish(const char *tmp, const char *file, int force)
 {
-	if (force)
-		return rename(tmp, file) < 0 ? -errno : 0;
-	return publish_noreplace(tmp, file);
+	if (!force)
+		return publish_noreplace(tmp, file);
+	/* Checked before the hold (main.c), again now: something else may
+	 * have been put there meanwhile. Between this lstat and the rename
+	 * another program could still swap the name (there is no "replace
+	 * only a regular file" flag; RENAME_EXCHANGE and a swap back would
+	 * take a device's name away from its users for that moment instead):
+	 * only one that can write this directory, which could replace the
+	 * file itself anyway. */
+	int e = publish_noreplace(tmp, file);
+	if (e != -EEXIST)
+		return e;
+	if (act_output_kind(file))
+		return -EEXIST;
+	return rename(tmp, file) < 0 ? -errno : 0;
 }
 
 enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what)
@@ -60,6 +105,12 @@ enum je_exit act_publish_error(struct act_result *r, const char *file, int e, co
 			     S_ISDIR(st.st_mode)))
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
 				"name", file);
+	const char *kind = e == -EEXIST ? act_output_kind(file) : NULL;
+	if (kind)
+		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it is %s (made while "
+				"jeattach worked), and --force replaces regular files only; it "
+				"was left alone and %s was discarded; give another name",
+				file, kind, what);
 	if (e == -EEXIST)
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it exists (made while "
 				"jeattach worked) and was left alone; %s was discarded; give "

@@ -142,24 +142,28 @@ static enum je_exit activate_rearm(struct target *t, struct act_session *s, enum
 enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
 			  struct act_result *r, const char *doing, int *previous)
 {
-	struct rctl_value ver;
-	int merr = 0, active = 0;
-	int e = rctl_read(t, "version", &ver, &merr);
+	struct act_release rel;
+	int active = 0;
+	/* Known by its version string, else by the controls it has: a 5.2
+	 * that calls itself 0.0.0 is still a 5.2 (act_version.c). */
+	int e = act_release_of(t, &rel);
 	if (e)
 		return act_transport_error(t, r, doing, e);
-	int reach = act_activation_reaches_all(merr ? NULL : ver.s);
-	enum je_exit c = reach ? JE_EXIT_OK : act_read_flag(t, r, doing, "prof.active", &active);
+	int reach = rel.reach;
+	act_field_str(r, "release", rel.by ? rel.range : NULL);
+	act_field_str(r, "release_known_by", rel.by);
+	enum je_exit c = reach == 1 ? JE_EXIT_OK : act_read_flag(t, r, doing, "prof.active", &active);
 	if (c)
 		return c;
-	if (reach == 0 && !active && mode != ACT_REARM_OFF)
+	/* Not known to reach every thread (5.2, or a release nothing tells):
+	 * the re-arm, which works on every release, rather than an
+	 * activation reported as a success that may never sample. */
+	if (reach != 1 && !active && mode != ACT_REARM_OFF)
 		return activate_rearm(t, s, mode, r, doing, previous);
 	/* Activation alone: enough, or asked for, or nothing to change. */
 	if ((c = act_write_active(t, r, doing, 1, previous)))
 		return c;
-	act_field_str(r, "rearm", reach == 1    ? "not_needed"
-				  : reach < 0   ? "unknown_version"
-				  : active      ? "already_active"
-						: "off");
+	act_field_str(r, "rearm", reach == 1 ? "not_needed" : active ? "already_active" : "off");
 	return JE_EXIT_OK;
 }
 

@@ -25,25 +25,27 @@ static const struct {
 };
 
 /* Whether prof.active=true alone reaches threads that already allocated,
- * by version (act_version.c): the answer --activate acts on. */
+ * by version, or by the controls that exist when the version string says
+ * nothing (act_version.c): the answer --activate acts on. */
 static int activation_fields(struct target *t, struct act_result *r)
 {
-	struct rctl_value ver;
-	int merr = 0;
-	int e = rctl_read(t, "version", &ver, &merr);
+	struct act_release rel;
+	int e = act_release_of(t, &rel);
 	if (e)
 		return e;
-	int reach = act_activation_reaches_all(merr ? NULL : ver.s);
+	int reach = rel.reach;
 	if (reach < 0)
 		act_field_str(r, "activation_reaches_existing_threads", NULL);
 	else
 		act_field_bool(r, "activation_reaches_existing_threads", reach);
+	act_field_str(r, "release", rel.by ? rel.range : NULL);
+	act_field_str(r, "release_known_by", rel.by);
 	act_field_str(r, "activation",
 		      reach > 0    ? "prof.active alone reaches every thread"
 		      : reach == 0 ? "activation alone would not reach existing threads (jemalloc "
 				     "5.2); --activate re-arms each thread"
 				   : "unknown jemalloc version: activation alone may not reach "
-				     "existing threads");
+				     "existing threads; --activate re-arms each thread");
 	return 0;
 }
 

@@ -25,6 +25,18 @@ static int have_cap_sys_ptrace(void)
 	return (caps >> CAP_SYS_PTRACE_BIT) & 1;
 }
 
+/* jeattach's own "Seccomp:" mode (0: no filter could refuse its ptrace). */
+static int own_seccomp(void)
+{
+	char *text;
+	if (core_read_file("/proc/self/status", CORE_READ_PROC_MAX, &text, NULL))
+		return 1; /* unknown: keep it among the suspects */
+	const char *p = strstr(text, "\nSeccomp:");
+	int mode = p ? atoi(p + 9) : 0;
+	free(text);
+	return mode;
+}
+
 static int yama_scope(void)
 {
 	char *text;
@@ -65,8 +77,18 @@ void cli_diag_ptrace_denied(const struct target *t, char *buf, size_t len)
 		snprintf(buf, len,
 			 "the process is not dumpable (setuid, or prctl(PR_SET_DUMPABLE, 0)); run "
 			 "jeattach as root or with CAP_SYS_PTRACE");
-	else
+	else if (own_seccomp())
 		snprintf(buf, len,
-			 "a security module (SELinux, AppArmor) or a container's seccomp policy "
-			 "denies ptrace; check the audit log");
+			 "a security module (SELinux, AppArmor) or the seccomp policy jeattach runs "
+			 "under (a container's) denies ptrace; check the audit log");
+	else /* no filter on jeattach itself (Seccomp: 0): not seccomp's doing */
+		snprintf(buf, len,
+			 "a security module (SELinux, AppArmor) denies ptrace; check the audit log");
+}
+
+void cli_diag_denied(void *arg, char *buf, size_t len)
+{
+	struct target *t = arg;
+	target_find_tracer(t);
+	cli_diag_ptrace_denied(t, buf, len);
 }

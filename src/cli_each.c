@@ -242,9 +242,10 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 		missed(&y, run->pid, n < 0 ? je_err_text(-n) : "out of memory");
 	report(r, s, &y, pt_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
-	if (!target_alive(&run->t)) {
+	char fate[300];
+	if (target_fate(&run->t, fate, sizeof(fate)) != TARGET_AS_WAS) {
 		snprintf(run->msg, sizeof(run->msg),
-			 "the process exited while jeattach borrowed its threads one by one");
+			 "%s while jeattach borrowed its threads one by one", fate);
 		run->code = JE_EXIT_GONE;
 		run->done = 1;
 	}

@@ -86,6 +86,13 @@ enum je_exit cli_frag_check(const struct options *o, char *err, size_t len)
 			struct stat st;
 			if (act_expand_pattern(o->frag_out[k], o->pids[i], 0, file, sizeof(file)))
 				continue; /* refused by the option's parser already */
+			const char *kind = act_output_kind(file);
+			if (kind) {
+				snprintf(err, len, "--frag-out %.300s: it is %s, and jeattach "
+					 "replaces regular files only (--force too); give another "
+					 "name", file, kind);
+				return JE_EXIT_OUTPUT;
+			}
 			if (!o->force && !lstat(file, &st)) {
 				snprintf(err, len, "--frag-out %.300s: the file exists; give --force to "
 					 "replace it, or a new name", file);
@@ -112,9 +119,8 @@ enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i)
 		if (act_expand_pattern(o->frag_out[k], run->pid, 0, file, sizeof(file)))
 			return act_fail(r, JE_EXIT_USAGE, "bad file pattern %s", o->frag_out[k]);
 		int e = write_one(run, a, r, file);
-		if (e == -EEXIST)
-			return act_fail(r, JE_EXIT_OUTPUT,
-					"cannot write %s: it exists; give --force to replace it", file);
+		if (e == -EEXIST || e == -EISDIR)
+			return act_publish_error(r, file, e, "the report");
 		if (e)
 			return act_fail(r, JE_EXIT_OUTPUT,
 					"cannot write %s: %s; choose a writable directory", file,

@@ -49,19 +49,12 @@ static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt
 	return code;
 }
 
-static void explain_denied(void *arg, char *buf, size_t len)
-{
-	struct target *t = arg;
-	target_find_tracer(t);
-	cli_diag_ptrace_denied(t, buf, len);
-}
-
 /* A failure outside the actions, through the one table (errors.c). */
 static enum je_exit stage_error(struct cli_run *run, const struct options *o,
 				enum je_stage stage, int e)
 {
 	struct je_err_ctx c = { .pid = run->pid, .why = run->t.why, .prefix = o->prefix,
-				.denied = explain_denied, .arg = &run->t };
+				.denied = cli_diag_denied, .arg = &run->t };
 	char msg[sizeof(run->msg)];
 	enum je_exit code = je_err_explain(stage, e, &c, msg, sizeof(msg));
 	return fail(run, code, "%s", msg);
@@ -133,8 +126,10 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	run->opened = 1;
 	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
 	e = target_locate(t, o->prefix);
-	if (e && !target_settled_alive(t))
-		return fail(run, JE_EXIT_GONE, "the process exited while jeattach read it");
+	char fate[300];
+	if (e && (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED))
+		return fail(run, JE_EXIT_GONE, "%s while jeattach read it",
+			    (target_fate(t, fate, sizeof(fate)), fate));
 	if (!e) {
 		struct rcall_opts ro = { .only_tid = o->tid };
 		unsigned needs = 0;
@@ -171,6 +166,13 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
 			    "which an injected call's return would violate; this is not supported yet");
 	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
 		return stage_error(run, o, JE_AT_ATTACH, -EPERM);
+	/* Another program since jeattach located jemalloc (an execve during a
+	 * --for or --every wait): its addresses are no longer the process's;
+	 * no thread of the new program is borrowed. */
+	char fate[300];
+	if (target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
+		return fail(run, JE_EXIT_GONE, "%s since jeattach located jemalloc; nothing was "
+			    "done in the new program", fate);
 	narrate(o, run->pid, "holding a thread at a safe point");
 	int e = rcall_hold(t);
 	if (e)
@@ -252,7 +254,9 @@ static void tell_finished(struct cli_run *run, int i)
 static void restore_if_left_on(struct cli_run *run, const struct options *o,
 			       const struct plan_seg *seg)
 {
-	if (run->code == JE_EXIT_OK || !target_alive(&run->t))
+	char fate[300];
+	/* Gone, or another program now (execve): nothing of ours to put back. */
+	if (run->code == JE_EXIT_OK || target_fate(&run->t, fate, sizeof(fate)) != TARGET_AS_WAS)
 		return;
 	for (int i = seg->first; i < run->nsteps; i++) {
 		enum act_kind k = run->plan->steps[i].kind;
@@ -293,8 +297,17 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	/* Whatever failed, if the process is gone that is the whole story
 	 * (an exiting process loses its mappings, threads and /proc entries
 	 * one by one, and each stage fails its own way). */
-	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE && !target_settled_alive(t))
-		fail(run, JE_EXIT_GONE, "the process exited while jeattach worked on it");
+	char fate[300];
+	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE &&
+	    (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)) {
+		/* exec'd, killed by which signal, or exited with which status
+		 * (target_fate.c): never "exited" while the pid lives on. */
+		target_fate(t, fate, sizeof(fate));
+		if (!strstr(run->msg, fate)) /* not told already */
+			fail(run, JE_EXIT_GONE, "%s while jeattach worked on it%s", fate,
+			     strncmp(fate, "the process replaced", 20) ? "" :
+			     "; what jeattach did there went with the old program");
+	}
 	return run->code;
 }
 

@@ -22,6 +22,7 @@
 #include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "cli_diag.h"
 #include "cli_top.h"
 #include "errors.h"
 #include "rcall.h"
@@ -43,7 +44,10 @@ struct top_run {
  * code is used only if the table has no row for it. */
 static int fail(struct top_run *tr, int code, int e, enum je_stage stage)
 {
-	struct je_err_ctx c = { .pid = tr->v.pid, .why = tr->t.why, .prefix = tr->o->prefix };
+	/* EPERM's reason (another tracer...) is cli_diag's, as in every run:
+	 * without it the line ended in "permission denied: ". */
+	struct je_err_ctx c = { .pid = tr->v.pid, .why = tr->t.why, .prefix = tr->o->prefix,
+				.denied = cli_diag_denied, .arg = &tr->t };
 	enum je_exit x = je_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
 	return x ? (int)x : code;
 }
@@ -142,6 +146,14 @@ static int show(struct top_run *tr)
 		return 128 + SIGPIPE; /* the reader went (SIGPIPE is blocked: EPIPE) */
 	if (tr->o->prometheus) {
 		int e = cli_top_prom_write(tr->o->prometheus, &tr->v);
+		const char *kind = e == -EEXIST ? act_output_kind(tr->o->prometheus) : NULL;
+		if (kind) {
+			snprintf(tr->msg, sizeof(tr->msg),
+				 "cannot write %s: it is %s (made while jeattach ran), and "
+				 "jeattach replaces regular files only; it was left alone; give "
+				 "another name", tr->o->prometheus, kind);
+			return JE_EXIT_OUTPUT;
+		}
 		if (e) {
 			snprintf(tr->msg, sizeof(tr->msg),
 				 "cannot write %s: %s; choose a writable directory (node_exporter's "
@@ -199,6 +211,17 @@ static int wait_next(struct top_run *tr, pt_usec_t until)
 	}
 }
 
+/* The process exited, was killed or replaced its program (target_fate):
+ * 1 with the message that ends the view. */
+static int ended(struct top_run *tr)
+{
+	char fate[300];
+	if (target_fate(&tr->t, fate, sizeof(fate)) == TARGET_AS_WAS)
+		return 0;
+	snprintf(tr->msg, sizeof(tr->msg), "%s; the view ends", fate);
+	return 1;
+}
+
 static int loop(struct top_run *tr)
 {
 	const struct options *o = tr->o;
@@ -206,17 +229,13 @@ static int loop(struct top_run *tr)
 	pt_usec_t next = pt_now_us();
 	for (;;) {
 		if (!tr->v.paused || !tr->v.seq) {
-			if (!target_alive(&tr->t)) {
-				snprintf(tr->msg, sizeof(tr->msg), "the process exited; the view ends");
+			if (ended(tr))
 				return JE_EXIT_GONE;
-			}
 			int code = refresh(tr);
 			if (!code)
 				code = show(tr);
 			if (code)
-				return target_alive(&tr->t) ? code :
-				       (snprintf(tr->msg, sizeof(tr->msg),
-						 "the process exited; the view ends"), JE_EXIT_GONE);
+				return ended(tr) ? JE_EXIT_GONE : code;
 		}
 		if (once || (o->count && tr->v.seq >= (unsigned)o->count))
 			return 0;
@@ -247,6 +266,17 @@ static int writable(struct top_run *tr)
 	char copy[4096];
 	if (!tr->o->prometheus)
 		return 0;
+	/* It is replaced at every refresh, as a regular file only: a device
+	 * node, a FIFO, a socket or a symbolic link at that name is never
+	 * replaced (act_output_kind; as root, /dev/null would have been). */
+	const char *kind = act_output_kind(tr->o->prometheus);
+	if (kind) {
+		snprintf(tr->msg, sizeof(tr->msg),
+			 "--prometheus %s: it is %s, and jeattach replaces regular files only; "
+			 "give a file name in node_exporter's --collector.textfile.directory",
+			 tr->o->prometheus, kind);
+		return JE_EXIT_OUTPUT;
+	}
 	snprintf(copy, sizeof(copy), "%s", tr->o->prometheus);
 	const char *dir = dirname(copy);
 	if (!access(dir, W_OK | X_OK))

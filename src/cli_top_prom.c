@@ -115,6 +115,10 @@ int cli_top_prom_write(const char *file, const struct top_view *v)
 	int e = ferror(f) ? -EIO : 0;
 	if (fclose(f) && !e)
 		e = -errno;
+	/* Checked before the first refresh too (cli_top.c); made meanwhile,
+	 * anything but a regular file is left alone. */
+	if (!e && act_output_kind(file))
+		e = -EEXIST;
 	if (!e && rename(tmp, file))
 		e = -errno;
 	if (e)

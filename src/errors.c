@@ -90,7 +90,9 @@ static const struct row {
 	{ JE_AT_ATTACH, JE_ERR_NO_SCRATCH, ALWAYS, JE_EXIT_UNSAFE, "cannot attach: {why}" },
 	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
 
-	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: the process exited" },
+	/* {why}: target_fate's account (exec, the killing signal, the exit
+	 * status), never "exited" while the pid lives on. */
+	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: {why|the process exited}" },
 	{ JE_AT_CALL, JE_ERR_FROZEN, ALWAYS, JE_EXIT_UNSAFE,
 	  "{doing}: {why}; the call goes on in the target when it is thawed, and its thread "
 	  "then restores itself; jeattach did not wait" },

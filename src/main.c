@@ -29,9 +29,10 @@
 #include "rcall.h"
 
 /* One dump's file for one target, before any target is touched (so the
- * target does no work for nothing): the name of a directory, an existing
- * file without --force, or a directory that cannot be written is said
- * now. The rename that publishes the dump checks again (act_publish.c). */
+ * target does no work for nothing): the name of a directory, of anything
+ * but a regular file (a device, a FIFO, a socket, a symbolic link: never
+ * replaced, act_output_kind), an existing file without --force, or a
+ * directory that cannot be written is said now. The rename that publishes the dump checks again (act_publish.c). */
 static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 {
 	char file[4096], copy[4096];
@@ -41,6 +42,12 @@ static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
 	else if (act_expand_pattern(a->arg, pid, a->seq, file, sizeof(file)))
 		return snprintf(err, len, "%s %s: unknown %% escape", opt, a->arg), -1;
+	const char *kind = a->arg ? act_output_kind(file) : NULL;
+	if (kind && strcmp(kind, "a directory")) {
+		snprintf(err, len, "%s %.200s: it is %s, and jeattach replaces regular files "
+			 "only (--force too); give another name", opt, file, kind);
+		return -1;
+	}
 	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "%s %.200s: is a directory: give a file name, such as "
 			 "%.200s/x.%s", opt, file, file, a->kind == ACT_RECENT_DUMP ? "json" : "heap");

@@ -309,10 +309,21 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			e = 0;
 			continue;
 		}
+		if (e == -ECHILD) {
+			/* No longer our tracee, with no exit reported: a held
+			 * leader that another thread's execve released
+			 * (de_thread; target_fate.c). */
+			target_thread_ended(t, -1);
+			return -ESRCH;
+		}
 		if (e)
-			return e == -ECHILD ? -ESRCH : e;
-		if (!WIFSTOPPED(status))
-			return -ESRCH; /* the thread, or the whole target, is gone */
+			return e;
+		if (!WIFSTOPPED(status)) {
+			/* The thread, or the whole target, is gone: how is the
+			 * story the message tells (target_fate). */
+			target_thread_ended(t, status);
+			return -ESRCH;
+		}
 		int sig = WSTOPSIG(status), event = status >> 16;
 		if (event == PTRACE_EVENT_STOP) {
 			/* A group-stop began (someone sent SIGSTOP) or a late

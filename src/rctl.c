@@ -142,6 +142,22 @@ int rctl_read(struct target *t, const char *name, struct rctl_value *out, int *m
 	return call_mallctl(t, name, type, out, NULL, merr);
 }
 
+int rctl_probe(struct target *t, const char *name, int *exists)
+{
+	/* A read into 8 bytes: a control of another size answers EINVAL
+	 * (jemalloc's READ copies at most *oldlenp and refuses), a write-only
+	 * one EPERM before its handler does anything (WRITEONLY), an absent
+	 * one ENOENT (ctl_lookup). The caller picks names whose read has no
+	 * effect. */
+	struct rctl_value v;
+	int merr = 0;
+	int e = call_mallctl(t, name, RCTL_SIZE, &v, NULL, &merr);
+	if (e)
+		return e;
+	*exists = merr != ENOENT;
+	return 0;
+}
+
 int rctl_write(struct target *t, const char *name, const struct rctl_value *newv,
 	       struct rctl_value *oldv, int *merr)
 {

@@ -49,6 +49,11 @@ int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v);
 void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len);
 
 int rctl_read(struct target *t, const char *name, struct rctl_value *out, int *merr);
+/* Does this jemalloc have a control named name (in or out of the table)?
+ * *exists 1 or 0 (mallctl said ENOENT). Made as a read, so only for
+ * names whose read has no effect: read-only ones and write-only ones
+ * (jemalloc refuses their read with EPERM before doing anything). */
+int rctl_probe(struct target *t, const char *name, int *exists);
 /* Write newv; if oldv is given, read the old value in the same mallctl call
  * (atomic in jemalloc: ctl_mtx is held across both). */
 int rctl_write(struct target *t, const char *name, const struct rctl_value *newv,

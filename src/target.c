@@ -225,6 +225,7 @@ int target_open(struct target *t, pid_t pid)
 	if (t->info.tracer)
 		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
 	t->info.elf_class = exe_class(t->io_pid);
+	target_fate_mark(t); /* who it is now, to tell an execve meanwhile */
 	if (t->info.elf_class == ELFCLASS32)
 		return -JE_ERR_CLASS32;
 	e = sym_maps_read(t->io_pid, &t->maps);

@@ -26,6 +26,14 @@ struct target_info {
 	int kernel_thread;
 	int elf_class;        /* of /proc/PID/exe; 0 unknown */
 	pid_t ns_pid;         /* the pid inside its own pid namespace (NSpid) */
+	/* Who the process was when opened (target_fate_mark): its leader's
+	 * start time (the process, across pid reuse; an execve keeps it),
+	 * its program (the /proc/PID/exe link and the file behind it, still
+	 * itself once deleted), where its image lies (stat's startcode and
+	 * startstack: a new image, even of the same program, lies elsewhere
+	 * under ASLR); 0 where unknown. */
+	unsigned long long start, startcode, startstack, exe_dev, exe_ino;
+	char exe[256];
 };
 
 /* The private contexts of the layers above, opaque here (strace's struct
@@ -47,6 +55,10 @@ struct target {
 	struct rcall_ctx *rc;
 	struct rproc_ctx *rp;
 	char why[256];          /* detail behind the last error, for the CLI */
+	/* A thread jeattach traced ended: its waitpid status (WIFEXITED or
+	 * WIFSIGNALED: the whole process's exit status, or 0 when an execve
+	 * by another thread killed it), for target_fate. */
+	int ended_status, ended_known;
 };
 
 /* Read /proc for pid (no stop yet). Errors: -ESRCH (no such process),
@@ -60,6 +72,19 @@ int target_locate(struct target *t, const char *prefix);
 void target_close(struct target *t);
 /* Record why something failed, for the message the CLI prints. */
 void target_why(struct target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What became of the process, for a message that tells it truly
+ * (target_fate.c): AS_WAS (alive, the same program), EXECED (the pid lives
+ * on, another program: an execve), GONE (exited, killed, or a zombie).
+ * buf gets the phrase: "the process replaced its program (execve: now
+ * /usr/bin/sleep)", "the process was killed by signal 9 (SIGKILL)", "the
+ * process exited with status 3", "the process exited" (cause unknown). */
+enum target_fate { TARGET_AS_WAS, TARGET_EXECED, TARGET_GONE };
+enum target_fate target_fate(const struct target *t, char *buf, size_t len);
+/* Record who it is (target_open), for target_fate to compare with. */
+void target_fate_mark(struct target *t);
+/* A traced thread of it ended with this waitpid status (rcall). */
+void target_thread_ended(struct target *t, int status);
 
 /* Is the process frozen by a cgroup freezer (target_frozen.c)? 1 with the
  * file that says so in why, 0 no or unknown. */

@@ -8,8 +8,18 @@
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "act.h"
 #include "errors.h"
 
 static int denied_calls;
@@ -92,6 +102,17 @@ START_TEST(rows_by_stage_and_condition)
 	ck_assert_int_eq(je_err_explain(JE_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf)),
 			 JE_EXIT_NOJEMALLOC);
 	ck_assert_ptr_nonnull(strstr(buf, "defines my_mallctl; check --prefix"));
+	/* ESRCH during a call: target_fate's account, "exited" only when
+	 * nothing better is known. */
+	c.prefix = NULL;
+	c.doing = "cannot dump a heap profile";
+	c.why = "the process replaced its program (execve: now /usr/bin/sleep)";
+	ck_assert_int_eq(je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_str_eq(buf, "cannot dump a heap profile: the process replaced its program "
+			      "(execve: now /usr/bin/sleep)");
+	c.why = "";
+	je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cannot dump a heap profile: the process exited");
 }
 END_TEST
 
@@ -119,6 +140,101 @@ START_TEST(truncates_whole)
 }
 END_TEST
 
+/* A child to be the target of act_cause.c's questions: with no free
+ * descriptor below its RLIMIT_NOFILE (tight), or under an allow-all
+ * seccomp filter (filtered); it waits to be killed. */
+static pid_t child(int tight, int filtered)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (int fd = 0; fd < 3; fd++)
+			if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+				_exit(1);
+		if (dup2(p[1], 3) != 3)
+			_exit(1);
+		for (int fd = 4; fd < 1024; fd++)
+			close(fd);
+		struct rlimit rl;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = tight ? 4 : rl.rlim_cur; /* 0..3 open: none free */
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(1);
+		struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		struct sock_fprog prog = { 1, &allow };
+		if (filtered && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+				 prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)))
+			_exit(1);
+		if (write(3, "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A seccomp filter is blamed only where /proc shows one; descriptors only
+ * where there are too few (act_cause.c). Before, a process with no free
+ * descriptor and no filter was told "a seccomp filter or an old kernel
+ * forbids it". */
+START_TEST(causes_from_what_is_there)
+{
+	char buf[600];
+	struct act_result r;
+	struct act_fd_room room;
+	pid_t pid = child(1, 0);
+	struct target t = { .pid = pid, .io_pid = pid };
+	act_syscall_cause(&t, "memfd_create", EMFILE, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "no free file descriptor (EMFILE: RLIMIT_NOFILE 4, 4 open)"));
+	ck_assert_ptr_null(strstr(buf, "seccomp"));
+	ck_assert_int_eq(act_fd_room(&t, &room), 0);
+	ck_assert_uint_eq(room.free, 0);
+	act_syscall_cause(&t, "memfd_create", EPERM, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "with no seccomp filter in place"));
+	act_syscall_cause(&t, "memfd_create", ENOSYS, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "this kernel has no memfd_create"));
+	act_result_init(&r, ACT_DUMP);
+	ck_assert_int_eq(act_dump_file_failed(&t, &r, "cannot dump", EFAULT), JE_EXIT_OUTPUT);
+	ck_assert_ptr_nonnull(strstr(r.msg, "has 0 free file descriptors (RLIMIT_NOFILE 4"));
+	ck_assert_ptr_null(strstr(r.msg, "seccomp"));
+	ck_assert_int_eq(act_memfd_failed(&t, &r, "cannot dump", EMFILE), JE_EXIT_UNSAFE);
+	ck_assert_ptr_nonnull(strstr(r.msg, "cannot dump: memfd_create in the target failed: the "
+					    "process has no free file descriptor"));
+	act_result_free(&r);
+	reap(pid);
+
+	pid = child(0, 1);
+	t.pid = t.io_pid = pid;
+	act_syscall_cause(&t, "memfd_create", EPERM, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "seccomp filter (Seccomp: 2 in /proc/"));
+	act_result_init(&r, ACT_DUMP);
+	act_dump_file_failed(&t, &r, "cannot dump", EFAULT);
+	ck_assert_ptr_nonnull(strstr(r.msg, "seccomp filter (Seccomp: 2"));
+	act_result_free(&r);
+	reap(pid);
+
+	pid = child(0, 0);
+	t.pid = t.io_pid = pid;
+	act_result_init(&r, ACT_DUMP);
+	act_dump_file_failed(&t, &r, "cannot dump", EFAULT);
+	ck_assert_ptr_nonnull(strstr(r.msg, "no seccomp filter is in place"));
+	act_result_free(&r);
+	reap(pid);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("errors");
@@ -128,6 +244,7 @@ int main(void)
 	tcase_add_test(tc, rows_by_stage_and_condition);
 	tcase_add_test(tc, denied_only_when_named);
 	tcase_add_test(tc, truncates_whole);
+	tcase_add_test(tc, causes_from_what_is_there);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

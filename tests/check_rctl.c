@@ -37,6 +37,25 @@ START_TEST(activation_by_version)
 	ck_assert_int_eq(act_activation_reaches_all("0.0.0-0-g0"), -1); /* untagged build */
 	ck_assert_int_eq(act_activation_reaches_all("dev"), -1);
 	ck_assert_int_eq(act_activation_reaches_all(NULL), -1);
+	ck_assert_int_eq(act_activation_reaches_all(""), -1);
+}
+END_TEST
+
+/* When the string says nothing: the release by the controls it has, as
+ * each tag's src/ctl.c answers (prof.log_start, opt.prof_stats,
+ * opt.prof_sys_thread_name). */
+START_TEST(activation_by_controls)
+{
+	const char *range;
+	ck_assert_int_eq(act_activation_reaches_by_controls(0, 0, 0, &range), 1); /* 4.5.0..5.1.0 */
+	ck_assert_str_eq(range, "4.x-5.1");
+	ck_assert_int_eq(act_activation_reaches_by_controls(1, 0, 0, &range), 0); /* 5.2.0, 5.2.1 */
+	ck_assert_str_eq(range, "5.2");
+	ck_assert_int_eq(act_activation_reaches_by_controls(1, 1, 1, &range), 1); /* 5.3.0..dev */
+	ck_assert_str_eq(range, "5.3");
+	/* 5.3.0+ without opt.prof: prof.log_start answers ENOENT. */
+	ck_assert_int_eq(act_activation_reaches_by_controls(0, 1, 1, &range), 1);
+	ck_assert_str_eq(range, "5.3");
 }
 END_TEST
 
@@ -147,6 +166,7 @@ int main(void)
 	tcase_add_test(tc, lookup);
 	tcase_add_test(tc, thread_controls);
 	tcase_add_test(tc, activation_by_version);
+	tcase_add_test(tc, activation_by_controls);
 	tcase_add_test(tc, parse_values);
 	tcase_add_test(tc, format_values);
 	tcase_add_test(tc, json_escaping);

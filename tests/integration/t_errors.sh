@@ -75,6 +75,15 @@ if command -v strace >/dev/null; then
 	done
 	expect_rc 4 "$JEATTACH" -p "$traced" --status
 	echo "$ERR" | grep -q "already traced by pid $spid (strace)" || fail "$ERR"
+	# --top and --prometheus name it too (before: "permission denied: "
+	# and nothing after it).
+	expect_rc 4 "$JEATTACH" -p "$traced" --top --count 1
+	echo "$ERR" | grep -q "^jeattach: $traced: cannot attach: permission denied: it is already traced by pid $spid (strace); .*detach" ||
+		fail "--top: $ERR"
+	one_line
+	expect_rc 4 "$JEATTACH" -p "$traced" --prometheus "$WORK/traced.prom" --count 1
+	echo "$ERR" | grep -q "already traced by pid $spid (strace)" || fail "--prometheus: $ERR"
+	pass "another tracer (strace) named by --status, --top and --prometheus"
 	kill "$spid"; wait "$spid" 2>/dev/null
 	# strace's own attach wakes the main thread's sigwait with EINTR, which
 	# glibc retries, leaving errno == EINTR: strace's doing, not jeattach's.

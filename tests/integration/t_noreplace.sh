@@ -5,6 +5,9 @@
 # that appears while jeattach works is not replaced either (the publishing
 # rename is RENAME_NOREPLACE), a directory gets "is a directory", and a
 # --every pattern that would reuse one name is refused at parse time.
+# --force replaces regular files only: a device node, a FIFO, a socket or
+# a symbolic link (even one to a regular file) is refused before the hold
+# and, made meanwhile, at publish time, and is left as it was.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 
@@ -56,6 +59,72 @@ pass "a file made while jeattach worked is not replaced (RENAME_NOREPLACE)"
 mkdir "$WORK/dir"
 expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/dir"
 echo "$ERR" | grep -q 'is a directory: give a file name' || fail "$ERR"
+
+# --force onto what is not a regular file: a device node (made here, as
+# root; never in /dev), a FIFO, a socket, a symbolic link to a regular
+# file. Refused before any thread is held (nothing on stdout, exit 8, one
+# line), with --force or without, and each left as it was.
+ident() { stat -c '%F %t:%T %i' "$1"; }
+echo target >"$WORK/linked.heap"
+ln -s linked.heap "$WORK/link.heap"
+mkfifo "$WORK/fifo.heap" "$WORK/fifo.json"
+python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$WORK/sock.heap"
+kinds="link.heap:symbolic fifo.heap:FIFO sock.heap:socket"
+if mknod "$WORK/null.heap" c 1 3 2>/dev/null; then
+	kinds="$kinds null.heap:character"
+else
+	echo "note: mknod not permitted here (not root?): no device node case"
+fi
+for k in $kinds; do
+	f=${k%%:*} word=${k#*:}
+	before=$(ident "$WORK/$f")
+	for force in --force ""; do
+		# shellcheck disable=SC2086
+		expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/$f" $force --json
+		echo "$ERR" | grep -q "$f: it is a $word.*replaces regular files only (--force too); give another name" ||
+			fail "$f $force: $ERR"
+		[ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "not one line: $ERR"
+		[ -z "$OUT" ] || fail "$f $force: a target was touched: $OUT"
+	done
+	[ "$(ident "$WORK/$f")" = "$before" ] || fail "$f changed: $(ident "$WORK/$f"), was $before"
+done
+[ "$(readlink "$WORK/link.heap")" = linked.heap ] || fail "the link's target changed"
+[ "$(cat "$WORK/linked.heap")" = target ] || fail "the linked file was written"
+expect_rc 8 "$JEATTACH" -p "$v" --frag --frag-out "$WORK/fifo.json" --force
+echo "$ERR" | grep -q "fifo.json: it is a FIFO" || fail "--frag-out: $ERR"
+# --prometheus replaces its file at every refresh: a regular file only.
+mkfifo "$WORK/fifo.prom"
+ln -s linked.heap "$WORK/link.prom"
+for f in fifo.prom:FIFO link.prom:symbolic; do
+	before=$(ident "$WORK/${f%%:*}")
+	expect_rc 8 "$JEATTACH" -p "$v" --prometheus "$WORK/${f%%:*}" --count 1
+	echo "$ERR" | grep -q "${f%%:*}: it is a ${f#*:}.*replaces regular files only" || fail "--prometheus: $ERR"
+	[ "$(ident "$WORK/${f%%:*}")" = "$before" ] || fail "--prometheus replaced ${f%%:*}"
+done
+[ "$(cat "$WORK/linked.heap")" = target ] || fail "the linked file was written"
+pass "--force (and --prometheus) onto a link, FIFO, socket$(echo "$kinds" | grep -q null && echo ', device node'): refused before the hold, left alone"
+
+# Made while jeattach waits, after the early check: the publishing rename
+# of --force looks again, and leaves a FIFO or a link alone.
+for k in fifo:FIFO link:symbolic; do
+	f=$WORK/late-${k%%:*}.heap word=${k#*:}
+	"$JEATTACH" -p "$v" --for "$(slow 2)s" --dump "$f" --force >"$WORK/late.out" 2>"$WORK/late.err" &
+	jp=$!
+	sleep "$(slow 1)"
+	if [ "$word" = FIFO ]; then mkfifo "$f"; else ln -s linked.heap "$f"; fi
+	before=$(ident "$f")
+	wait $jp
+	rc=$?
+	[ $rc = 8 ] || fail "late $word: exit $rc (wanted 8): $(cat "$WORK/late.err")"
+	grep -q "it is a $word.* (made while jeattach worked), and --force replaces regular files only" "$WORK/late.err" ||
+		fail "$(cat "$WORK/late.err")"
+	[ "$(ident "$f")" = "$before" ] || fail "late $word replaced: $(ident "$f")"
+done
+[ "$(cat "$WORK/linked.heap")" = target ] || fail "the linked file was written"
+ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
+expect_rc 0 "$JEATTACH" -p "$v" --get prof.active --json
+[ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "prof.active not restored"
+pass "a FIFO or a link made while jeattach worked is not replaced by --force"
 
 # --every --force with one name: the latest dump, each replacing the last.
 expect_rc 0 "$JEATTACH" -p "$v" --every 200ms --count 2 --dump "$WORK/latest.heap" --force

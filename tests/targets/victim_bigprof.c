@@ -11,7 +11,13 @@
  * allocation of that thread would block on it and the count would stop.
  * SIGUSR1: frees everything, prints "report ok" and exits 0 through exit(),
  * where a process started with prof_final:true dumps once more (and would
- * hang forever on a lock left taken). */
+ * hang forever on a lock left taken).
+ * -x: SIGHUP makes a thread of its own (neither the main thread nor the
+ * allocating one) execve /bin/sleep 300: the pid lives on as another
+ * program while jeattach may hold the main thread in a dump, for the rule
+ * that such a process is said to have replaced its program, not to have
+ * exited. -X: the same, but the thread execs this very program again
+ * (a new image of the same file, as "-n 16"). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -64,6 +70,22 @@ static void *__attribute__((noinline)) leaf(unsigned i)
 	return p;
 }
 
+static int exec_self;
+
+static void *exec_on_hup(void *arg)
+{
+	sigset_t *hup = arg;
+	int sig;
+	while (sigwait(hup, &sig))
+		;
+	if (exec_self)
+		execl("/proc/self/exe", "victim_bigprof", "-n", "16", (char *)NULL);
+	else
+		execl("/bin/sleep", "sleep", "300", (char *)NULL);
+	perror("execl");
+	return NULL;
+}
+
 static void *churn(void *arg)
 {
 	(void)arg;
@@ -81,11 +103,14 @@ static void *churn(void *arg)
 int main(int argc, char **argv)
 {
 	unsigned long n = 1UL << 17;
-	int c;
-	while ((c = getopt(argc, argv, "n:")) != -1) {
-		if (c != 'n')
+	int c, exec_hup = 0;
+	while ((c = getopt(argc, argv, "n:xX")) != -1) {
+		if (c == 'x' || c == 'X')
+			exec_hup = 1, exec_self = c == 'X';
+		else if (c == 'n')
+			n = strtoul(optarg, NULL, 0);
+		else
 			return 2;
-		n = strtoul(optarg, NULL, 0);
 	}
 	int depth = 1;
 	while ((1UL << depth) < n && depth < DEPTH_MAX)
@@ -95,7 +120,12 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
+	static sigset_t hup;
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL); /* taken by sigwait below */
+	if (exec_hup)
+		pthread_sigmask(SIG_BLOCK, &hup, NULL); /* taken by exec_on_hup's */
 	blocks = calloc(n, sizeof(*blocks));
 	if (!blocks)
 		return 1;
@@ -103,6 +133,8 @@ int main(int argc, char **argv)
 		blocks[nblocks] = step((unsigned)nblocks, depth);
 	pthread_t th;
 	if (pthread_create(&th, NULL, churn, NULL))
+		return 1;
+	if (exec_hup && pthread_create(&th, NULL, exec_on_hup, &hup))
 		return 1;
 	printf("ready %d stacks=%lu\n", (int)getpid(), n);
 	fflush(stdout);
