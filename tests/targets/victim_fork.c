@@ -10,12 +10,15 @@
  * counts every second in which it made no progress (the process "never
  * allocates again").
  * "ready <pid> forker=<tid>"; SIGUSR1 (taken by the watchdog) makes it
- * check itself and exit: "report stalls=N forks_failed=N", 0 if clean;
+ * check itself and exit: "report stalls=N early=N forks_failed=N", 0 if
+ * clean (early: the watchdog's own timed wait failed with EINTR or ended
+ * before its second);
  * "forks=N" says how many forks ran.
  * -s: each child sleeps a second before it exits, and is not waited for
  * (SIGCHLD ignored: the kernel reaps it), so a test can look at what the
  * children forked while jeattach held a thread inherited. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -46,25 +49,44 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Every 1 s: did the worker allocate since the last look? Until SIGUSR1. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* About every second: did the worker allocate since the last look, a
+ * second or more ago? (A wait that ends early, for whatever reason, makes
+ * no look: a fork holds the worker off jemalloc for milliseconds.) Until
+ * SIGUSR1. */
 static void *watchdog(void *arg)
 {
 	sigset_t *set = arg;
-	uint64_t last = rounds, stalls = 0;
+	uint64_t last = rounds, stalls = 0, early = 0;
+	double since = now_s();
 	for (;;) {
-		struct timespec zero = { 1, 0 };
-		int sig = sigtimedwait(set, NULL, &zero);
+		struct timespec one = { 1, 0 };
+		double began = now_s();
+		int sig = sigtimedwait(set, NULL, &one);
 		if (sig == SIGUSR1)
 			break;
+		/* Its own wait must neither fail with EINTR nor end early. */
+		if (errno == EINTR || now_s() - began < 0.995)
+			early++;
+		if (now_s() - since < 1.0)
+			continue;
 		uint64_t now = rounds;
 		if (now == last)
 			stalls++;
 		last = now;
+		since = now_s();
 	}
-	printf("report stalls=%llu forks_failed=%llu forks=%llu\n", (unsigned long long)stalls,
+	printf("report stalls=%llu early=%llu forks_failed=%llu forks=%llu\n",
+	       (unsigned long long)stalls, (unsigned long long)early,
 	       (unsigned long long)forks_failed, (unsigned long long)forks);
 	fflush(stdout);
-	_exit(stalls || forks_failed);
+	_exit(stalls || early || forks_failed);
 	return NULL;
 }
 
