@@ -106,6 +106,21 @@ void arch_rewind_for_sigreturn(arch_gpregs_t *r);
  * kernel's orig_x0, which the calls overwrote, and rewinds the syscall
  * instead. */
 void arch_prepare_release(arch_gpregs_t *r);
+/* Registers rewound to make a system call again (arch_syscall_rewind):
+ * make them that call interrupted with restart code code (ERESTARTNOHAND:
+ * a handler makes it return EINTR, otherwise the kernel makes it again),
+ * where the kernel still applies a restart code when the tracer lets go of
+ * the stop (ARCH_RESTART_AT_STOP: x86_64, whose arch_do_signal_or_restart
+ * reads orig_ax and ax after get_signal, where ptrace stops are); left
+ * rewound elsewhere (arm64's do_signal took its decision before the stop). */
+void arch_syscall_interrupted(arch_gpregs_t *r, long code);
+/* Argument i of a rewound call, and setting it (arm64: x0, where the
+ * result was). */
+uint64_t arch_rewound_arg(const arch_gpregs_t *r, int i);
+void arch_set_rewound_arg(arch_gpregs_t *r, int i, uint64_t v);
+/* Where in a frame arch_sigframe_build makes lie 128 bytes rt_sigreturn
+ * never reads (the siginfo): room for a re-made call's timeout. */
+size_t arch_sigframe_spare(void);
 /* Stopped in a syscall that restarts through the restart block? */
 int arch_restarts_by_block(const arch_gpregs_t *r);
 size_t arch_sigframe_size(size_t fplen);

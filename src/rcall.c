@@ -466,9 +466,22 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	for (int i = 0; i < stack_args; i++)
 		memcpy(buf + 8 + 8 * i, &args[ARCH_MAX_CALL_ARGS + i], 8);
 	arch_gpregs_t back = h->regs, r = h->regs;
-	arch_rewind_for_sigreturn(&back);
+	/* A call to be re-made at release goes in the frame as the call
+	 * itself with the program's own arguments (not restart_syscall, whose
+	 * restart block rt_sigreturn resets): a jeattach that dies leaves the
+	 * thread making it again, its timeout whole (rcall_wait.c). */
+	uint64_t copy[6];
+	size_t copylen = 0;
+	if (h->reissue.nr) {
+		rcall_wait_reissue_regs(h, &back);
+		copylen = rcall_wait_frame_copy(h, &back, frame + arch_sigframe_spare(), copy);
+	} else {
+		arch_rewind_for_sigreturn(&back);
+	}
 	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
 				h->sigmask, c->ret_restorer);
+	if (!e && copylen)
+		memcpy(buf + (frame - sp) + arch_sigframe_spare(), copy, copylen);
 	if (!e)
 		e = pt_write(rcall_mem_pid(t), sp, buf, len);
 	free(buf);

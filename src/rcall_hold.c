@@ -195,7 +195,11 @@ static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *
 		snprintf(reason, rlen, "thread %d %s", (int)h->tid, blocker);
 	else
 		safe = rcall_thread_is_safe(t, h->tid, &h->regs, reason, rlen);
-	h->restart_block = arch_restarts_by_block(&h->regs);
+	/* A sleep the kernel restarts through the restart block is re-made
+	 * at release instead (rcall_wait.c), its calls crash-safe; only one
+	 * that cannot be (restart_syscall itself, a CPU-time clock, a
+	 * timeout unknown) keeps the block and the return trap. */
+	h->restart_block = rcall_wait_plan(t, h);
 	/* The first round passes over what a later one, or --tid, would take. */
 	const int first_round = !take_restartblock && !c->only_tid;
 	if (safe == 1 && h->restart_block && first_round &&
@@ -285,11 +289,13 @@ int rcall_hold(struct target *t)
 	char reason[200] = "";
 	long backoff_ns = 1000000;
 	/* First round: pass over threads whose interrupted syscall restarts
-	 * through the restart block (nanosleep, poll or a futex wait with a
-	 * timeout: -ERESTART_RESTARTBLOCK). A crash-safe call ends in
-	 * rt_sigreturn, which resets that block (rt_sigreturn sets
+	 * through a restart block jeattach cannot re-make (restart_syscall
+	 * itself, a CPU-time clock: -ERESTART_RESTARTBLOCK). A crash-safe call
+	 * ends in rt_sigreturn, which resets that block (rt_sigreturn sets
 	 * restart_block.fn = do_no_restart_syscall), so such a thread can only
-	 * be borrowed through the return trap, which is not crash-safe. */
+	 * be borrowed through the return trap, which is not crash-safe.
+	 * nanosleep, poll and timed futex waits are re-made at release
+	 * instead (rcall_wait.c), and borrowed crash-safe as any thread. */
 	int take_restartblock = 0, e = 0;
 	c->no_scratch_why[0] = 0;
 	for (;;) {
@@ -386,11 +392,20 @@ int rcall_release(struct target *t)
 	/* Only the interrupted call may still change: a signal handled at
 	 * once ends it with EINTR, as unheld; a rewound wait's register
 	 * timeout becomes what is left of it now. */
-	if (eintr)
+	/* A call planned to be re-made (rcall_wait.c) is, as an interrupted
+	 * call the kernel restarts with what is left of its timeout. */
+	int reissue = 0;
+	if (eintr) {
 		h->regs = h->eintr_regs;
-	else if (h->wait_ends)
+	} else if (h->reissue.nr && (reissue = rcall_wait_reissue(t, h)) == 1) {
+		end_hold(c, h, rcall_crash_safe(t));
+		rcall_sweep(t);
+		return first;
+	} else if (h->wait_ends) {
 		rcall_wait_shorten(&h->regs, h->wait_ends);
-	if (!h->dirty && (eintr || h->wait_ends)) {
+	}
+	reissue = h->reissue.nr && reissue == 0 && !eintr;
+	if (!h->dirty && (eintr || h->wait_ends || reissue)) {
 		arch_gpregs_t back = h->regs;
 		arch_prepare_release(&back); /* the registers as the kernel keeps them */
 		if ((e = pt_set_gpregs(h->tid, &back)) && !first)
@@ -410,7 +425,7 @@ int rcall_release(struct target *t)
 	/* Detaching from a group-stop leaves the thread in it (the kernel
 	 * re-arms JOBCTL_STOP_PENDING in __ptrace_unlink while the group stop
 	 * is in effect): a stopped process stays stopped. */
-	if ((e = pt_detach(h->tid, 0)) && !first)
+	if ((e = pt_detach(h->tid, h->release_sig)) && !first)
 		first = e;
 	/* A hold let go before any call (a live-SVE thread passed over in the
 	 * first round) only stopped its thread: nothing a dying jeattach

@@ -26,6 +26,24 @@ struct rcall_sched {
 	unsigned long long preempts; /* nonvoluntary_ctxt_switches */
 };
 
+/* A call re-made at release (rcall_wait.c): the thread's own call, its
+ * timeout cut to what is left of it and put where the kernel reads it
+ * (a register, or a copy below the red zone), entered as an interrupted
+ * call the kernel restarts. */
+enum rcall_reissue_how {
+	RCALL_REISSUE_AS_IS = 1, /* an absolute timeout, or none: re-made unchanged */
+	RCALL_REISSUE_MS,        /* milliseconds in argument arg (poll) */
+	RCALL_REISSUE_TIMESPEC,  /* a struct timespec pointed at by argument arg */
+	RCALL_REISSUE_URING,     /* io_uring_enter's io_uring_getevents_arg (argument arg) */
+};
+struct rcall_reissue {
+	long nr;                 /* 0: none */
+	enum rcall_reissue_how how;
+	int arg;
+	pt_usec_t ends;          /* CLOCK_MONOTONIC deadline (pt_now_us) */
+	uint64_t uring[3];       /* RCALL_REISSUE_URING: the program's struct, as read */
+};
+
 /* One held thread, as found and as changed. */
 struct rcall_hold {
 	pid_t tid;
@@ -56,6 +74,10 @@ struct rcall_hold {
 	 * instant of the interrupt (taken by rcall_stop_thread). */
 	pt_usec_t wait_began;
 	pt_usec_t wait_ends;    /* its rewound register timeout ends then, or 0 */
+	/* Its call, re-made at release so that it ends when it would have
+	 * (rcall_wait.c): nr 0 if not. */
+	struct rcall_reissue reissue;
+	int release_sig;        /* a signal its last stop was delivering: given back at release */
 	/* What a signal handled at its release does to its interrupted call
 	 * (rcall_signal.c), and its registers returning EINTR from it. */
 	enum { RCALL_SIG_RESTART, RCALL_SIG_EINTR, RCALL_SIG_EINTR_UNLESS_RESTART } on_signal;
@@ -161,6 +183,19 @@ int rcall_syscall_crash_safe(const struct target *t, int nargs);
  * whose timeout (if any) is not known; 0: no. */
 #define RCALL_WAIT_TIMED 1
 #define RCALL_WAIT_SOCKET 2
+/* RCALL_WAIT_LATE: a wait the kernel restarts with the time left at the
+ * interrupt, which jeattach does not shorten (pselect6): it ends late by
+ * the hold's length, so it is passed over while others can be borrowed,
+ * and not watched. */
+#define RCALL_WAIT_LATE 3
+/* RCALL_WAIT_SLEEP: a sleep the kernel restarts through the restart block
+ * (nanosleep, poll, FUTEX_WAIT), with a timeout short enough to watch for
+ * its start: re-made at release with what is left if its start is dated,
+ * taken anyway otherwise, its restart block kept (the return trap). */
+#define RCALL_WAIT_SLEEP 4
+/* RCALL_WAIT_LONG_SLEEP: the same, longer than a watch: its start cannot
+ * be dated, so it is taken as it is (restart block, return trap). */
+#define RCALL_WAIT_LONG_SLEEP 5
 int rcall_wait_timed(struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
@@ -183,6 +218,30 @@ int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
  * if it was woken from a timed wait whose timeout the interrupt turned
  * into EINTR, have the call return timed out (1). */
 int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
+/* At a hold's first stop, registers as found in h->regs: plan re-making
+ * its interrupted call at release (h->reissue) where that makes it end when
+ * it would have. 1 if it still restarts through the restart block (a call
+ * that cannot be re-made: restart_syscall itself, a CPU-time clock), 0 if
+ * not. */
+int rcall_wait_plan(struct target *t, struct rcall_hold *h);
+/* The registers that re-make h's planned call from its start, with the
+ * program's own arguments (a crash-safe call's frame: what a thread whose
+ * jeattach died runs). */
+void rcall_wait_reissue_regs(const struct rcall_hold *h, arch_gpregs_t *r);
+/* A crash-safe call's frame, registers r (rcall_wait_reissue_regs), to be
+ * built at frame_addr: where the planned call's timeout pointer is a copy
+ * jeattach left below the red zone (the call re-made at an earlier
+ * release), which this hold's frames overwrite, point it instead at the
+ * frame's unused siginfo at `at` and fill out with what goes there (the
+ * time left now). Returns the bytes to write at `at`, 0 for none. */
+size_t rcall_wait_frame_copy(const struct rcall_hold *h, arch_gpregs_t *r, uint64_t at,
+			     uint64_t out[6]);
+/* At release, after the last call: make h->regs the planned call re-made
+ * with what is left of its timeout (written below the red zone), and stop
+ * the thread where the kernel applies a restart code if it is not there
+ * (after crash-safe calls). 0 done, <0 not (h->regs unchanged), 1 the
+ * thread did not stop again and is let go at its stop (rcall_sweep). */
+int rcall_wait_reissue(struct target *t, struct rcall_hold *h);
 /* A register timeout rewound by rcall_wait_resume: what is left now. */
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
 /* Does tid, entering or blocked in system call nr with args, wait on a

@@ -24,18 +24,44 @@
  * timeout held in a register (epoll_wait's milliseconds) is set to what is
  * left of the original, rounded up: it ends when it would have, at most a
  * millisecond later. A timeout in the thread's memory is the program's
- * and is not written: such a wait ends later by the hold's length. */
+ * and is never written: at release the call is re-made instead
+ * (rcall_wait_reissue), its timeout a copy of what is left, put below the
+ * red zone, the pointer register set to it, entered as an interrupted call
+ * the kernel restarts (-ERESTARTNOHAND).
+ *
+ * The same re-making gives sleeps the kernel restarts through the restart
+ * block (nanosleep, a relative clock_nanosleep, poll, FUTEX_WAIT) crash-safe
+ * calls: every crash-safe call ends in rt_sigreturn, which resets the
+ * restart block, so the frame holds the call itself and release re-makes
+ * it with what is left (dated by the same watch).
+ *
+ * The register changed is the one that carries the timeout (a pointer, or
+ * poll's milliseconds), which the kernel preserves across a system call and
+ * which a wrapper could read again after it. glibc 2.36's do not: in
+ * Debian 12's libc.so.6, after the `syscall` of clock_nanosleep (which
+ * glibc's nanosleep calls), ppoll, pselect, epoll_pwait2, sigtimedwait, semtimedop,
+ * poll and syscall() only rax is read, and registers that are no argument
+ * of that call (r8d, r9d or ebp: the saved cancellation state); the
+ * argument registers are caller-saved for their callers. aarch64's
+ * wrappers are the same C (INTERNAL_SYSCALL_CANCEL, the result in x0);
+ * not disassembled here. Inline system calls (a static binary's own, a
+ * liburing built without libc) may keep the pointer in its register and
+ * pass it again: left open (doc/robustness.md). */
 #include "config.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "core_read.h"
+#include "kernel_restart.h"
 #include "rcall_internal.h"
 
 /* How often a watched thread is looked at, and for how long at most (a
@@ -49,8 +75,10 @@
 #define WATCH_GAP_MAX_US 2000
 
 /* ON_SOCKET: the socket's own SO_RCVTIMEO or SO_SNDTIMEO, not known here
- * (is_socket); its timed-out result is kept for the day it is. */
-enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET };
+ * (is_socket); its timed-out result is kept for the day it is. URING_ARG:
+ * io_uring_enter's struct io_uring_getevents_arg, whose ts points at the
+ * timespec (read_uring_arg). */
+enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET, URING_ARG };
 
 /* LATE_EINTR: a call that looks for a pending signal after its timer has
  * ended its sleep, so that an interrupt landing between the timer's
@@ -66,7 +94,57 @@ enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET };
 /* FD_ANY: a call on any descriptor (read, write), a timed wait only on a
  * socket; the others here take sockets alone (ENOTSOCK otherwise). */
 #define FD_ANY 2
+/* RESTARTS: the interrupt makes the call return its own restart code, not
+ * EINTR (the kernel would restart it by itself): -ERESTART_RESTARTBLOCK
+ * for nanosleep, a relative clock_nanosleep (hrtimer_nanosleep, "Absolute
+ * timers do not update the rmtp value and restart"), a FUTEX_WAIT with a
+ * timeout (futex_wait: restart->fn = futex_wait_restart, its deadline kept
+ * in the restart block) and poll (sys_poll: do_restart_poll), which
+ * rt_sigreturn, the end of every crash-safe call, turns into EINTR
+ * (restore_sigcontext's "restart_block.fn = do_no_restart_syscall");
+ * -ERESTARTNOHAND for ppoll and pselect6 (poll_select_finish, after it wrote
+ * the time left into the program's timespec). Such a call is re-made at
+ * release (rcall_wait_reissue). */
+#define RESTARTS 4
+/* LEFT_WRITTEN: the kernel wrote the time left into the program's timespec
+ * at the interrupt (poll_select_finish: put_timespec64): its deadline is
+ * known from the first stop, no watch needed. */
+#define LEFT_WRITTEN 8
+/* NOT_SHORTENED: restarted by the kernel from the time left it wrote at the
+ * interrupt, late by the hold's length, and not re-made with a shorter copy:
+ * glibc's select() (which makes pselect6) copies the time left that the
+ * kernel writes at the end into the program's timeval (Linux's select
+ * semantics, "TIMESPEC_TO_TIMEVAL (timeout, pts64)" in __select64), and with
+ * a copy that final write would miss it: a loop waiting out its timeval
+ * would wait again. */
+#define NOT_SHORTENED 16
 
+/* What each call returns when PTRACE_INTERRUPT (or a signal) breaks its
+ * wait, and how its timeout is held (Linux 6.1, Debian 12's, and 6.18):
+ * - plain -EINTR, the timeout read once at entry into an absolute deadline
+ *   (never written back): epoll_wait, epoll_pwait, epoll_pwait2 (ep_poll's
+ *   "if (signal_pending(current)) return -EINTR"), rt_sigtimedwait
+ *   (do_sigtimedwait), semtimedop (do_semtimedop), io_getevents and
+ *   io_pgetevents (read_events), io_uring_enter with GETEVENTS|EXT_ARG
+ *   (io_cqring_wait_schedule: task_sigpending -> -EINTR; io_get_ext_arg
+ *   copies the struct and its timespec at entry, io_cqring_wait adds it
+ *   to the clock once; time up: -ETIME). The kernel never restarts these:
+ *   rcall_stop.c rewinds the EINTR, and at release they are re-made with
+ *   what is left (a copy of the timespec below the red zone).
+ * - RESTARTS (above): re-made at release as well, instead of relying on
+ *   the restart block or the program's timespec.
+ * - Absolute timeouts, which the kernel's own restart re-reads from the
+ *   program's memory and so ends on time: clock_nanosleep with
+ *   TIMER_ABSTIME (-ERESTARTNOHAND), FUTEX_WAIT_BITSET (-ERESTART_RESTARTBLOCK,
+ *   re-made as is), futex_waitv (-ERESTARTSYS, futex_wait_multiple; its
+ *   timeout goes through futex_init_timeout as FUTEX_WAIT_BITSET's, an
+ *   absolute one), io_uring_enter with IORING_ENTER_ABS_TIMER (6.12+).
+ *   Not timed waits here: nothing to watch or shorten.
+ * Re-made calls are entered as interrupted with -ERESTARTNOHAND (what both
+ * -EINTR and -ERESTART_RESTARTBLOCK amount to for a handler: EINTR; and no
+ * handler restarts them); none re-made here has -ERESTARTSYS, whose
+ * SA_RESTART case would make the call again after a handler that
+ * overwrote the copy with its frame. */
 static const struct timed_call {
 	long nr;
 	int arg; /* the timeout's argument, or the descriptor's for ON_SOCKET */
@@ -103,7 +181,31 @@ static const struct timed_call {
 	{ SYS_accept4, 0, ON_SOCKET, -EAGAIN, LATE_EINTR },
 	/* __inet_stream_connect: a connect whose SO_SNDTIMEO ran out. */
 	{ SYS_connect, 0, ON_SOCKET, -EINPROGRESS, 0 },
+#ifdef SYS_io_uring_enter
+	{ SYS_io_uring_enter, 4, URING_ARG, -ETIME, 0 },
+#endif
+#ifdef SYS_nanosleep
+	{ SYS_nanosleep, 0, IN_MEMORY, 0, RESTARTS },
+#endif
+	{ SYS_clock_nanosleep, 2, IN_MEMORY, 0, RESTARTS },
+	{ SYS_futex, 3, IN_MEMORY, -ETIMEDOUT, RESTARTS },
+#ifdef SYS_poll
+	{ SYS_poll, 2, IN_REGISTER_MS, 0, RESTARTS },
+#endif
+	{ SYS_ppoll, 2, IN_MEMORY, 0, RESTARTS | LEFT_WRITTEN },
+	{ SYS_pselect6, 4, IN_MEMORY, 0, RESTARTS | LEFT_WRITTEN | NOT_SHORTENED },
 };
+
+#define TIMER_ABSTIME_FLAG 1 /* clock_nanosleep's TIMER_ABSTIME */
+#define FUTEX_CMD(op) ((op) & ~(128u | 256u)) /* less PRIVATE and CLOCK_REALTIME */
+#define FUTEX_WAIT_CMD 0
+#define FUTEX_WAIT_BITSET_CMD 9
+/* io_uring_enter's flags (include/uapi/linux/io_uring.h). */
+#define URING_GETEVENTS 1u
+#define URING_EXT_ARG 8u
+#define URING_ABS_TIMER 32u   /* 6.12: ts is absolute */
+#define URING_EXT_ARG_REG 64u /* 6.13: arg is an offset in a registered region */
+#define URING_ARG_SIZE 24     /* struct io_uring_getevents_arg */
 
 static const struct timed_call *timed_call(long nr)
 {
@@ -129,22 +231,58 @@ static int is_socket(pid_t pid, uint64_t fd)
 	return n >= 7 && !memcmp(link, "socket:", 7);
 }
 
+/* A struct timespec at addr in t's memory, read, never written, in
+ * microseconds rounded up: 0 if none, unreadable or invalid. */
+static int64_t timespec_us(struct target *t, uint64_t addr)
+{
+	int64_t ts[2];
+	if (!addr || pt_read(t->io_pid, addr, ts, sizeof(ts)) || ts[0] < 0 || ts[1] < 0 ||
+	    ts[1] >= 1000000000 || ts[0] > INT64_MAX / 2000000)
+		return 0;
+	return ts[0] * 1000000 + (ts[1] + 999) / 1000;
+}
+
+/* io_uring_enter's struct io_uring_getevents_arg, read (24 bytes, bounded)
+ * only where the kernel reads it as such: GETEVENTS with EXT_ARG, argsz
+ * its size (io_get_ext_arg: "if (*argsz != sizeof(arg)) return -EINVAL"),
+ * and not a registered wait region (EXT_ARG_REG: arg is an offset). Its
+ * timeout is relative unless ABS_TIMER; min_wait_usec (6.12, the pad
+ * before) is a second relative time, which a copy would have to shorten
+ * too: such a wait is treated as one whose timeout is not known. 1 read
+ * (u: sigmask, sigmask_sz | min_wait_usec << 32, ts), 0 not a timed wait. */
+static int read_uring_arg(struct target *t, const uint64_t *args, uint64_t u[3])
+{
+	unsigned flags = (unsigned)args[3];
+	if ((flags & (URING_GETEVENTS | URING_EXT_ARG)) != (URING_GETEVENTS | URING_EXT_ARG) ||
+	    (flags & (URING_ABS_TIMER | URING_EXT_ARG_REG)) || args[5] != URING_ARG_SIZE ||
+	    pt_read(t->io_pid, args[4], u, URING_ARG_SIZE))
+		return 0;
+	return (u[1] >> 32) == 0 && u[2] != 0;
+}
+
 /* The relative timeout, in microseconds, of call c made with args by a
- * thread of t: 0 if none (or it cannot be known). */
+ * thread of t: 0 if none (or it cannot be known, or it is absolute). */
 static int64_t timeout_us(struct target *t, const struct timed_call *c, const uint64_t *args)
 {
+	uint64_t u[3];
 	switch (c->at) {
 	case IN_REGISTER_MS:
 		/* An int: -1 waits for ever, 0 polls. */
 		return (int)args[c->arg] > 0 ? (int64_t)(int)args[c->arg] * 1000 : 0;
-	case IN_MEMORY: {
-		/* A struct timespec in the thread's memory, read, never written. */
-		int64_t ts[2];
-		if (!args[c->arg] || pt_read(t->io_pid, args[c->arg], ts, sizeof(ts)) || ts[0] < 0 ||
-		    ts[1] < 0 || ts[1] >= 1000000000 || ts[0] > INT64_MAX / 2000000)
+	case IN_MEMORY:
+		if (c->nr == SYS_clock_nanosleep &&
+		    ((args[1] & TIMER_ABSTIME_FLAG) ||
+		     /* hrtimer clocks only (REALTIME, MONOTONIC, BOOTTIME): a
+		      * relative REALTIME sleep runs on the monotonic clock
+		      * (__hrtimer_init); CPU-time and alarm clocks sleep
+		      * otherwise. */
+		     ((int)args[0] != 0 && (int)args[0] != 1 && (int)args[0] != 7)))
 			return 0;
-		return ts[0] * 1000000 + (ts[1] + 999) / 1000;
-	}
+		if (c->nr == SYS_futex && FUTEX_CMD((unsigned)args[1]) != FUTEX_WAIT_CMD)
+			return 0; /* FUTEX_WAIT_BITSET's is absolute; the rest wait untimed */
+		return timespec_us(t, args[c->arg]);
+	case URING_ARG:
+		return read_uring_arg(t, args, u) ? timespec_us(t, u[2]) : 0;
 	default:
 		return 0; /* a socket's: unknown (is_socket) */
 	}
@@ -173,7 +311,18 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 		return 0;
 	if (c->at == ON_SOCKET)
 		return is_socket(t->io_pid, b.args[c->arg]) ? RCALL_WAIT_SOCKET : 0;
-	return timeout_us(t, c, b.args) > 0 ? RCALL_WAIT_TIMED : 0;
+	int64_t timeout = timeout_us(t, c, b.args);
+	if (timeout <= 0)
+		return 0;
+	if (c->flags & NOT_SHORTENED)
+		return RCALL_WAIT_LATE;
+	/* A restart-block sleep longer than a watch is taken as it is: its
+	 * restart block ends it on time, through the return trap (a
+	 * daemon's sleep(60) was borrowed at once before, and must stay so). */
+	if ((c->flags & RESTARTS) && !(c->flags & LEFT_WRITTEN))
+		return timeout <= WATCH_MAX_US ? RCALL_WAIT_SLEEP : RCALL_WAIT_LONG_SLEEP;
+	/* The time left comes with the interrupt: no start to date. */
+	return c->flags & LEFT_WRITTEN ? 0 : RCALL_WAIT_TIMED;
 }
 
 int rcall_wait_timed(struct target *t, pid_t tid)
@@ -204,7 +353,7 @@ int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t 
 		 * and an interrupt there turns its timeout into -EINTR
 		 * (io_getevents: "if (!ret && signal_pending(current))"),
 		 * which would be rewound into a whole new wait. */
-		if (e == RCALL_WAIT_TIMED && now != prev &&
+		if ((e == RCALL_WAIT_TIMED || e == RCALL_WAIT_SLEEP) && now != prev &&
 		    (gap <= WATCH_GAP_MAX_US || at > strict_until)) {
 			*began = at;
 			return 0;
@@ -229,6 +378,19 @@ int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *beg
 	if (kind && !last_round && !c->only_tid) {
 		snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
 		return 1;
+	}
+	if (kind == RCALL_WAIT_LONG_SLEEP) {
+		*began = 0; /* asleep since before this look: undated */
+		return 0;
+	}
+	if (kind == RCALL_WAIT_SLEEP) {
+		/* Watched for one timeout at most (it is no longer than
+		 * WATCH_MAX_US), --tid or not; undated, taken as it is
+		 * (*began 0: rcall_wait_plan keeps its restart block). */
+		pt_usec_t until = pt_now_us() + WATCH_MAX_US;
+		if (rcall_wait_watch(t, tid, until < c->deadline ? until : c->deadline, began))
+			*began = 0;
+		return 0;
 	}
 	if (kind == RCALL_WAIT_TIMED && rcall_wait_watch(t, tid, c->deadline, began)) {
 		snprintf(reason, rlen,
@@ -327,6 +489,35 @@ static int woken_out_of(struct target *t, const struct rcall_hold *h, const stru
 	return woken_before_interrupt(t, h->tid, &h->before);
 }
 
+/* Plan re-making call c (made with args) of held thread h at release, its
+ * timeout cut to end at ends (rcall_wait_reissue). */
+static void plan(struct target *t, struct rcall_hold *h, const struct timed_call *c,
+		 const uint64_t *args, pt_usec_t ends)
+{
+	struct rcall_reissue *p = &h->reissue;
+	memset(p, 0, sizeof(*p));
+	if (c->flags & NOT_SHORTENED)
+		return;
+	switch (c->at) {
+	case IN_REGISTER_MS:
+		p->how = RCALL_REISSUE_MS;
+		break;
+	case IN_MEMORY:
+		p->how = RCALL_REISSUE_TIMESPEC;
+		break;
+	case URING_ARG:
+		if (!read_uring_arg(t, args, p->uring))
+			return;
+		p->how = RCALL_REISSUE_URING;
+		break;
+	default:
+		return;
+	}
+	p->nr = c->nr;
+	p->arg = c->arg;
+	p->ends = ends;
+}
+
 int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
 {
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
@@ -359,6 +550,9 @@ int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
 	if (c->at == IN_REGISTER_MS) {
 		h->wait_ends = began + timeout;
 		shorten(c, r, h->wait_ends);
+	} else {
+		/* In memory: re-made at release from a shortened copy. */
+		plan(t, h, c, args, began + timeout);
 	}
 	return 0;
 }
@@ -386,4 +580,212 @@ int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
 {
 	shorten(timed_call(arch_syscall_nr(r)), r, ends);
+}
+
+/* Does p point just below the red zone of a thread whose registers are r,
+ * where rcall_wait_reissue puts a copy? */
+static int below_red_zone(const arch_gpregs_t *r, uint64_t p)
+{
+	uint64_t top = arch_sp(r) - ARCH_RED_ZONE;
+	return p < top && p >= top - RCALL_SCRATCH_SIZE;
+}
+
+/* A call jeattach re-made at an earlier release, caught again before the
+ * kernel made it (a second hold in the same run, the first's thread not yet
+ * scheduled): x86_64 shows it interrupted with -ERESTARTNOHAND, a code the
+ * kernel never gives an EINTR call (or a restart-block one); arm64 shows it
+ * rewound, on its svc (arch_syscall_interrupted). Its timeout is the copy
+ * below the red zone, what was left at that release a moment ago: read now,
+ * before this hold's frames go there, it is re-made once more. 1 planned. */
+static int plan_remade(struct target *t, struct rcall_hold *h)
+{
+	const arch_gpregs_t *r = &h->regs;
+	const struct timed_call *c;
+	uint64_t args[6];
+	if (arch_in_syscall(r)) {
+		c = timed_call(arch_syscall_nr(r));
+		if (arch_syscall_ret(r) != -ERESTARTNOHAND || !c || (c->flags & LEFT_WRITTEN))
+			return 0;
+		syscall_args(r, args);
+	} else {
+		char insn[ARCH_SYSCALL_INSN_LEN];
+		if (ARCH_RESTART_AT_STOP ||
+		    pt_read(h->tid, arch_pc(r), insn, sizeof(insn)) ||
+		    memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) ||
+		    !(c = timed_call(arch_syscall_nr_register(r))))
+			return 0;
+		for (int i = 0; i < 6; i++)
+			args[i] = arch_rewound_arg(r, i);
+	}
+	if (c->at == ON_SOCKET || c->at == IN_REGISTER_MS || !below_red_zone(r, args[c->arg]))
+		return 0;
+	int64_t left = timeout_us(t, c, args);
+	if (left <= 0)
+		return 0;
+	plan(t, h, c, args, pt_now_us() + left);
+	return h->reissue.nr != 0;
+}
+
+int rcall_wait_plan(struct target *t, struct rcall_hold *h)
+{
+	const arch_gpregs_t *r = &h->regs;
+	int block = arch_restarts_by_block(r);
+	if (h->reissue.nr || plan_remade(t, h) || !arch_in_syscall(r))
+		return block; /* planned at the first stop (an EINTR rewound), or in no call */
+	long ret = arch_syscall_ret(r);
+	const struct timed_call *c = timed_call(arch_syscall_nr(r));
+	if ((ret != -ERESTART_RESTARTBLOCK && ret != -ERESTARTNOHAND) || !c || !(c->flags & RESTARTS))
+		return block;
+	uint64_t args[6];
+	syscall_args(r, args);
+	if (c->flags & LEFT_WRITTEN) {
+		/* ppoll: the kernel has just written the time left into the
+		 * program's timespec (poll_select_finish); pselect6 is left to
+		 * the kernel's own restart (NOT_SHORTENED). */
+		int64_t left = timespec_us(t, args[c->arg]);
+		if (left > 0)
+			plan(t, h, c, args, pt_now_us() + left);
+		return block;
+	}
+	if (ret != -ERESTART_RESTARTBLOCK)
+		return block;
+	int64_t timeout = timeout_us(t, c, args);
+	if (timeout > 0 && h->wait_began > 0) {
+		/* Its start dated by the watch (or the interrupt, which came
+		 * after it): it ends no earlier than it would have. */
+		plan(t, h, c, args, h->wait_began + timeout);
+	} else if ((c->nr == SYS_futex && FUTEX_CMD((unsigned)args[1]) == FUTEX_WAIT_BITSET_CMD) ||
+		   (c->at == IN_REGISTER_MS && (int)args[c->arg] < 0)) {
+		/* An absolute deadline (futex_wait_restart keeps the same one),
+		 * or none (poll(-1): do_restart_poll without has_timeout): made
+		 * again exactly as it was. */
+		memset(&h->reissue, 0, sizeof(h->reissue));
+		h->reissue.nr = c->nr;
+		h->reissue.how = RCALL_REISSUE_AS_IS;
+	}
+	/* Otherwise (a timeout unknown, a CPU-time clock, restart_syscall
+	 * itself) the restart block is kept: rcall_hold.c borrows such a
+	 * thread last, through the return trap. */
+	return h->reissue.nr ? 0 : block;
+}
+
+void rcall_wait_reissue_regs(const struct rcall_hold *h, arch_gpregs_t *r)
+{
+	*r = h->regs;
+	long ret = arch_syscall_ret(r);
+	/* From its -ERESTART* code back onto the call itself (an EINTR was
+	 * rewound at the first stop already): for -ERESTART_RESTARTBLOCK the
+	 * call, not restart_syscall, whose restart block the frame's
+	 * rt_sigreturn resets (restore_sigcontext). */
+	if (arch_in_syscall(r) && (ret == -ERESTART_RESTARTBLOCK || ret == -ERESTARTNOHAND ||
+				   ret == -ERESTARTSYS || ret == -ERESTARTNOINTR))
+		arch_syscall_rewind(r);
+}
+
+size_t rcall_wait_frame_copy(const struct rcall_hold *h, arch_gpregs_t *r, uint64_t at,
+			     uint64_t out[6])
+{
+	const struct rcall_reissue *p = &h->reissue;
+	if (!p->nr || (p->how != RCALL_REISSUE_TIMESPEC && p->how != RCALL_REISSUE_URING) ||
+	    !below_red_zone(&h->regs, arch_rewound_arg(r, p->arg)))
+		return 0;
+	/* The program's own timeout is no longer known: a copy of what is
+	 * left now, in the frame's siginfo, which rt_sigreturn does not read
+	 * and nothing writes before the thread makes the call again. */
+	pt_usec_t left = p->ends - pt_now_us();
+	if (left < 0)
+		left = 0;
+	size_t len = 16, ts = 0;
+	if (p->how == RCALL_REISSUE_URING) {
+		memcpy(out, p->uring, URING_ARG_SIZE);
+		out[2] = at + 32;
+		out[3] = 0;
+		ts = 4;
+		len = 48;
+	}
+	out[ts] = (uint64_t)(left / 1000000);
+	out[ts + 1] = (uint64_t)(left % 1000000) * 1000;
+	arch_set_rewound_arg(r, p->arg, at);
+	return len;
+}
+
+/* After crash-safe calls the thread is at rt_sigreturn's syscall-exit stop,
+ * from which the kernel applies no restart code (exit_to_user_mode_loop
+ * calls arch_do_signal_or_restart only with TIF_SIGPENDING): an interrupt
+ * takes it on to a stop inside get_signal (do_jobctl_trap comes before any
+ * signal is dequeued), where one is. 0 there (a signal-delivery stop there
+ * too: its signal is given back at release), <0 not. */
+static int to_signal_stop(struct rcall_hold *h)
+{
+	int e = pt_interrupt(h->tid);
+	if (!e)
+		e = pt_cont(h->tid, 0);
+	while (!e) {
+		int status;
+		if ((e = pt_wait(h->tid, pt_now_us() + 1000000, &status)))
+			break;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		int sig = WSTOPSIG(status), event = status >> 16;
+		if (event == PTRACE_EVENT_STOP)
+			return 0; /* the interrupt's, or a group stop's: both in get_signal */
+		if (event || sig == (SIGTRAP | 0x80)) {
+			e = pt_cont(h->tid, 0);
+			continue;
+		}
+		h->release_sig = sig;
+		return 0;
+	}
+	return e;
+}
+
+int rcall_wait_reissue(struct target *t, struct rcall_hold *h)
+{
+	const struct rcall_reissue *p = &h->reissue;
+	arch_gpregs_t r;
+	int e;
+	rcall_wait_reissue_regs(h, &r);
+	if (ARCH_RESTART_AT_STOP && h->ran && !h->dirty && (e = to_signal_stop(h))) {
+		if (e != -ETIMEDOUT)
+			return e;
+		/* Running on (frozen on its way out, say) with the frame's
+		 * registers, the call made again whole: let go at its stop. */
+		rcall_add_straggler(t, h->tid, NULL);
+		return 1;
+	}
+	pt_usec_t left = p->ends - pt_now_us();
+	if (left < 0)
+		left = 0; /* up: made with no time, it returns as timed out by itself */
+	if (p->how == RCALL_REISSUE_MS) {
+		arch_set_rewound_arg(&r, p->arg, (uint64_t)((left + 999) / 1000));
+	} else if (p->how == RCALL_REISSUE_TIMESPEC || p->how == RCALL_REISSUE_URING) {
+		/* Below the red zone, where a signal frame would go: memory the
+		 * thread does not use, written, never saved or written back;
+		 * after the last call (the scratch mapping's munmap ran its
+		 * frame there). The kernel copies it at the call's entry
+		 * (get_timespec64; io_get_ext_arg), so once the call is made
+		 * again nothing reads it any more. A handler's frame may
+		 * overwrite it before that: the call is entered as interrupted
+		 * with -ERESTARTNOHAND, which a handler turns into EINTR
+		 * without making the call again. */
+		uint64_t buf[6], at = (arch_sp(&r) - ARCH_RED_ZONE - sizeof(buf)) & ~(uint64_t)15;
+		size_t len = 16;
+		uint64_t ts = at;
+		if (p->how == RCALL_REISSUE_URING) {
+			/* sigmask, sigmask_sz as the program's; ts pointing here */
+			memcpy(buf, p->uring, URING_ARG_SIZE);
+			ts = at + 32;
+			buf[2] = ts;
+			buf[3] = 0;
+			len = 48;
+		}
+		buf[(ts - at) / 8] = (uint64_t)(left / 1000000);
+		buf[(ts - at) / 8 + 1] = (uint64_t)(left % 1000000) * 1000;
+		if ((e = pt_write(h->tid, at, buf, len)))
+			return e;
+		arch_set_rewound_arg(&r, p->arg, at);
+	}
+	arch_syscall_interrupted(&r, ERESTARTNOHAND);
+	h->regs = r;
+	return 0;
 }

@@ -56,6 +56,47 @@ START_TEST(restart_block_goes_through_restart_syscall)
 }
 END_TEST
 
+/* A call re-made at release (rcall_wait.c): rewound onto the call itself,
+ * not restart_syscall, its timeout argument pointed elsewhere, then shown
+ * to the kernel as interrupted with -ERESTARTNOHAND where the kernel applies
+ * that at the stop (x86_64), left rewound where it does not (arm64). Either
+ * way the thread makes the same call, with the new argument. */
+START_TEST(remade_call_keeps_its_number)
+{
+	arch_gpregs_t r;
+	arch_check_in_syscall(&r, INSN, 230, 7, -ERESTART_RESTARTBLOCK);
+	arch_syscall_rewind(&r);
+	ck_assert_uint_eq(arch_pc(&r), INSN);
+	arch_set_rewound_arg(&r, 2, 0xabc0);
+	arch_set_rewound_arg(&r, 0, 9);
+	ck_assert_uint_eq(arch_rewound_arg(&r, 2), 0xabc0);
+	ck_assert_uint_eq(arch_rewound_arg(&r, 0), 9);
+	arch_gpregs_t frame = r;
+	arch_rewind_for_sigreturn(&frame); /* the crash-safe frame: as is */
+	long nr;
+	uint64_t arg0;
+	arch_check_reexec(&frame, &nr, &arg0);
+	ck_assert_int_eq(nr, 230);
+	ck_assert_uint_eq(arg0, 9);
+	arch_syscall_interrupted(&r, ERESTARTNOHAND);
+	if (ARCH_RESTART_AT_STOP) {
+		ck_assert(arch_in_syscall(&r));
+		ck_assert_int_eq(arch_syscall_nr(&r), 230);
+		ck_assert_int_eq(arch_syscall_ret(&r), -ERESTARTNOHAND);
+		ck_assert_uint_eq(arch_pc(&r), INSN + ARCH_SYSCALL_INSN_LEN);
+		ck_assert(!arch_restarts_by_block(&r));
+		arch_rewind_for_sigreturn(&r); /* what the kernel does with no handler */
+	}
+	arch_prepare_release(&r);
+	ck_assert_uint_eq(arch_pc(&r), INSN);
+	arch_check_reexec(&r, &nr, &arg0);
+	ck_assert_int_eq(nr, 230);
+	ck_assert_uint_eq(arg0, 9);
+	ck_assert_uint_eq(arch_rewound_arg(&r, 2), 0xabc0);
+	ck_assert(arch_sigframe_spare() + 128 <= arch_sigframe_size(576));
+}
+END_TEST
+
 START_TEST(finished_syscall_left_alone)
 {
 	arch_gpregs_t r, before;
@@ -285,6 +326,7 @@ int main(void)
 	TCase *tc = tcase_create("abi");
 	tcase_add_test(tc, interrupted_syscall_rewinds);
 	tcase_add_test(tc, restart_block_goes_through_restart_syscall);
+	tcase_add_test(tc, remade_call_keeps_its_number);
 	tcase_add_test(tc, finished_syscall_left_alone);
 	tcase_add_test(tc, spurious_eintr_rewound);
 	tcase_add_test(tc, call_setup);

@@ -21,8 +21,9 @@ handlers() {
 	grep '^handlers' "$out" | tail -1
 }
 
-# The main thread sleeps in nanosleep: borrowed through the return trap
-# (SIGSEGV) and single-stepped syscalls (SIGTRAP).
+# The main thread sleeps on its CPU-time clock, a restart block jeattach
+# cannot re-make: borrowed through the return trap (SIGSEGV) and
+# single-stepped syscalls (SIGTRAP).
 start_victim h "$TARGETS/victim_handlers"
 expect_rc 0 "$JEATTACH" -p "$h" --tid "$h" --get version --json
 [ "$(json_get "$OUT" "j['crash_safe']")" = False ] || fail "not the return trap: $OUT"

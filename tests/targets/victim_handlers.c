@@ -5,8 +5,11 @@
  *   -f c  KILL_PROCESS on creat (glibc's creat() on x86_64 is that syscall)
  *   -f r  KILL_PROCESS on rt_sigreturn (every crash-safe call ends in it)
  *   -f t  TRAP on creat, SIGSYS handled here
- * Its main thread sleeps in nanosleep (a restart-block syscall: borrowed
- * only through the return trap and single steps). "ready <pid>"; SIGUSR2
+ * Its main thread sleeps on its own CPU-time clock (clock_nanosleep with
+ * CLOCK_PROCESS_CPUTIME_ID: a restart-block call jeattach cannot re-make,
+ * since the CPU time left is not known from outside, posix_cpu_nsleep: so
+ * borrowed only through the return trap and single steps; nanosleep is
+ * re-made and borrowed crash-safe since rcall_wait.c re-makes it). "ready <pid>"; SIGUSR2
  * prints "handlers SEGV=ours|default TRAP=... SYS=..."; SIGUSR1 exits 0
  * with "report ok" (both taken by a thread in sigwait). */
 #define _GNU_SOURCE
@@ -105,6 +108,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	for (;;) {
 		struct timespec ts = { 3600, 0 };
-		nanosleep(&ts, NULL);
+		clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &ts, NULL);
 	}
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/sem.h>
@@ -53,10 +54,15 @@ static void judge(const char *kind, int64_t began, long r, int timed_out)
 		eintr_count++;
 		return;
 	}
-	if (!timed_out)
+	if (!timed_out) {
+		if (r < 0)
+			fprintf(stderr, "%s: %s after %ld us\n", kind, strerror(errno), (long)took);
 		return; /* woken by its event: not a timing question */
-	if (took < TIMEOUT_MS * 1000 - 1000)
+	}
+	if (took < TIMEOUT_MS * 1000 - 1000) {
 		early_count++;
+		fprintf(stderr, "%s: early, %ld us at %ld\n", kind, (long)took, (long)now_us());
+	}
 	int64_t late = took - TIMEOUT_MS * 1000;
 	if (late > max_late_us) {
 		max_late_us = late;

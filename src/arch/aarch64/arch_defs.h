@@ -66,6 +66,9 @@ typedef struct arch_gpregs {
  * (arch_at_interrupt_stop): the call a thread is blocked in is read from
  * /proc before it is interrupted. */
 #define ARCH_SYSCALL_FORGOTTEN_AT_STOP 1
+/* do_signal decides a restart before get_signal: a code written at a stop
+ * there is not applied (arch_syscall_interrupted). */
+#define ARCH_RESTART_AT_STOP 0
 /* The FP/SIMD state: NT_ARM_SVE where the CPU has SVE (it carries the
  * FPSIMD view when SVE is not in use, and the whole Z/P/FFR state when it
  * is, which NT_PRFPREG would cut to 128 bits a register), else

@@ -127,6 +127,17 @@ void arch_at_interrupt_stop(arch_gpregs_t *r, const struct arch_blocked_call *b)
 	}
 }
 
+void arch_syscall_interrupted(arch_gpregs_t *r, long code)
+{
+	/* do_signal (arch/arm64/kernel/signal.c) reads the restart code into
+	 * a local and rewinds before get_signal, where a ptrace stop is: a
+	 * code written at the stop is never seen. The call stays rewound; the
+	 * EINTR a handler would make is decided at release instead
+	 * (rcall_signal.c). */
+	(void)r, (void)code;
+}
+
+
 int arch_restarts_by_block(const arch_gpregs_t *r)
 {
 	return r->syscallno >= 0 && (long)r->g.regs[0] == -ERESTART_RESTARTBLOCK;
@@ -248,4 +259,23 @@ int arch_gadget_pops(const unsigned char *p, size_t n)
 {
 	(void)p, (void)n;
 	return -1;
+}
+
+uint64_t arch_rewound_arg(const arch_gpregs_t *r, int i)
+{
+	/* Rewound, x0 holds argument 0 again (arch_syscall_rewind). */
+	return i >= 0 && i < 8 ? r->g.regs[i] : 0;
+}
+
+void arch_set_rewound_arg(arch_gpregs_t *r, int i, uint64_t v)
+{
+	if (i >= 0 && i < 8)
+		r->g.regs[i] = v;
+	if (!i)
+		r->orig_x0 = v;
+}
+
+size_t arch_sigframe_spare(void)
+{
+	return offsetof(struct k_rt_sigframe, info);
 }

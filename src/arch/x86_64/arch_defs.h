@@ -42,6 +42,9 @@ typedef struct user_regs_struct arch_gpregs_t;
 #define ARCH_RESULT_AT_SIGRETURN 0
 /* The syscall state survives to the interrupt's stop (arch_at_interrupt_stop). */
 #define ARCH_SYSCALL_FORGOTTEN_AT_STOP 0
+/* A restart code written at a ptrace stop inside get_signal is applied when
+ * the thread is let go (arch_do_signal_or_restart runs after get_signal). */
+#define ARCH_RESTART_AT_STOP 1
 #define ARCH_GADGET_STORE "\x48\x89\x03"
 #define ARCH_GADGET_STORE_LEN 3
 

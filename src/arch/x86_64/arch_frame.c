@@ -79,6 +79,20 @@ void arch_prepare_release(arch_gpregs_t *r)
 	(void)r; /* orig_rax is written back as found: the kernel restarts */
 }
 
+void arch_syscall_interrupted(arch_gpregs_t *r, long code)
+{
+	/* As the call left it for arch_do_signal_or_restart: orig_ax the
+	 * call, ax its -ERESTART* code, ip past the `syscall`. That function
+	 * runs after get_signal, so at a stop inside get_signal (an interrupt
+	 * stop, a signal-delivery stop) what the tracer writes is what it
+	 * applies: a handler turns -ERESTARTNOHAND into -EINTR (handle_signal),
+	 * no handler rewinds the call to be made again. */
+	r->orig_rax = r->rax;
+	r->rax = (unsigned long long)-code;
+	r->rip += ARCH_SYSCALL_INSN_LEN;
+}
+
+
 int arch_restarts_by_block(const arch_gpregs_t *r)
 {
 	return (long)r->orig_rax >= 0 && (long)r->rax == -ERESTART_RESTARTBLOCK;
@@ -193,4 +207,19 @@ int arch_gadget_pops(const unsigned char *p, size_t n)
 		}
 	}
 	return -1;
+}
+
+uint64_t arch_rewound_arg(const arch_gpregs_t *r, int i)
+{
+	return arch_syscall_arg(r, i);
+}
+
+void arch_set_rewound_arg(arch_gpregs_t *r, int i, uint64_t v)
+{
+	arch_set_syscall_arg(r, i, v);
+}
+
+size_t arch_sigframe_spare(void)
+{
+	return offsetof(struct k_rt_sigframe, info);
 }
