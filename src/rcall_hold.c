@@ -72,10 +72,11 @@ static void drop_hold(struct rcall_hold *h)
 	free(h);
 }
 
-/* The threads to try, leader first; with --tid only that one. */
-static int hold_candidates(struct target *t, pid_t *tids)
+/* The threads to try, leader first; with --tid only that one. *all: how
+ * many threads the process has. */
+static int hold_candidates(struct target *t, pid_t *tids, int *all)
 {
-	int n = target_threads(t->pid, tids, MAX_THREADS);
+	int n = *all = target_threads(t->pid, tids, MAX_THREADS);
 	if (n <= 0)
 		return n < 0 ? n : -ESRCH;
 	/* A main thread that has ended (a zombie until the process exits)
@@ -165,13 +166,30 @@ static int at_unknown_restart(const struct rcall_hold *h)
 
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
  * 1 not usable now (let go; reason says why), <0 an error that ends the
- * search. take_restartblock: accept a thread that sleeps with a timeout. */
-static int try_thread(struct target *t, pid_t tid, int take_restartblock, char *reason,
+ * search. round: 0 first, 1 and later take sleepers with a timeout too.
+ * alone: tid is the process's only thread. */
+static int try_thread(struct target *t, pid_t tid, int round, int alone, char *reason,
 		      size_t rlen)
 {
 	struct rcall_ctx *c = t->rc;
+	const int take_restartblock = round >= 1;
 	if (is_straggler(c, tid))
 		return 1; /* seized already, still slow to stop */
+	/* A thread with children is not even seized while the process has
+	 * another thread: while a thread is traced, the SIGCHLD its children
+	 * raise is no longer ignored (kernel/signal.c sig_ignored: "Tracers
+	 * may want to know about even ignored signal"), so it is queued to the
+	 * process and wakes another thread (complete_signal), whose
+	 * epoll_wait or sigtimedwait then fails with EINTR (victim_fork: a 1 s
+	 * sigtimedwait ended with EINTR after 0.12 s). Alone, the thread
+	 * keeps it pending until it is let go, where it is ignored as ever. */
+	if (!alone && target_thread_has_children(t->io_pid, tid) == 1) {
+		snprintf(reason, rlen,
+			 "thread %d has child processes, whose signals would interrupt the "
+			 "process's other threads while it is traced",
+			 (int)tid);
+		return 1;
+	}
 	pt_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
@@ -296,35 +314,33 @@ int rcall_hold(struct target *t)
 	 * be borrowed through the return trap, which is not crash-safe.
 	 * nanosleep, poll and timed futex waits are re-made at release
 	 * instead (rcall_wait.c), and borrowed crash-safe as any thread. */
-	int take_restartblock = 0, e = 0;
+	int round = 0, e = 0;
 	c->no_scratch_why[0] = 0;
 	for (;;) {
 		/* A thread passed over as slow to stop (a loaded machine) may
 		 * have stopped since: let it go, so that it can be tried again. */
 		rcall_sweep(t);
-		int n = hold_candidates(t, tids);
+		int all, n = hold_candidates(t, tids, &all);
 		if (n < 0) {
 			e = n;
 			break;
 		}
 		e = 1;
 		for (int i = 0; i < n && pt_now_us() < c->deadline; i++)
-			if ((e = try_thread(t, tids[i], take_restartblock, reason, sizeof(reason))) <= 0)
+			if ((e = try_thread(t, tids[i], round, all == 1, reason, sizeof(reason))) <= 0)
 				break;
 		if (e <= 0 || pt_now_us() >= c->deadline)
 			break;
 		/* Every thread has been tried: where one was safe but had no
 		 * room for the calls, the process's limits will not change
 		 * by waiting. */
-		if (take_restartblock && c->no_scratch_why[0]) {
+		if (round >= 1 && c->no_scratch_why[0]) {
 			target_why(t, "%s", c->no_scratch_why);
 			e = -JE_ERR_NO_SCRATCH;
 			break;
 		}
-		if (!take_restartblock) {
-			take_restartblock = 1;
+		if (round++ < 1)
 			continue;
-		}
 		/* Every thread was inside the allocator, the dynamic linker or
 		 * a signal handler: give them time to leave, more each round
 		 * (1 ms doubling to 64 ms), so that a thread that holds a lock

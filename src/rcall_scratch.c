@@ -134,12 +134,12 @@ int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 	if (e)
 		return dead_stack_or_refuse(t, h, e);
 	h->map_addr = (uint64_t)addr;
-	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
-	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
 	/* A child the process forks during the hold must not inherit it:
 	 * nothing of jeattach's may outlive the hold, there either
 	 * (MADV_DONTFORK: dup_mmap skips VM_DONTCOPY areas). Its frame goes
-	 * where the mmap's went, below the red zone. */
+	 * where the mmap's went, below the red zone: nothing is written into
+	 * the mapping before it is marked (a frame written there first was
+	 * copied, 12 KiB of it, into a child forked in between: t_fork). */
 	const uint64_t adv[3] = { h->map_addr, SCRATCH_MAP_LEN, MADV_DONTFORK };
 	long ret = 0;
 	e = rcall_syscall_allowed(t, SYS_madvise, adv, 3, &ret);
@@ -151,6 +151,8 @@ int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 			   je_err_text(e ? -e : (int)-ret));
 		return -JE_ERR_NO_SCRATCH;
 	}
+	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
+	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
 	return 0;
 }
 

@@ -113,5 +113,8 @@ int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned l
 double target_uptime_ticks(void);
 /* How long thread tid has lived, in seconds; -1 when gone. */
 int target_thread_age(pid_t pid, pid_t tid, double *seconds);
+/* Has thread tid child processes (/proc/PID/task/TID/children, the
+ * processes it forked, CONFIG_PROC_CHILDREN)? 1 yes, 0 no, -1 unknown. */
+int target_thread_has_children(pid_t pid, pid_t tid);
 
 #endif
