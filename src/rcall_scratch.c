@@ -36,6 +36,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -122,6 +123,13 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
 int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 {
 	long addr = 0;
+	/* A mapping the filter would not let release unmap stays in the
+	 * target for good (jemalloc never unmaps on Linux: an allowlist may
+	 * leave munmap out): none is made. */
+	uint32_t verdict;
+	const uint64_t unmap[6] = { 0, SCRATCH_MAP_LEN };
+	if (rcall_seccomp(t, SYS_munmap, unmap, &verdict) || verdict != SECCOMP_RET_ALLOW)
+		return dead_stack_or_refuse(t, h, -JE_ERR_SECCOMP);
 	int e = map_once(t, MAP_PRIVATE, &addr);
 	/* A private writable mapping counts against RLIMIT_DATA; a shared
 	 * anonymous one does not (mm/mmap.c, is_data_mapping: VM_WRITE
