@@ -282,6 +282,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	if (h->left)
 		return -JE_ERR_LEFT;
 	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
+	int abandoned = 0;
 	h->dirty = 1;
 	h->ran = 1;
 	/* Registers first: killed between the two writes, jeattach leaves a
@@ -343,15 +344,31 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			if ((e = pt_get_syscall_info(tid, &si, sizeof(si))))
 				return e;
 			sip = &si;
-			/* Left stopped at the wait's entry: the next call's
-			 * registers (orig_ax -1) skip it. */
-			if (si.op == PTRACE_SYSCALL_INFO_ENTRY &&
-			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args))
-				return -JE_ERR_SELFLOCK;
+			/* A crash-safe call skips the wait (orig_ax -1) and
+			 * goes straight to its restorer: its own frame puts the
+			 * thread back, with jeattach or without (killed here,
+			 * it left the thread waiting on itself for ever). */
+			if (si.op == PTRACE_SYSCALL_INFO_ENTRY && !abandoned &&
+			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args)) {
+				if (mode != RUN_SYSCALL || !h->restorer_sp)
+					return -JE_ERR_SELFLOCK; /* the next call's registers skip it */
+				arch_gpregs_t back = h->regs;
+				if ((e = arch_call_setup_ret(&back, c->ret_restorer, NULL, 0, h->restorer_sp,
+							     0, c->ret_restorer)) ||
+				    (e = pt_set_gpregs(tid, &back)))
+					return e;
+				abandoned = 1;
+				e = resume(tid, mode, 0);
+				continue;
+			}
 		}
 		int done = check(t, sig, sip, arg);
 		if (done < 0)
 			return done;
+		if (done && abandoned) {
+			h->dirty = 0; /* rt_sigreturn restored everything */
+			return -JE_ERR_SELFLOCK;
+		}
 		if (done)
 			return 0;
 		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */
@@ -480,7 +497,9 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		return e;
 	h->seccomp_nr = 0;
 	struct ret_goal g = { slot, ret, 0 };
+	h->restorer_sp = frame + ARCH_RESTORER_SP_OFF;
 	e = run_until(t, &r, RUN_SYSCALL, at_sigreturn, &g);
+	h->restorer_sp = 0;
 	if (!e)
 		h->dirty = 0; /* the kernel restored everything from the frame */
 	return e;

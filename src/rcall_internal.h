@@ -44,6 +44,9 @@ struct rcall_hold {
 	uint64_t scratch_lo, scratch_hi, scratch_cur;
 	uint64_t map_addr;      /* the scratch mapping made in the target, or 0 */
 	int dirty;              /* registers, FP state or mask differ from what was found */
+	/* The crash-safe call running: sp at its restorer, to end it there
+	 * (its own frame puts the thread back), or 0. */
+	uint64_t restorer_sp;
 	int ran;                /* a call has run: until then a hold is crash-safe whatever its state */
 	int restart_block;      /* its syscall restarts through the restart block */
 	/* The call it was blocked in just before the interrupt, where the stop

@@ -31,3 +31,26 @@ rm -f "$WORK/sl.heap"
 finish_victim sl
 done
 pass "calls waiting on their own thread's lock abandoned with the cause (exit 10); jemalloc works after"
+
+# jeattach killed once the wait is abandoned (at the start of the release):
+# the holder is as it was, back in its read(), since the abandoned
+# crash-safe call went straight to its own signal frame. Before: it was
+# left stopped at the wait's entry, and with jeattach gone it waited on its
+# own lock for ever (the report below never came). gdb stops jeattach there.
+if command -v gdb >/dev/null 2>&1; then
+	start_victim slk "$TARGETS/victim_selflock"
+	holder=$(victim_tid slk holder)
+	timeout "$(slow 60)" "$top_builddir/libtool" --mode=execute gdb -q -batch \
+		-ex 'break rcall_selflock_decide' -ex "run -p $slk --tid $holder --status" \
+		-ex 'delete' -ex 'break rcall_release' -ex 'continue' -ex 'kill' \
+		--args "$JEATTACH" >"$WORK/gdb.out" 2>&1
+	grep -q 'Breakpoint 2, rcall_release' "$WORK/gdb.out" ||
+		skip "gdb did not stop jeattach at its release: $(cat "$WORK/gdb.out")"
+	sleep 0.5
+	nr=$(cut -d' ' -f1 "/proc/$slk/task/$holder/syscall")
+	[ "$nr" = 0 ] || fail "jeattach killed after abandoning: the holder is in system call $nr, not its read()"
+	finish_victim slk
+	pass "jeattach killed after abandoning the wait: the holder was back in its read()"
+else
+	echo "SKIP part: no gdb to stop jeattach after the abandon"
+fi
