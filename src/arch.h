@@ -108,6 +108,9 @@ void arch_rewind_for_sigreturn(arch_gpregs_t *r);
 void arch_prepare_release(arch_gpregs_t *r);
 /* Stopped in a syscall that restarts through the restart block? */
 int arch_restarts_by_block(const arch_gpregs_t *r);
+/* How much of the FP state as saved (fplen bytes) a signal frame carries:
+ * the thread's own layout (x86_64: no AMX tile data it does not use). */
+size_t arch_sigframe_fplen(const void *fp, size_t fplen);
 size_t arch_sigframe_size(size_t fplen);
 int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,

@@ -461,7 +461,9 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	int e = rcall_push(t, &zero, sizeof(zero), &slot);
 	if (e)
 		return e;
-	size_t fsz = arch_sigframe_size(h->fplen);
+	/* As deep as a signal's frame would be, no deeper (arch_frame.c). */
+	size_t fplen = arch_sigframe_fplen(h->fpstate, h->fplen);
+	size_t fsz = arch_sigframe_size(fplen);
 	uint64_t frame = (h->scratch_cur - fsz) & ~(uint64_t)15;
 	/* Below the frame, where a gadget returns through: its address and
 	 * its pops' slots; nothing where the callee returns into the restorer
@@ -484,7 +486,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		memcpy(buf + 8 + 8 * i, &args[ARCH_MAX_CALL_ARGS + i], 8);
 	arch_gpregs_t back = h->regs, r = h->regs;
 	arch_rewind_for_sigreturn(&back);
-	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
+	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, fplen,
 				h->sigmask, c->ret_restorer);
 	if (!e)
 		e = pt_write(rcall_mem_pid(t), sp, buf, len);

@@ -33,6 +33,12 @@ coro_runs() {
 coro_runs "a coroutine in read()"
 coro_runs "a coroutine in nanosleep()" -n
 coro_runs "a thread with a guardless heap-block stack in nanosleep()" -p -n
+# A crash-safe hold's first calls (the errno lookup, the mmap and its
+# madvise) run below the red zone as a signal's frame would, and no deeper:
+# a 6 KiB coroutine stack whose thread blocks every signal keeps the 2 KiB
+# below it untouched. (Before, on an AMX machine, the frames carried the
+# 8 KiB of tile data PTRACE_GETREGSET has room for: 11 KiB deep.)
+coro_runs "a coroutine on a 6 KiB stack, its thread blocking every signal" -s
 
 # kib PID FIELD: a /proc/PID/status figure in KiB.
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }

@@ -120,6 +120,15 @@ static size_t xstate_size(const unsigned char *fp, size_t fplen, uint64_t xcr0)
 	return end < fplen ? end : fplen;
 }
 
+size_t arch_sigframe_fplen(const void *fp, size_t fplen)
+{
+	uint64_t xcr0;
+	if (fplen < 576)
+		return fplen;
+	memcpy(&xcr0, (const unsigned char *)fp + FX_SW_OFFSET, 8);
+	return xstate_size(fp, fplen, xcr0);
+}
+
 int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,
 			uint64_t restorer)
