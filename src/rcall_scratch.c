@@ -29,7 +29,8 @@
  * may run below the red zone, as a signal handler would, written and never
  * written back, but only on a stack that is a real one with room for them
  * (rcall_stack_room): the main thread's [stack], or a mapping with glibc's
- * inaccessible guard right below it, SCRATCH_MAP_LEN or more of it free
+ * inaccessible guard right below it and the thread's own descriptor (its
+ * thread pointer) in it, SCRATCH_MAP_LEN or more of it free
  * below the red zone. A coroutine's stack carved from a heap block, or a
  * guardless thread stack, is never written past: the hold is refused with
  * the cause. */
@@ -80,7 +81,7 @@ static int map_once(struct target *t, int flags, long *addr)
 	return e;
 }
 
-int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need)
+int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint64_t need)
 {
 	const struct sym_map *m = sym_maps_find(maps, sp);
 	if (!m || !m->r || !m->w || m->x || m->p != 1 || sp - m->start < need)
@@ -88,6 +89,12 @@ int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need)
 	if (!strcmp(m->path, "[stack]"))
 		return 1;
 	if (m->path[0] || m == maps->v)
+		return 0;
+	/* glibc puts the thread's descriptor (where its thread pointer
+	 * points) at the top of the stack it allocated: a region of many
+	 * stacks with one guard at its bottom (a coroutine pool) has the
+	 * neighbour but is not this thread's own stack. */
+	if (tp < m->start || tp >= m->end)
 		return 0;
 	/* glibc's allocate_stack: one mapping, its lowest guardsize bytes
 	 * mprotect'ed PROT_NONE, which /proc shows as a mapping of its own
@@ -104,7 +111,8 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
 	struct sym_maps maps = { 0 };
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
 	/* The thread may be newer than target_open's snapshot: read now. */
-	int room = !sym_maps_read(t->io_pid, &maps) && rcall_stack_room(&maps, sp, SCRATCH_MAP_LEN);
+	int room = !sym_maps_read(t->io_pid, &maps) &&
+		   rcall_stack_room(&maps, sp, arch_thread_pointer(&h->regs), SCRATCH_MAP_LEN);
 	sym_maps_free(&maps);
 	if (room) {
 		use_dead_stack(h);

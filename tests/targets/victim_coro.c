@@ -14,7 +14,10 @@
  * make them.
  * -s: the coroutine's stack is 6 KiB, and the 2 KiB below it (in the same
  * block) are a canary the report counts changed bytes of ("canary=N"): its
- * thread blocks every signal, so no signal frame ever lands there. */
+ * thread blocks every signal, so no signal frame ever lands there.
+ * -g: the block is the top of a 2 MiB anonymous region whose lowest page is
+ * an inaccessible guard, as a pool of coroutine stacks may be made: the
+ * coroutine's stack has a guard below it, far away, that is not its own. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -105,9 +109,11 @@ static void *coro_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	int own_thread = 0;
-	for (int o; (o = getopt(argc, argv, "nps")) != -1;) {
-		if (o == 's')
+	int own_thread = 0, pool = 0;
+	for (int o; (o = getopt(argc, argv, "npsg")) != -1;) {
+		if (o == 'g')
+			pool = 1;
+		else if (o == 's')
 			stack_size = 6 * 1024;
 		else if (o == 'n')
 			use_nanosleep = 1;
@@ -121,7 +127,16 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	block = malloc(BLOCK);
+	if (pool) {
+		size_t len = 4096 + 2 * 1024 * 1024;
+		unsigned char *r = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r == MAP_FAILED || mprotect(r, 4096, PROT_NONE))
+			return 3;
+		block = r + len - BLOCK;
+	} else {
+		block = malloc(BLOCK);
+	}
 	if (!block || pipe(sleeper))
 		return 3;
 	memset(block, 0, BLOCK);
