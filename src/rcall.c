@@ -344,18 +344,28 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			if ((e = pt_get_syscall_info(tid, &si, sizeof(si))))
 				return e;
 			sip = &si;
-			/* A crash-safe call skips the wait (orig_ax -1) and
-			 * goes straight to its restorer: its own frame puts the
-			 * thread back, with jeattach or without (killed here,
-			 * it left the thread waiting on itself for ever). */
+			/* The rt_sigreturn the abandoned call was turned into
+			 * has put the thread back. */
+			if (abandoned && si.op == PTRACE_SYSCALL_INFO_EXIT) {
+				h->dirty = 0;
+				return -JE_ERR_SELFLOCK;
+			}
+			/* A crash-safe call's wait becomes, at its entry, the
+			 * rt_sigreturn of the call's own frame: the thread is put
+			 * back with jeattach or without (killed here, it left the
+			 * thread waiting on itself for ever). Never skipped with
+			 * number -1: seccomp judges the number the tracer leaves,
+			 * and an allowlist kills the process on -1 (rt_sigreturn
+			 * it allows, or the hold would not be crash-safe). */
 			if (si.op == PTRACE_SYSCALL_INFO_ENTRY && !abandoned &&
 			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args)) {
 				if (mode != RUN_SYSCALL || !h->restorer_sp)
-					return -JE_ERR_SELFLOCK; /* the next call's registers skip it */
-				arch_gpregs_t back = h->regs;
-				if ((e = arch_call_setup_ret(&back, c->ret_restorer, NULL, 0, h->restorer_sp,
-							     0, c->ret_restorer)) ||
-				    (e = pt_set_gpregs(tid, &back)))
+					return -JE_ERR_SELFLOCK;
+				arch_gpregs_t now;
+				if ((e = pt_get_gpregs(tid, &now)))
+					return e;
+				arch_enter_sigreturn(&now, h->restorer_sp);
+				if ((e = pt_set_gpregs(tid, &now)))
 					return e;
 				abandoned = 1;
 				e = resume(tid, mode, 0);
@@ -365,10 +375,6 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		int done = check(t, sig, sip, arg);
 		if (done < 0)
 			return done;
-		if (done && abandoned) {
-			h->dirty = 0; /* rt_sigreturn restored everything */
-			return -JE_ERR_SELFLOCK;
-		}
 		if (done)
 			return 0;
 		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */

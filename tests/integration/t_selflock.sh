@@ -32,6 +32,19 @@ finish_victim sl
 done
 pass "calls waiting on their own thread's lock abandoned with the cause (exit 10); jemalloc works after"
 
+# Under a seccomp filter that kills on system call number -1 (an
+# allowlist's default for numbers it does not know): the wait is not
+# skipped as number -1 but turned into the call's own rt_sigreturn, which
+# the filter allows. Before: the process was killed (SIGSYS) at the abandon.
+start_victim sls "$TARGETS/victim_selflock" -s
+holder=$(victim_tid sls holder)
+timeout "$(slow 20)" "$JEATTACH" -p "$sls" --tid "$holder" --status >"$WORK/o" 2>"$WORK/e"
+rc=$?
+kill -0 "$sls" 2>/dev/null || fail "the abandon killed the process under a filter that kills on -1: $(cat "$WORK/e")"
+[ $rc = 10 ] || fail "under the filter: exit $rc, expected 10: $(cat "$WORK/e")"
+finish_victim sls
+pass "a filter that kills on system call -1: the wait abandoned, the process alive"
+
 # jeattach killed once the wait is abandoned (at the start of the release):
 # the holder is as it was, back in its read(), since the abandoned
 # crash-safe call went straight to its own signal frame. Before: it was
