@@ -123,6 +123,12 @@ void arch_set_rewound_arg(arch_gpregs_t *r, int i, uint64_t v);
 size_t arch_sigframe_spare(void);
 /* Stopped in a syscall that restarts through the restart block? */
 int arch_restarts_by_block(const arch_gpregs_t *r);
+/* How much of the FP state as saved (fplen bytes) a signal frame carries:
+ * the thread's own layout (x86_64: no AMX tile data it does not use). */
+size_t arch_sigframe_fplen(const void *fp, size_t fplen);
+/* At a syscall-entry stop: the system call made becomes rt_sigreturn, its
+ * frame found from sp as the restorer would have it (ARCH_RESTORER_SP_OFF). */
+void arch_enter_sigreturn(arch_gpregs_t *r, uint64_t sp);
 size_t arch_sigframe_size(size_t fplen);
 int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,

@@ -282,6 +282,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	if (h->left)
 		return -JE_ERR_LEFT;
 	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
+	int abandoned = 0;
 	h->dirty = 1;
 	h->ran = 1;
 	/* Registers first: killed between the two writes, jeattach leaves a
@@ -343,11 +344,33 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			if ((e = pt_get_syscall_info(tid, &si, sizeof(si))))
 				return e;
 			sip = &si;
-			/* Left stopped at the wait's entry: the next call's
-			 * registers (orig_ax -1) skip it. */
-			if (si.op == PTRACE_SYSCALL_INFO_ENTRY &&
-			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args))
+			/* The rt_sigreturn the abandoned call was turned into
+			 * has put the thread back. */
+			if (abandoned && si.op == PTRACE_SYSCALL_INFO_EXIT) {
+				h->dirty = 0;
 				return -JE_ERR_SELFLOCK;
+			}
+			/* A crash-safe call's wait becomes, at its entry, the
+			 * rt_sigreturn of the call's own frame: the thread is put
+			 * back with jeattach or without (killed here, it left the
+			 * thread waiting on itself for ever). Never skipped with
+			 * number -1: seccomp judges the number the tracer leaves,
+			 * and an allowlist kills the process on -1 (rt_sigreturn
+			 * it allows, or the hold would not be crash-safe). */
+			if (si.op == PTRACE_SYSCALL_INFO_ENTRY && !abandoned &&
+			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args)) {
+				if (mode != RUN_SYSCALL || !h->restorer_sp)
+					return -JE_ERR_SELFLOCK;
+				arch_gpregs_t now;
+				if ((e = pt_get_gpregs(tid, &now)))
+					return e;
+				arch_enter_sigreturn(&now, h->restorer_sp);
+				if ((e = pt_set_gpregs(tid, &now)))
+					return e;
+				abandoned = 1;
+				e = resume(tid, mode, 0);
+				continue;
+			}
 		}
 		int done = check(t, sig, sip, arg);
 		if (done < 0)
@@ -444,7 +467,9 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	int e = rcall_push(t, &zero, sizeof(zero), &slot);
 	if (e)
 		return e;
-	size_t fsz = arch_sigframe_size(h->fplen);
+	/* As deep as a signal's frame would be, no deeper (arch_frame.c). */
+	size_t fplen = arch_sigframe_fplen(h->fpstate, h->fplen);
+	size_t fsz = arch_sigframe_size(fplen);
 	uint64_t frame = (h->scratch_cur - fsz) & ~(uint64_t)15;
 	/* Below the frame, where a gadget returns through: its address and
 	 * its pops' slots; nothing where the callee returns into the restorer
@@ -478,7 +503,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	} else {
 		arch_rewind_for_sigreturn(&back);
 	}
-	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, h->fplen,
+	e = arch_sigframe_build(buf + (frame - sp), fsz, frame, &back, h->fpstate, fplen,
 				h->sigmask, c->ret_restorer);
 	if (!e && copylen)
 		memcpy(buf + (frame - sp) + arch_sigframe_spare(), copy, copylen);
@@ -493,7 +518,9 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		return e;
 	h->seccomp_nr = 0;
 	struct ret_goal g = { slot, ret, 0 };
+	h->restorer_sp = frame + ARCH_RESTORER_SP_OFF;
 	e = run_until(t, &r, RUN_SYSCALL, at_sigreturn, &g);
+	h->restorer_sp = 0;
 	if (!e)
 		h->dirty = 0; /* the kernel restored everything from the frame */
 	return e;

@@ -62,6 +62,9 @@ struct rcall_hold {
 	uint64_t scratch_lo, scratch_hi, scratch_cur;
 	uint64_t map_addr;      /* the scratch mapping made in the target, or 0 */
 	int dirty;              /* registers, FP state or mask differ from what was found */
+	/* The crash-safe call running: sp at its restorer, to end it there
+	 * (its own frame puts the thread back), or 0. */
+	uint64_t restorer_sp;
 	int ran;                /* a call has run: until then a hold is crash-safe whatever its state */
 	int restart_block;      /* its syscall restarts through the restart block */
 	/* The call it was blocked in just before the interrupt, where the stop
@@ -171,10 +174,11 @@ int rcall_scratch_map(struct target *t, struct rcall_hold *h);
 int rcall_scratch_close(struct target *t, struct rcall_hold *h);
 /* May calls run below sp (the red zone already left) where no mapping can
  * be made? 1 when sp lies in the main thread's [stack] or in an anonymous
- * mapping with a guard (an inaccessible anonymous mapping) right below it,
- * at least need bytes above its start (rcall_scratch.c). */
+ * mapping with a guard (an inaccessible anonymous mapping) right below it
+ * that holds the thread's own descriptor (tp, its thread pointer), at least
+ * need bytes above its start (rcall_scratch.c). */
 struct sym_maps;
-int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need);
+int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint64_t need);
 /* Would rcall_syscall with nargs arguments be crash-safe now (rcall.c)? */
 int rcall_syscall_crash_safe(const struct target *t, int nargs);
 /* Timed waits (rcall_wait.c). Is tid asleep in a call whose interrupt

@@ -29,13 +29,15 @@
  * may run below the red zone, as a signal handler would, written and never
  * written back, but only on a stack that is a real one with room for them
  * (rcall_stack_room): the main thread's [stack], or a mapping with glibc's
- * inaccessible guard right below it, SCRATCH_MAP_LEN or more of it free
+ * inaccessible guard right below it and the thread's own descriptor (its
+ * thread pointer) in it, SCRATCH_MAP_LEN or more of it free
  * below the red zone. A coroutine's stack carved from a heap block, or a
  * guardless thread stack, is never written past: the hold is refused with
  * the cause. */
 #include "config.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -79,7 +81,7 @@ static int map_once(struct target *t, int flags, long *addr)
 	return e;
 }
 
-int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need)
+int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint64_t need)
 {
 	const struct sym_map *m = sym_maps_find(maps, sp);
 	if (!m || !m->r || !m->w || m->x || m->p != 1 || sp - m->start < need)
@@ -87,6 +89,12 @@ int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t need)
 	if (!strcmp(m->path, "[stack]"))
 		return 1;
 	if (m->path[0] || m == maps->v)
+		return 0;
+	/* glibc puts the thread's descriptor (where its thread pointer
+	 * points) at the top of the stack it allocated: a region of many
+	 * stacks with one guard at its bottom (a coroutine pool) has the
+	 * neighbour but is not this thread's own stack. */
+	if (tp < m->start || tp >= m->end)
 		return 0;
 	/* glibc's allocate_stack: one mapping, its lowest guardsize bytes
 	 * mprotect'ed PROT_NONE, which /proc shows as a mapping of its own
@@ -103,7 +111,8 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
 	struct sym_maps maps = { 0 };
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
 	/* The thread may be newer than target_open's snapshot: read now. */
-	int room = !sym_maps_read(t->io_pid, &maps) && rcall_stack_room(&maps, sp, SCRATCH_MAP_LEN);
+	int room = !sym_maps_read(t->io_pid, &maps) &&
+		   rcall_stack_room(&maps, sp, arch_thread_pointer(&h->regs), SCRATCH_MAP_LEN);
 	sym_maps_free(&maps);
 	if (room) {
 		use_dead_stack(h);
@@ -122,6 +131,13 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
 int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 {
 	long addr = 0;
+	/* A mapping the filter would not let release unmap stays in the
+	 * target for good (jemalloc never unmaps on Linux: an allowlist may
+	 * leave munmap out): none is made. */
+	uint32_t verdict;
+	const uint64_t unmap[6] = { 0, SCRATCH_MAP_LEN };
+	if (rcall_seccomp(t, SYS_munmap, unmap, &verdict) || verdict != SECCOMP_RET_ALLOW)
+		return dead_stack_or_refuse(t, h, -JE_ERR_SECCOMP);
 	int e = map_once(t, MAP_PRIVATE, &addr);
 	/* A private writable mapping counts against RLIMIT_DATA; a shared
 	 * anonymous one does not (mm/mmap.c, is_data_mapping: VM_WRITE

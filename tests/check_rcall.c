@@ -49,17 +49,21 @@ START_TEST(stack_room)
 	};
 	struct sym_maps maps = { v, sizeof(v) / sizeof(v[0]) };
 	const uint64_t need = 0x110000;
-	ck_assert_int_eq(rcall_stack_room(&maps, 0xb00000, need), 1);
-	ck_assert_int_eq(rcall_stack_room(&maps, 0x301000 + need, need), 1);
-	ck_assert_int_eq(rcall_stack_room(&maps, 0x301000 + need - 8, need), 0); /* no room */
-	ck_assert_int_eq(rcall_stack_room(&maps, 0x1f0000, need), 0); /* no guard below */
-	ck_assert_int_eq(rcall_stack_room(&maps, 0xd7f000, need), 1);
-	ck_assert_int_eq(rcall_stack_room(&maps, 0xc00100, need), 0); /* [stack], no room */
-	ck_assert_int_eq(rcall_stack_room(&maps, 0xef0000, need), 0); /* a file */
-	ck_assert_int_eq(rcall_stack_room(&maps, 0x300800, need), 0); /* the guard itself */
-	ck_assert_int_eq(rcall_stack_room(&maps, 0x280000, need), 0); /* unmapped */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xb00000, 0xb00f00, need), 1);
+	ck_assert_int_eq(rcall_stack_room(&maps, 0x301000 + need, 0xb00f00, need), 1);
+	ck_assert_int_eq(rcall_stack_room(&maps, 0x301000 + need - 8, 0xb00f00, need), 0); /* no room */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0x1f0000, 0xb00f00, need), 0); /* no guard below */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xd7f000, 0xb00f00, need), 1);
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xc00100, 0xb00f00, need), 0); /* [stack], no room */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xef0000, 0xb00f00, need), 0); /* a file */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0x300800, 0xb00f00, need), 0); /* the guard itself */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0x280000, 0xb00f00, need), 0); /* unmapped */
+	/* Its thread pointer elsewhere: a pool of stacks with one guard at
+	 * its bottom, not the thread's own stack. */
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xb00000, 0x7f0000001000, need), 0);
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xd7f000, 0x7f0000001000, need), 1); /* [stack] */
 	v[1].r = 1; /* the neighbour below is accessible: not a guard */
-	ck_assert_int_eq(rcall_stack_room(&maps, 0xb00000, need), 0);
+	ck_assert_int_eq(rcall_stack_room(&maps, 0xb00000, 0xb00f00, need), 0);
 }
 END_TEST
 

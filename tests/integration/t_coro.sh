@@ -33,6 +33,12 @@ coro_runs() {
 coro_runs "a coroutine in read()"
 coro_runs "a coroutine in nanosleep()" -n
 coro_runs "a thread with a guardless heap-block stack in nanosleep()" -p -n
+# A crash-safe hold's first calls (the errno lookup, the mmap and its
+# madvise) run below the red zone as a signal's frame would, and no deeper:
+# a 6 KiB coroutine stack whose thread blocks every signal keeps the 2 KiB
+# below it untouched. (Before, on an AMX machine, the frames carried the
+# 8 KiB of tile data PTRACE_GETREGSET has room for: 11 KiB deep.)
+coro_runs "a coroutine on a 6 KiB stack, its thread blocking every signal" -s
 
 # kib PID FIELD: a /proc/PID/status figure in KiB.
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
@@ -71,3 +77,22 @@ grep -q 'no scratch memory can be mapped.*RLIMIT_AS' "$WORK/as.err" ||
 [ -z "$(scratch_maps "$co")" ] || fail "RLIMIT_AS: a scratch mapping was left"
 finish_victim co
 pass "RLIMIT_AS 256 KiB above use: refused (exit 10) naming the limit, the victim unharmed"
+
+# The same where the coroutine's stack lies in a pool of stacks with one
+# guard page at the pool's bottom: the guard below is not this thread's
+# stack's own (its thread pointer is elsewhere), so nothing is written below
+# its red zone: refused. Before: taken for a glibc stack with room, the calls
+# ran below the coroutine's stack pointer, into the pool (exit 0).
+start_victim co "$TARGETS/victim_coro" -g -s
+tid=$(victim_tid co coro)
+# Its thread's first mallctl, before the limit (see RLIMIT_DATA above).
+expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --status
+lim=$((($(kib "$co" VmSize) + 256) * 1024))
+prlimit --pid "$co" --as="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_AS"
+"$JEATTACH" -p "$co" --tid "$tid" --stats >"$WORK/as.out" 2>"$WORK/as.err"
+rc=$?
+[ $rc = 10 ] || fail "RLIMIT_AS, a pooled stack: exit $rc, expected 10: $(cat "$WORK/as.err")"
+grep -q 'no scratch memory can be mapped' "$WORK/as.err" ||
+	fail "RLIMIT_AS, a pooled stack: the cause is not named: $(cat "$WORK/as.err")"
+finish_victim co
+pass "RLIMIT_AS, a coroutine stack in a pool with one guard: refused (exit 10), the victim unharmed"

@@ -43,6 +43,22 @@ echo "$OUT" | grep -qw false || fail "--for left prof.active on after its dump w
 finish_victim skf
 pass "--for restores prof.active when its dump is refused"
 
+# A filter that lets mmap through but fails munmap (jemalloc never unmaps
+# on Linux: an allowlist may leave it out): no scratch mapping is made that
+# release could not remove. Before: every hold left its 1 MiB + 64 KiB
+# mapping (with the pages its calls wrote) in the target, exit 1.
+start_victim skx "$TARGETS/victim_dyn" -b 1 -s m
+for i in 1 2 3; do
+	"$JEATTACH" -p "$skx" --stats >"$WORK/skx.out" 2>"$WORK/skx.err"
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 10 ] || fail "munmap forbidden: exit $rc: $(cat "$WORK/skx.err")"
+done
+[ -z "$(scratch_maps "$skx")" ] || fail "munmap forbidden: scratch mappings left: $(scratch_maps "$skx")"
+kill -0 "$skx" || fail "munmap forbidden: the target died"
+# (Not finish_victim: glibc aborts when it cannot unmap a joined thread's stack.)
+kill "$skx"
+pass "a filter that forbids munmap: no scratch mapping left in the target"
+
 # Without CAP_SYS_ADMIN the filter cannot be read: refused, not risked.
 # (CAP_SYS_PTRACE stays: kubectl debug --profile=general's situation.)
 if setpriv --bounding-set=-sys_admin true 2>/dev/null; then

@@ -28,7 +28,7 @@
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
- *          -s e|t|k|K|w install a seccomp filter once set up, in every thread:
+ *          -s e|t|k|K|w|m install a seccomp filter once set up, in every thread:
  *             e: memfd_create fails with EPERM (SECCOMP_RET_ERRNO);
  *             t: openat raises SIGSYS (SECCOMP_RET_TRAP), which this
  *             program does not handle (it would die of it);
@@ -36,7 +36,9 @@
  *             systemd's SystemCallFilter= default);
  *             K: memfd_create kills the calling thread (KILL_THREAD);
  *             w: openat with O_CREAT kills the process (a read-only
- *             sandbox: the filter looks at an argument).
+ *             sandbox: the filter looks at an argument);
+ *             m: munmap fails with EPERM (jemalloc retains its memory
+ *             on Linux and never unmaps: an allowlist may leave it out).
  *          -A N create N arenas (reading arenas.create makes one) before
  *             "ready": a large malloc_stats_print report
  *          -G a hostile thread: it watches this process's descriptors and
@@ -515,7 +517,8 @@ int main(int argc, char **argv)
 	    (sec == 't' && install_seccomp(SYS_openat, SECCOMP_RET_TRAP)) ||
 	    (sec == 'k' && install_seccomp(SYS_memfd_create, SECCOMP_RET_KILL_PROCESS)) ||
 	    (sec == 'K' && install_seccomp(SYS_memfd_create, SECCOMP_RET_KILL_THREAD)) ||
-	    (sec == 'w' && install_seccomp_nocreate())) {
+	    (sec == 'w' && install_seccomp_nocreate()) ||
+	    (sec == 'm' && install_seccomp(SYS_munmap, SECCOMP_RET_ERRNO | EPERM))) {
 		perror("seccomp");
 		return 3;
 	}

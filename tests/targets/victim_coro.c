@@ -11,7 +11,13 @@
  * its restart block (such a thread's calls cannot end in rt_sigreturn).
  * -p: not a coroutine but a thread of its own whose guardless 16 KiB stack
  * is that same heap block (pthread_attr_setstack), as small-stack runtimes
- * make them. */
+ * make them.
+ * -s: the coroutine's stack is 6 KiB, and the 2 KiB below it (in the same
+ * block) are a canary the report counts changed bytes of ("canary=N"): its
+ * thread blocks every signal, so no signal frame ever lands there.
+ * -g: the block is the top of a 2 MiB anonymous region whose lowest page is
+ * an inaccessible guard, as a pool of coroutine stacks may be made: the
+ * coroutine's stack has a guard below it, far away, that is not its own. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -36,6 +43,8 @@ static int sleeper[2];
 static volatile pid_t coro_tid;
 static ucontext_t coro_ctx, back_ctx;
 static int use_nanosleep;
+static size_t stack_size = STACK_SIZE;
+#define CANARY 2048
 
 /* The only writer of the counter: any other value seen was put there by
  * someone else. It writes every 50 us and checks before each write, so a
@@ -84,9 +93,14 @@ static void *small_thread(void *arg)
 static void *coro_thread(void *arg)
 {
 	(void)arg;
+	if (stack_size != STACK_SIZE) {
+		sigset_t all;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+	}
 	getcontext(&coro_ctx);
 	coro_ctx.uc_stack.ss_sp = block + STACK_AT;
-	coro_ctx.uc_stack.ss_size = STACK_SIZE;
+	coro_ctx.uc_stack.ss_size = stack_size;
 	coro_ctx.uc_link = &back_ctx;
 	makecontext(&coro_ctx, coroutine_entry, 0);
 	swapcontext(&back_ctx, &coro_ctx);
@@ -95,9 +109,13 @@ static void *coro_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	int own_thread = 0;
-	for (int o; (o = getopt(argc, argv, "np")) != -1;) {
-		if (o == 'n')
+	int own_thread = 0, pool = 0;
+	for (int o; (o = getopt(argc, argv, "npsg")) != -1;) {
+		if (o == 'g')
+			pool = 1;
+		else if (o == 's')
+			stack_size = 6 * 1024;
+		else if (o == 'n')
 			use_nanosleep = 1;
 		else if (o == 'p')
 			own_thread = 1;
@@ -109,10 +127,20 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	block = malloc(BLOCK);
+	if (pool) {
+		size_t len = 4096 + 2 * 1024 * 1024;
+		unsigned char *r = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r == MAP_FAILED || mprotect(r, 4096, PROT_NONE))
+			return 3;
+		block = r + len - BLOCK;
+	} else {
+		block = malloc(BLOCK);
+	}
 	if (!block || pipe(sleeper))
 		return 3;
 	memset(block, 0, BLOCK);
+	memset(block + STACK_AT - CANARY, 0x5a, CANARY);
 	counter = (volatile uint64_t *)(block + STACK_AT - 4096);
 	pthread_t t;
 	pthread_create(&t, NULL, update, NULL);
@@ -133,7 +161,14 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	int sig;
 	sigwait(&set, &sig);
-	printf("report regressions=%llu\n", (unsigned long long)regressions);
+	size_t canary = 0;
+	for (size_t i = 0; stack_size != STACK_SIZE && i < CANARY; i++)
+		canary += block[STACK_AT - CANARY + i] != 0x5a;
+	if (stack_size != STACK_SIZE)
+		printf("report regressions=%llu canary=%zu\n", (unsigned long long)regressions,
+		       canary);
+	else
+		printf("report regressions=%llu\n", (unsigned long long)regressions);
 	fflush(stdout);
-	return regressions != 0;
+	return regressions != 0 || canary != 0;
 }

@@ -11,7 +11,9 @@
  * holder, which gives the locks back (jemalloc_postfork_parent), allocates
  * and frees to check that jemalloc works, and the process exits: "report
  * alloc_errors=N", 0 if clean. No other thread allocates meanwhile (it
- * would wait for the locks until the end). */
+ * would wait for the locks until the end).
+ * -s: under a seccomp filter that kills the process on system call number
+ * -1, as an allowlist's default does for a number it does not know. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +24,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 /* jemalloc's, global in its static library (src/jemalloc.c). */
 void je_jemalloc_prefork(void);
@@ -62,9 +67,25 @@ static void *holder(void *arg)
 	return NULL;
 }
 
+static int kill_on_minus_one(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
 int main(int argc, char **argv)
 {
 	use_nanosleep = argc > 1 && !strcmp(argv[1], "-n");
+	if (argc > 1 && !strcmp(argv[argc - 1], "-s") && kill_on_minus_one())
+		return 4;
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	sigset_t set;
 	sigemptyset(&set);

@@ -102,6 +102,9 @@ typedef struct arch_gpregs {
  * searched); the result is read at rt_sigreturn's entry. */
 #define ARCH_HAS_CRASH_SAFE_RETURN 1
 #define ARCH_RESULT_AT_SIGRETURN 1
+/* sp at the restorer, from the signal frame's start: the frame itself
+ * (rt_sigreturn reads it at sp). */
+#define ARCH_RESTORER_SP_OFF 0
 #define ARCH_GADGET_STORE ""
 #define ARCH_GADGET_STORE_LEN 0
 

@@ -201,6 +201,12 @@ int arch_sigframe_possible(const void *fp, size_t fplen)
 	return fpsimd_of(fp, fplen) != NULL;
 }
 
+size_t arch_sigframe_fplen(const void *fp, size_t fplen)
+{
+	(void)fp;
+	return fplen;
+}
+
 size_t arch_sigframe_size(size_t fplen)
 {
 	(void)fplen; /* the FP state goes inside the frame's reserved area */

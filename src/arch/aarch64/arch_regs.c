@@ -145,6 +145,16 @@ const char *arch_call_blocker(const arch_gpregs_t *r)
 /* Out of any syscall (the kernel's restart logic then leaves pc and x0
  * alone), no single step, no pending branch type for BTI to check at the
  * first instruction (pc is set, not branched to). */
+void arch_enter_sigreturn(arch_gpregs_t *r, uint64_t sp)
+{
+	/* syscall_trace_enter returns syscallno as the tracer left it, and
+	 * seccomp judges that one. */
+	r->syscallno = ARCH_NR_RT_SIGRETURN;
+	r->g.regs[8] = ARCH_NR_RT_SIGRETURN;
+	r->g.sp = sp;
+	r->g.pstate &= ~PSTATE_SS;
+}
+
 static void clean_entry_state(arch_gpregs_t *r)
 {
 	r->syscallno = -1;

@@ -40,6 +40,9 @@ typedef struct user_regs_struct arch_gpregs_t;
 /* The restorer (mov $15,%rax) overwrites the result: a gadget stores it
  * first, into a slot read at rt_sigreturn's entry. */
 #define ARCH_RESULT_AT_SIGRETURN 0
+/* sp at the restorer, from the signal frame's start: the ret into it
+ * popped pretcode (rt_sigreturn finds its frame at sp - 8). */
+#define ARCH_RESTORER_SP_OFF 8
 /* The syscall state survives to the interrupt's stop (arch_at_interrupt_stop). */
 #define ARCH_SYSCALL_FORGOTTEN_AT_STOP 0
 /* A restart code written at a ptrace stop inside get_signal is applied when

@@ -8,6 +8,7 @@
  * pretcode, uc, info, then the FP state). */
 #include "config.h"
 
+#include <cpuid.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -105,6 +106,43 @@ size_t arch_sigframe_size(size_t fplen)
 	return ((sizeof(struct k_rt_sigframe) + 63) & ~(size_t)63) + 64 + fplen + 4;
 }
 
+/* The XSAVE area's size in the frame, as xstate_size says it. PTRACE_GETREGSET
+ * gives the largest user layout (AMX's 8 KiB of tile data included), but
+ * rt_sigreturn takes a larger xstate_size than the thread's own (its
+ * fpstate's user_size: no tile data unless the process asked for AMX) for a
+ * broken frame and restores x87/SSE only, clearing the AVX state
+ * (check_xstate_in_sigframe, arch/x86/kernel/fpu/signal.c). Where the tile
+ * data is not in use (XSTATE_BV bit 18 clear: an unpermitted thread never
+ * has it) the area ends with the last other component XCR0 enables
+ * (CPUID leaf 0xD: each component's size and offset). */
+#define XFEATURE_XTILEDATA 18
+static size_t xstate_size(const unsigned char *fp, size_t fplen, uint64_t xcr0)
+{
+	uint64_t bv;
+	memcpy(&bv, fp + 512, 8); /* the XSAVE header's XSTATE_BV */
+	if (bv & (1ULL << XFEATURE_XTILEDATA) || !(xcr0 & (1ULL << XFEATURE_XTILEDATA)))
+		return fplen;
+	size_t end = 576; /* the legacy area and the header */
+	for (int i = 2; i < 63; i++) {
+		unsigned a, b, c, d;
+		if (i == XFEATURE_XTILEDATA || !(xcr0 & (1ULL << i)) ||
+		    !__get_cpuid_count(0xd, (unsigned)i, &a, &b, &c, &d) || !a)
+			continue;
+		if ((size_t)b + a > end)
+			end = (size_t)b + a;
+	}
+	return end < fplen ? end : fplen;
+}
+
+size_t arch_sigframe_fplen(const void *fp, size_t fplen)
+{
+	uint64_t xcr0;
+	if (fplen < 576)
+		return fplen;
+	memcpy(&xcr0, (const unsigned char *)fp + FX_SW_OFFSET, 8);
+	return xstate_size(fp, fplen, xcr0);
+}
+
 int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 			const arch_gpregs_t *r, const void *fp, size_t fplen, uint64_t sigmask,
 			uint64_t restorer)
@@ -127,15 +165,16 @@ int arch_sigframe_build(unsigned char *buf, size_t len, uint64_t frame_addr,
 	memcpy(buf + fp_off, fp, fplen);
 	uint64_t xcr0;
 	memcpy(&xcr0, (const unsigned char *)fp + FX_SW_OFFSET, 8);
+	size_t xsize = xstate_size(fp, fplen, xcr0);
 	struct {
 		uint32_t magic1, extended_size;
 		uint64_t xfeatures;
 		uint32_t xstate_size, padding[7];
-	} sw = { FP_XSTATE_MAGIC1, (uint32_t)fplen + 4, xcr0, (uint32_t)fplen, { 0 } };
+	} sw = { FP_XSTATE_MAGIC1, (uint32_t)xsize + 4, xcr0, (uint32_t)xsize, { 0 } };
 	_Static_assert(sizeof(sw) == 48, "_fpx_sw_bytes");
 	memcpy(buf + fp_off + FX_SW_OFFSET, &sw, sizeof(sw));
 	uint32_t magic2 = FP_XSTATE_MAGIC2;
-	memcpy(buf + fp_off + fplen, &magic2, 4);
+	memcpy(buf + fp_off + xsize, &magic2, 4);
 	f.uc.uc_flags = UC_FP_XSTATE | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
 	/* restore_altstack() ignores every error but EFAULT (kernel/signal.c),
 	 * and do_sigaltstack() rejects an unknown mode with EINVAL before

@@ -115,6 +115,16 @@ void arch_set_syscall_arg(arch_gpregs_t *r, int i, uint64_t v)
  * this stop; -1 says "not in a syscall", so it leaves our rip/rax alone. The
  * saved state, restored later with its real orig_rax and -ERESTART* rax, then
  * restarts the interrupted syscall exactly as if we had never been there. */
+void arch_enter_sigreturn(arch_gpregs_t *r, uint64_t sp)
+{
+	/* syscall_trace_enter takes the number from orig_ax after the stop,
+	 * and seccomp judges that one. */
+	r->orig_rax = ARCH_NR_RT_SIGRETURN;
+	r->rax = ARCH_NR_RT_SIGRETURN;
+	r->rsp = sp;
+	r->eflags &= ~(X86_EFLAGS_DF | X86_EFLAGS_TF);
+}
+
 static void clean_entry_state(arch_gpregs_t *r)
 {
 	r->orig_rax = (unsigned long long)-1;
