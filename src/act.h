@@ -100,6 +100,12 @@ struct act_dump_out {
 			     * name (malloc'd; NULL if unreadable or unset) */
 	int prof_active;    /* prof.active when it was written: 0 means it holds
 			     * only samples taken before */
+	uint64_t max;       /* keep at most this many bytes (--max-dump; 0: the
+			     * default), set before act_dump */
+	uint64_t received;  /* what jemalloc sent: more than fd holds past max */
+	char *maps;         /* /proc/PID/maps as jeattach read it after the call,
+			     * for a profile whose own section is missing or
+			     * another process's (malloc'd; NULL if unread) */
 };
 
 /* A profile's header totals: sampled objects and bytes in use, and
@@ -202,6 +208,11 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 enum je_exit act_dump(struct target *t, struct act_result *r);
 /* The totals of the profile behind our handle fd: 0, or -1 (no header). */
 int act_dump_totals(int fd, struct act_totals *tot);
+/* Make a heap_v2 profile in fd whole: its MAPPED_LIBRARIES section, if it
+ * is missing or another process's (it has no mapping holding addr, the
+ * target's mallctl), becomes maps. *how: who wrote the section kept
+ * ("jemalloc", "jeattach"). 0, -ENOENT (needed, maps NULL), -errno. */
+int act_dump_complete_maps(int fd, const char *maps, uint64_t addr, const char **how);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);

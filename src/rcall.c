@@ -233,7 +233,9 @@ static int on_fault(struct target *t, int sig)
 static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t *next)
 {
 	const struct rcall_ctx *c = t->rc;
-	int can_leave = mode == RUN_SYSCALL;
+	/* RUN_SYSCALL: a crash-safe call, or one a drain hook watches (which
+	 * can be left only if crash-safe). */
+	int can_leave = mode == RUN_SYSCALL && rcall_crash_safe(t);
 	*next = pt_now_us() + RCALL_TICK_US;
 	rcall_sweep(t); /* a thread passed over may have stopped meanwhile */
 	/* Frozen by its cgroup since the hold began: the thread will not run
@@ -247,6 +249,47 @@ static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t
 	}
 	return c->progress && c->progress(c->progress_arg, pt_now_us() - start, can_leave) &&
 	       can_leave;
+}
+
+/* A syscall stop of the callee, shown to the drain hook (rcall_set_drain).
+ * *pend: the hook asked, at the entry, for the result *pend_val, set here
+ * at the exit stop that follows it. Registers are written only when the
+ * hook changed something: a dump stops here twice a write. */
+static int drain_stop(struct target *t, pid_t tid, int *pend, long *pend_val)
+{
+	struct rcall_ctx *c = t->rc;
+	struct __ptrace_syscall_info info;
+	int e = pt_get_syscall_info(tid, &info, sizeof(info));
+	if (e)
+		return e;
+	struct rcall_sysstop s = { 0 };
+	arch_gpregs_t r;
+	if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		s.ret = (long)info.exit.rval;
+		c->drain(c->drain_arg, &s);
+		if (!*pend)
+			return 0;
+		*pend = 0;
+		if ((e = pt_get_gpregs(tid, &r)))
+			return e;
+		arch_set_syscall_result(&r, *pend_val);
+		return pt_set_gpregs(tid, &r);
+	}
+	if (info.op != PTRACE_SYSCALL_INFO_ENTRY)
+		return 0;
+	s.entry = 1;
+	s.nr = (long)info.entry.nr;
+	memcpy(s.args, info.entry.args, sizeof(s.args));
+	c->drain(c->drain_arg, &s);
+	*pend = s.set_result;
+	*pend_val = s.result;
+	if (!s.args_changed)
+		return 0;
+	if ((e = pt_get_gpregs(tid, &r)))
+		return e;
+	for (int i = 0; i < 6; i++)
+		arch_set_syscall_arg(&r, i, s.args[i]);
+	return pt_set_gpregs(tid, &r);
 }
 
 /* Decides whether a stop ends the call: 1 yes, 0 no (resume), <0 error. */
@@ -266,7 +309,9 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	 * a call that has started runs to its end, however long it takes. */
 	if (h->left)
 		return -JE_ERR_LEFT;
-	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
+	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US, next_drain = start;
+	int pend = 0;
+	long pend_val = 0;
 	h->dirty = 1;
 	h->ran = 1;
 	/* Registers first: killed between the two writes, jeattach leaves a
@@ -283,9 +328,15 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		if (e)
 			return e;
 		int status;
-		e = pt_wait(tid, next_tick, &status);
+		/* A drain hook wakes every RCALL_DRAIN_TICK_US (cheap: no
+		 * /proc read, unlike a tick). */
+		if (c->drain && next_drain <= pt_now_us())
+			next_drain = pt_now_us() + RCALL_DRAIN_TICK_US;
+		e = pt_wait(tid, c->drain && next_drain < next_tick ? next_drain : next_tick, &status);
 		if (e == -ETIMEDOUT) { /* still running */
-			if (tick(t, mode, start, &next_tick))
+			if (c->drain)
+				c->drain(c->drain_arg, NULL);
+			if (pt_now_us() >= next_tick && tick(t, mode, start, &next_tick))
 				return leave_call(t, tid, 0);
 			e = 0;
 			continue;
@@ -313,6 +364,9 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			return done;
 		if (done)
 			return 0;
+		if (sig == (SIGTRAP | 0x80) && c->drain &&
+		    (e = drain_stop(t, tid, &pend, &pend_val)))
+			return e;
 		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */
 			/* A dump's writes stop here every few milliseconds: the
 			 * tick must come between them too. */
@@ -463,7 +517,8 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 		return e ? e : -JE_ERR_SCRATCH;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
-	e = run_until(t, &r, RUN_CONT, at_trap, &g);
+	/* A drain hook sees the callee's system calls: PTRACE_SYSCALL. */
+	e = run_until(t, &r, t->rc->drain ? RUN_SYSCALL : RUN_CONT, at_trap, &g);
 	if (e)
 		return e;
 	*ret = arch_call_result(&out);

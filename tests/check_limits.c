@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* What a dump reads of the target's limits before it is made
- * (target_limits.c, target_cgroup.c), from recorded file contents. */
+ * (target_limits.c, target_cgroup.c), from recorded file contents; and a
+ * profile's maps section made whole (act_dump_maps.c). */
 #include "config.h"
 
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "act.h"
+#include "core_read.h"
 #include "target_cgroup.h"
 #include "target_limits.h"
 
@@ -111,6 +117,61 @@ START_TEST(cgroup_found)
 }
 END_TEST
 
+/* A profile in a memfd, as act_dump leaves it. */
+static int profile(const char *text)
+{
+	int fd = memfd_create("check", 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(core_write_all(fd, text, strlen(text)), 0);
+	return fd;
+}
+
+static char *contents(int fd)
+{
+	char *t;
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(core_read_fd(fd, 1 << 20, &t, NULL), 0);
+	return t;
+}
+
+#define HEAD "heap_v2/524288\n  t*: 1: 48 [0: 0]\n@ 0x401000\n"
+#define OURS "400000-402000 r-xp 00000000 fe:00 1 /bin/v\n"
+#define OTHER "7f0000000000-7f0000001000 r-xp 00000000 fe:00 2 /sbin/init\n"
+
+START_TEST(maps_completed)
+{
+	const char *how;
+	int fd = profile(HEAD "\nMAPPED_LIBRARIES:\n" OURS);
+	ck_assert_int_eq(act_dump_complete_maps(fd, OURS, 0x401000, &how), 0);
+	ck_assert_str_eq(how, "jemalloc"); /* its own: kept */
+	close(fd);
+
+	fd = profile(HEAD); /* jemalloc could not open its maps */
+	ck_assert_int_eq(act_dump_complete_maps(fd, OURS, 0x401000, &how), 0);
+	ck_assert_str_eq(how, "jeattach");
+	char *t = contents(fd);
+	ck_assert_str_eq(t, HEAD "\nMAPPED_LIBRARIES:\n" OURS);
+	free(t);
+	close(fd);
+
+	/* another process's (getpid() in a pid namespace with a foreign /proc) */
+	fd = profile(HEAD "\nMAPPED_LIBRARIES:\n" OTHER);
+	ck_assert_int_eq(act_dump_complete_maps(fd, OURS, 0x401000, &how), 0);
+	ck_assert_str_eq(how, "jeattach");
+	t = contents(fd);
+	ck_assert_str_eq(t, HEAD "\nMAPPED_LIBRARIES:\n" OURS);
+	free(t);
+	close(fd);
+
+	fd = profile(HEAD);
+	ck_assert_int_eq(act_dump_complete_maps(fd, NULL, 0x401000, &how), -ENOENT);
+	close(fd);
+	fd = profile("heap profile: 1: 48 [1: 48] @ heapprofile\n");
+	ck_assert_int_eq(act_dump_complete_maps(fd, NULL, 0x401000, &how), 0);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("limits");
@@ -119,6 +180,7 @@ int main(void)
 	tcase_add_test(tc, cgroup_numbers);
 	tcase_add_test(tc, keyed_and_headroom);
 	tcase_add_test(tc, cgroup_found);
+	tcase_add_test(tc, maps_completed);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
