@@ -26,6 +26,7 @@
 #include "core_read.h"
 #include "errors.h"
 #include "options.h"
+#include "rcall.h"
 #include "rproc.h"
 #include "target_limits.h"
 
@@ -79,7 +80,10 @@ static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix
 static enum je_exit check_limits(struct target *t, struct act_result *r, const char *doing)
 {
 	struct target_limits l;
-	target_limits_read(t->pid, &l);
+	/* Through the held thread: /proc/PID/fd of a leader that ended with
+	 * pthread_exit is empty, its FDSize 0 (a live thread shows the
+	 * process's table); and a v1 cgroup can differ by thread. */
+	target_limits_read(rcall_held_tid(t) ? rcall_held_tid(t) : t->io_pid, &l);
 	if (l.nofile && l.fds_free < DUMP_FDS)
 		return act_fail(r, JE_EXIT_UNSAFE,
 				"%s: the process has %llu free descriptor(s) under its RLIMIT_NOFILE "
@@ -225,7 +229,8 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	/* The process's maps as they are when the profile was written, should
 	 * jemalloc's section be missing or another's (act_dump_maps.c). */
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
+	/* The held thread's: an ended leader's maps are empty. */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)rcall_held_tid(t));
 	if (!c && core_read_file(path, CORE_READ_PROC_MAX, &r->dump.maps, NULL))
 		r->dump.maps = NULL;
 	if (e2 && c == JE_EXIT_OK)

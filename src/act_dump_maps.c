@@ -68,8 +68,8 @@ int act_dump_complete_maps(int fd, const char *maps, uint64_t addr, const char *
 	munmap(m, len);
 	if (at == -2 || own || !addr)
 		return 0; /* another format, or whole */
-	if (!maps)
-		return -ENOENT;
+	if (!maps || !covers(maps, maps + strlen(maps), addr))
+		return -ENOENT; /* no better maps than jemalloc's */
 	if (at >= 0 && ftruncate(fd, at) < 0)
 		return -errno;
 	if (lseek(fd, 0, SEEK_END) < 0)

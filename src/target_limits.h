@@ -34,9 +34,9 @@ struct target_limits {
 	char mem_file[700];    /* the limit file that binds, "" if none */
 };
 
-/* Read pid's limits (its descriptors under the thread group: tid's view).
- * Where a file cannot be read, the answer is "no limit known" (unlimited),
- * with nofile 0. */
+/* Read the limits of the process of thread pid (a live thread's view: the
+ * descriptor table and rlimits are the process's). Where a file cannot be
+ * read, the answer is "no limit known" (unlimited), with nofile 0. */
 void target_limits_read(pid_t pid, struct target_limits *l);
 
 #endif

@@ -165,6 +165,8 @@ START_TEST(maps_completed)
 
 	fd = profile(HEAD);
 	ck_assert_int_eq(act_dump_complete_maps(fd, NULL, 0x401000, &how), -ENOENT);
+	/* jeattach's reading, empty too (an ended leader's /proc/PID/maps) */
+	ck_assert_int_eq(act_dump_complete_maps(fd, "", 0x401000, &how), -ENOENT);
 	close(fd);
 	fd = profile("heap profile: 1: 48 [1: 48] @ heapprofile\n");
 	ck_assert_int_eq(act_dump_complete_maps(fd, NULL, 0x401000, &how), 0);
