@@ -12,8 +12,9 @@
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
 EXACT="MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0"
-# LIMITS_ONLY=fsize|nofile|children|killed: that case alone (to see each fail
-# against an older build).
+# LIMITS_ONLY=fsize|nofile|children|killed: that case alone (to see each
+# fail against an older build); LIMITS_KILLS: how many kills the storm at
+# the end makes (10).
 want() { [ -z "${LIMITS_ONLY:-}" ] || [ "$LIMITS_ONLY" = "$1" ]; }
 
 # alive NAME: the victim still runs a moment later (a pending SIGXFSZ or
@@ -155,3 +156,30 @@ wait "$kb"; rc=$?
 # handle_error_locally is !propagate_err).
 grep -vE '^(ready|report|iters)' "$kb_out" && fail "the target printed the above"
 pass "jeattach killed mid-dump: the target lived ($((fds_after - fds_before)) descriptor left, nothing printed), dumped again and exited 0"
+
+# The same at random instants (kill_storm.py: uniform over three times a
+# whole run), against dumps of ~0.2 s: kills land before the pipe, between
+# pipe2 and jemalloc's creat (both ends left), while it writes, and after.
+# The victim must live, its dump lock must come free (a later dump works)
+# and at most two descriptors stay per kill.
+KILLS=${LIMITS_KILLS:-10}
+START_SECONDS=60 start_victim_env ks "$EXACT" "$TARGETS/victim_bigprof" -n "$(stacks 16384)"
+fds_before=$(ls "/proc/$ks/fd" | wc -l)
+expect_rc 0 "$JEATTACH" -p "$ks" --dump "$WORK/ks.heap" --json --force
+wall_us=$(json_get "$OUT" "j['wall_us']")
+python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$ks" "$KILLS" "$wall_us" --dump "$WORK/ks.heap" --force ||
+	fail "see above"
+expect_rc 0 "$JEATTACH" -p "$ks" --dump "$WORK/ks2.heap" --timeout "$(slow 10)"
+whole "$WORK/ks2.heap" "$(stacks 16384)"
+left=$(($(ls "/proc/$ks/fd" | wc -l) - fds_before))
+[ "$left" -le $((2 * KILLS)) ] || fail "$left descriptors left by $KILLS kills"
+grep -vE '^(ready|report|iters)' "$ks_out" && fail "the target printed the above"
+kill -USR1 "$ks"
+i=0
+while kill -0 "$ks" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "the target hangs in exit()"
+	sleep 0.05
+done
+wait "$ks"; rc=$?
+[ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$ks_out")"
+pass "$KILLS kills at random instants of a $((wall_us / 1000)) ms dump: the target lived, dumped again, exited 0; $left pipe end(s) left"
