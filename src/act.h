@@ -103,9 +103,6 @@ struct act_dump_out {
 	uint64_t max;       /* keep at most this many bytes (--max-dump; 0: the
 			     * default), set before act_dump */
 	uint64_t received;  /* what jemalloc sent: more than fd holds past max */
-	char *maps;         /* /proc/PID/maps as jeattach read it after the call,
-			     * for a profile whose own section is missing or
-			     * another process's (malloc'd; NULL if unread) */
 };
 
 /* A profile's header totals: sampled objects and bytes in use, and

@@ -226,13 +226,6 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	c = dump_outcome(t, r, doing, e, merr, denied, &p);
 	if (!c)
 		c = dump_facts(t, r, doing);
-	/* The process's maps as they are when the profile was written, should
-	 * jemalloc's section be missing or another's (act_dump_maps.c). */
-	char path[64];
-	/* The held thread's: an ended leader's maps are empty. */
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)rcall_held_tid(t));
-	if (!c && core_read_file(path, CORE_READ_PROC_MAX, &r->dump.maps, NULL))
-		r->dump.maps = NULL;
 	if (e2 && c == JE_EXIT_OK)
 		c = act_transport_error(t, r, "cannot close the dump's pipe in the target", e2);
 	r->code = c;
@@ -325,6 +318,25 @@ static enum je_exit finish_error(struct act_result *r, const struct act *a, cons
 	return act_publish_error(r, file, e, "the profile");
 }
 
+/* Make the profile's MAPPED_LIBRARIES the process's own if jemalloc's is
+ * missing or another's (act_dump_maps.c); the maps are read only then,
+ * after the release (a process's maps are megabytes at worst, not worth
+ * a longer hold), through io_pid: an ended leader's /proc/PID/maps is
+ * empty. */
+static int complete_maps(struct target *t, int fd, const char **by)
+{
+	int e = act_dump_complete_maps(fd, NULL, t->je.mallctl, by);
+	if (e != -ENOENT)
+		return e;
+	char path[64], *maps;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->io_pid);
+	if (core_read_file(path, CORE_READ_PROC_MAX, &maps, NULL))
+		return -ENOENT;
+	e = act_dump_complete_maps(fd, maps, t->je.mallctl, by);
+	free(maps);
+	return e;
+}
+
 enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
@@ -335,7 +347,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 									 : (uint64_t)st.st_size,
 			       a->max_bytes);
 	const char *maps_by;
-	if (act_dump_complete_maps(r->dump.fd, r->dump.maps, t->je.mallctl, &maps_by))
+	if (complete_maps(t, r->dump.fd, &maps_by))
 		return act_fail(r, JE_EXIT_MALLCTL,
 				"cannot dump a heap profile: jemalloc wrote it without the "
 				"process's own MAPPED_LIBRARIES section (it could not open its "

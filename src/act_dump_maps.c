@@ -6,8 +6,8 @@
  * seccomp filter, no /proc); in a pid namespace whose /proc is another's,
  * getpid() names another process: the section is then that process's maps
  * (or, unreadable, missing). A profile without its own maps is not whole:
- * jeattach, which read the target's maps from outside right after the
- * call, puts them in (the JSON says "maps": "jeattach"). */
+ * jeattach, which reads the target's maps from outside right after the
+ * release, puts them in (the JSON says "maps": "jeattach"). */
 #include "config.h"
 
 #include <errno.h>

@@ -35,8 +35,6 @@ void act_result_drop_dump(struct act_result *r)
 	r->dump.fd = -1;
 	free(r->dump.prof_prefix);
 	r->dump.prof_prefix = NULL;
-	free(r->dump.maps);
-	r->dump.maps = NULL;
 }
 
 void act_result_free(struct act_result *r)
