@@ -10,8 +10,10 @@
 
 /* A dump while prof.active is false repeats old samples: said once per
  * run, not once per dump of a series (--every). */
-static enum je_exit dump_and_warn(struct target *t, struct act_session *s, struct act_result *r)
+static enum je_exit dump_and_warn(struct target *t, struct act_session *s, const struct act *a,
+				  struct act_result *r)
 {
+	r->dump.max = a->max_bytes;
 	enum je_exit c = act_dump(t, r);
 	if (c || r->dump.prof_active || s->warned_inactive)
 		return c;
@@ -54,7 +56,7 @@ enum je_exit act_run(struct target *t, struct act_session *s, const struct act *
 	case ACT_DEACTIVATE:
 		return act_set_active(t, s, a, r, 0);
 	case ACT_DUMP:
-		return dump_and_warn(t, s, r);
+		return dump_and_warn(t, s, a, r);
 	case ACT_GET:
 		return act_get(t, a->arg, r);
 	case ACT_SET:

@@ -100,6 +100,9 @@ struct act_dump_out {
 			     * name (malloc'd; NULL if unreadable or unset) */
 	int prof_active;    /* prof.active when it was written: 0 means it holds
 			     * only samples taken before */
+	uint64_t max;       /* keep at most this many bytes (--max-dump; 0: the
+			     * default), set before act_dump */
+	uint64_t received;  /* what jemalloc sent: more than fd holds past max */
 };
 
 /* A profile's header totals: sampled objects and bytes in use, and
@@ -218,6 +221,11 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 enum je_exit act_dump(struct target *t, struct act_result *r);
 /* The totals of the profile behind our handle fd: 0, or -1 (no header). */
 int act_dump_totals(int fd, struct act_totals *tot);
+/* Make a heap_v2 profile in fd whole: its MAPPED_LIBRARIES section, if it
+ * is missing or another process's (it has no mapping holding addr, the
+ * target's mallctl), becomes maps. *how: who wrote the section kept
+ * ("jemalloc", "jeattach"). 0, -ENOENT (needed, maps NULL), -errno. */
+int act_dump_complete_maps(int fd, const char *maps, uint64_t addr, const char **how);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
 enum je_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
@@ -240,19 +248,10 @@ enum je_exit act_publish_error(struct act_result *r, const char *file, int e, co
  * told from what is there, a seccomp filter blamed only where
  * /proc/PID/status shows one. call: its name; err: its errno (positive). */
 void act_syscall_cause(const struct target *t, const char *call, int err, char *buf, size_t len);
-/* The process's descriptors below its RLIMIT_NOFILE soft limit: how many
- * new ones it can open (free). 0, or -1 when /proc cannot say. */
-struct act_fd_room {
-	unsigned long long limit, open, below, free;
-};
-int act_fd_room(const struct target *t, struct act_fd_room *room);
-/* The one-line failures of a dump's system calls, for act_dump.c:
- * memfd_create answered -err; jemalloc's prof.dump answered merr (EFAULT:
- * it could not open or write its file: why, from descriptors, /proc and
- * seccomp as they are). */
-enum je_exit act_memfd_failed(struct target *t, struct act_result *r, const char *doing, int err);
-enum je_exit act_dump_file_failed(struct target *t, struct act_result *r, const char *doing,
-				  int merr);
+/* The one-line failure of system call call that the target made for
+ * jeattach and that answered -err: why, from act_syscall_cause; exit 10. */
+enum je_exit act_syscall_failed(struct target *t, struct act_result *r, const char *doing,
+				const char *call, int err);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
 enum je_exit act_stats(struct target *t, struct act_result *r);

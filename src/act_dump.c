@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* --dump: jemalloc writes the profile (prof.dump) into a memfd created in
- * the target, never into the target's filesystem; jeattach reads it through
- * /proc/PID/fd/N and publishes it at the operator's path with
- * write-to-temporary + fsync + rename(2), so no reader sees half a profile
- * and it lands where the operator asked, whatever the target's user, mount
- * namespace or working directory. jemalloc opens the name it is given with
- * creat() (prof_dump_open_file in 5.3), and opening /proc/self/fd/N re-opens
- * the memfd itself, O_TRUNC and all. */
+/* --dump: jemalloc writes the profile (prof.dump) into a pipe jeattach made
+ * in the target and drains while it writes (act_dump_pipe.c: why a pipe,
+ * and why it cannot hurt the target even if jeattach dies), never into the
+ * target's filesystem nor its memory; jeattach keeps it in a memfd of its
+ * own and publishes it at the operator's path with write-to-temporary +
+ * fsync + rename(2), so no reader sees half a profile and it lands where
+ * the operator asked, whatever the target's user, mount namespace or
+ * working directory. Before anything is made, the target's own limits are
+ * read (target_limits.c): a dump it has no room for is refused with the
+ * cause and the fix. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,10 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "act.h"
+#include "act_dump_pipe.h"
 #include "act_stamp.h"
 #include "core_read.h"
 #include "errors.h"
+#include "options.h"
+#include "rcall.h"
 #include "rproc.h"
+#include "target_limits.h"
 
 /* First bytes of every heap profile format jemalloc has written. */
 static int looks_like_profile(const char *buf, size_t n)
@@ -57,65 +63,61 @@ static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix
 	return !prefix->is_null && !out->prof_prefix ? -ENOMEM : 0;
 }
 
-/* The name memfd_create gave (memfd_create(2): "/memfd:NAME", and the
- * kernel's " (deleted)" since it has no link). */
-#define DUMP_MEMFD_NAME "jeattach-dump"
-#define DUMP_MEMFD_LINK "/memfd:" DUMP_MEMFD_NAME " (deleted)"
+/* Descriptors a dump needs free at once in the target: pipe2's two ends;
+ * then, while jemalloc writes, the read end, the write end it was handed
+ * and its open of /proc/self/maps (prof_sys.c prof_dump_maps), which, when
+ * it fails, jemalloc skips in silence: a profile without MAPPED_LIBRARIES. */
+#define DUMP_FDS 3
+/* Memory a dump may charge to the target's cgroup: the pipe's pages in
+ * flight (at most DUMP_PIPE_SIZE, 256 KiB, act_dump_pipe.c), the scratch
+ * mapping (RCALL_SCRATCH_SIZE, 24 KiB, and its page tables), jemalloc's own
+ * metadata while it walks its samples, and what the target's other threads
+ * allocate meanwhile; 4 MiB leaves the last some room. Below it the target
+ * is at its limit already: a dump would be the charge that tips it. */
+#define DUMP_MEM_NEED (4ULL << 20)
 
-/* Is the descriptor behind link (a /proc/.../fd/N path) our memfd? */
-static int is_our_memfd(const char *link, char *name, size_t len)
+/* The target's limits, before anything is made in it. */
+static enum je_exit check_limits(struct target *t, struct act_result *r, const char *doing)
 {
-	ssize_t n = readlink(link, name, len - 1);
-	name[n > 0 ? n : 0] = 0;
-	return !strcmp(name, DUMP_MEMFD_LINK);
-}
-
-/* 0, or what descriptor fd of the target turned out to be (*foreign set:
- * it is the target's, not ours, and must not be closed). */
-static enum je_exit open_own_handle(struct target *t, struct act_result *r, const char *doing,
-				    long fd, int *foreign)
-{
-	char path[64], link[64];
-	struct stat st;
-	/* By the process and the thread: the kernel checks the thread is in it. */
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/fd/%ld", (int)t->pid, (int)t->io_pid, fd);
-	/* Looked at before it is opened: opening a device or a FUSE file the
-	 * target put there could act or wait. O_NONBLOCK all the same. */
-	if (is_our_memfd(path, link, sizeof(link)))
-		r->dump.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (link[0] && strcmp(link, DUMP_MEMFD_LINK))
-		goto foreign;
-	if (r->dump.fd < 0)
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open %s: %s", doing, path,
-				strerror(errno));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->dump.fd);
-	if (!fstat(r->dump.fd, &st) && S_ISREG(st.st_mode) && is_our_memfd(path, link, sizeof(link)))
-		return JE_EXIT_OK;
-foreign:
-	*foreign = 1;
-	return act_fail(r, JE_EXIT_UNSAFE,
-			"%s: descriptor %ld of the target is not the memfd jeattach just made there "
-			"(it is %s): another thread of the process replaced it; nothing was dumped, "
-			"and it was left open",
-			doing, fd, link[0] ? link : "unreadable");
+	struct target_limits l;
+	/* Through the held thread: /proc/PID/fd of a leader that ended with
+	 * pthread_exit is empty, its FDSize 0 (a live thread shows the
+	 * process's table); and a v1 cgroup can differ by thread. */
+	target_limits_read(rcall_held_tid(t) ? rcall_held_tid(t) : t->io_pid, &l);
+	if (l.nofile && l.fds_free < DUMP_FDS)
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: the process has %llu free descriptor(s) under its RLIMIT_NOFILE "
+				"of %llu, and a dump needs %d at once (a pipe's two ends, then "
+				"jemalloc's open of /proc/self/maps); raise its limit first: "
+				"prlimit --pid %d --nofile=%llu:",
+				doing, (unsigned long long)l.fds_free, (unsigned long long)l.nofile,
+				DUMP_FDS, (int)t->pid, (unsigned long long)l.nofile + 16);
+	if (l.mem_headroom < DUMP_MEM_NEED)
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: the process's memory cgroup can take only %llu more bytes "
+				"(%s), and a dump may charge it %llu MiB (a pipe's buffer, "
+				"jeattach's scratch, jemalloc's work); raise that limit or let the "
+				"process free memory first",
+				doing, (unsigned long long)l.mem_headroom, l.mem_file,
+				(unsigned long long)(DUMP_MEM_NEED >> 20));
+	return JE_EXIT_OK;
 }
 
 /* What prof.dump's call came to: the transport's word (e), then
- * jemalloc's (merr). */
+ * jemalloc's (merr), then the pipe's. */
 static enum je_exit dump_outcome(struct target *t, struct act_result *r, const char *doing, int e,
-				 int merr, long fd)
+				 int merr, int denied, const struct dump_pipe *p)
 {
-	if (e == -JE_ERR_LEFT) {
-		struct stat st;
+	if (e == -JE_ERR_LEFT)
 		return act_fail(r, JE_EXIT_INTERNAL,
-				"%s: interrupted while jemalloc wrote the profile (%lld bytes so far); "
-				"jemalloc finishes it in the target, whose thread then restores "
-				"itself; the dump's memfd stays open there as descriptor %ld",
-				doing, fstat(r->dump.fd, &st) ? -1LL : (long long)st.st_size, fd);
-	}
+				"%s: interrupted while jemalloc wrote the profile (%llu bytes so far); "
+				"the target keeps the pipe's read end (descriptor %ld), so jemalloc "
+				"meets a full pipe, not a closed one: its dump fails, and its thread "
+				"restores itself; that descriptor stays open there",
+				doing, (unsigned long long)p->received, p->tr);
 	if (e)
 		return act_transport_error(t, r, doing, e);
-	if (rproc_seccomp_denied(t))
+	if (denied)
 		/* Even when prof.dump reports success the profile is not whole:
 		 * jemalloc 5.3 ignores a failure to open /proc/self/maps and
 		 * writes a profile without MAPPED_LIBRARIES. */
@@ -124,14 +126,26 @@ static enum je_exit dump_outcome(struct target *t, struct act_result *r, const c
 				"jemalloc needs to write a whole profile; jeattach answered it with "
 				"EPERM, jemalloc went on cleanly, and the incomplete profile was "
 				"discarded (prof.dump returned %d)",
-				doing, rproc_seccomp_denied(t), merr);
+				doing, denied, merr);
+	if (p->received > p->written)
+		return act_fail(r, JE_EXIT_UNSAFE,
+				"%s: the pipe brought %llu bytes but jemalloc wrote %llu: another "
+				"thread of the process wrote into it; nothing was written",
+				doing, (unsigned long long)p->received,
+				(unsigned long long)p->written);
+	if (p->oversize)
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"%s: jemalloc wrote a piece larger than the pipe (%zu bytes), which "
+				"jeattach failed with EFBIG rather than let it be cut short; "
+				"nothing was written",
+				doing, p->cap);
 	if (merr)
-		return act_fail(r, merr == EFAULT ? JE_EXIT_OUTPUT : JE_EXIT_MALLCTL,
-				"%s: jemalloc's prof.dump failed (%s)%s", doing, strerror(merr),
-				merr == EFAULT ? "; it could not open or write /proc/self/fd in "
-						 "the target (is /proc mounted in its mount "
-						 "namespace? is open() forbidden by seccomp?)"
-					       : "");
+		return act_fail(r, JE_EXIT_MALLCTL, "%s: jemalloc's prof.dump failed (%s)%s", doing,
+				strerror(merr),
+				p->taken ? "" : "; jemalloc never opened its file");
+	if (p->store_err)
+		return act_fail(r, JE_EXIT_INTERNAL, "%s: cannot keep the profile in jeattach: %s",
+				doing, strerror(p->store_err));
 	return JE_EXIT_OK;
 }
 
@@ -150,6 +164,24 @@ static enum je_exit dump_facts(struct target *t, struct act_result *r, const cha
 	return JE_EXIT_OK;
 }
 
+/* prof.dump with the pipe's hook watching its system calls. jemalloc is
+ * given the empty name: see act_dump_pipe.c. */
+static int dump_call(struct target *t, struct act_result *r, struct dump_pipe *p, int *merr)
+{
+	struct rctl_value newv = { .type = RCTL_STRING };
+	rcall_scratch_reset(t);
+	rcall_set_drain(t, dump_pipe_hook, p);
+	pt_usec_t t0 = pt_now_us();
+	int e = rctl_write(t, "prof.dump", &newv, NULL, merr);
+	r->dump.us = pt_now_us() - t0;
+	rcall_set_drain(t, NULL, NULL);
+	/* The profile's moment: jemalloc wrote its counts during the call,
+	 * and its end is when they were last true (a series of dumps is put
+	 * on a time axis by jeheap trend). */
+	clock_gettime(CLOCK_REALTIME, &r->dump.done);
+	return e;
+}
+
 enum je_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
@@ -166,66 +198,41 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	if (keep_prefix(&r->dump, &prefix))
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
 
-	/* 0. Nothing the target's seccomp filter would kill it for. */
+	/* 0. Nothing the target's seccomp filter would kill it for, and room
+	 * for the dump under its own limits. */
 	if ((e = rproc_check_seccomp(t, RPROC_USE_DUMP)))
 		return act_transport_error(t, r, doing, e);
+	if ((c = check_limits(t, r, doing)))
+		return c;
 
-	/* 1. An anonymous file in the target. */
-	long fd;
-	if ((e = rproc_memfd(t, DUMP_MEMFD_NAME, &fd)))
-		return act_transport_error(t, r, doing, e);
-	if (fd < 0)
-		return act_fail(r, JE_EXIT_UNSAFE,
-				"%s: memfd_create in the target failed (%s); a seccomp filter or an "
-				"old kernel (< 3.17) forbids it",
-				doing, strerror((int)-fd));
+	/* 1. The pipe, our end of it, our store. */
+	struct dump_pipe p;
+	if ((c = dump_pipe_make(t, r, doing, r->dump.max ? r->dump.max : OPT_DEFAULT_MAX_DUMP,
+				&p)))
+		return c;
 
-	/* 2. Our own handle on it, before jemalloc writes: the CLI shows the
-	 * dump's progress from its size, and it is checked to be the memfd
-	 * just made (the target's other threads run on and could put another
-	 * file at that descriptor number). */
-	int foreign = 0;
-	if ((c = open_own_handle(t, r, doing, fd, &foreign))) {
-		if (foreign) {
-			r->code = c;
-			return c;
-		}
-		goto close_remote;
+	/* 2. jemalloc writes the profile into it; jeattach drains it. */
+	e = dump_call(t, r, &p, &merr);
+	/* Read before the closes below, which are calls of their own. */
+	int denied = rproc_seccomp_denied(t);
+	if (e == -JE_ERR_LEFT) {
+		close(p.rd); /* the target's read end keeps the pipe open */
+		return dump_outcome(t, r, doing, e, merr, denied, &p);
 	}
 
-	/* 3. jemalloc writes the profile into it. */
-	/* /proc/self is the process's entry, the leader's: empty once the
-	 * main thread has ended. /proc/thread-self (Linux 3.17) is the
-	 * borrowed thread's, which lives. */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%s/fd/%ld", t->io_pid == t->pid ? "self" : "thread-self",
-		 fd);
-	struct rctl_value newv = { .type = RCTL_STRING };
-	snprintf(newv.s, sizeof(newv.s), "%s", path);
-	pt_usec_t t0 = pt_now_us();
-	e = rctl_write(t, "prof.dump", &newv, NULL, &merr);
-	r->dump.us = pt_now_us() - t0;
-	/* The profile's moment: jemalloc wrote its counts during the call,
-	 * and its end is when they were last true (a series of dumps is put
-	 * on a time axis by jeheap trend). */
-	clock_gettime(CLOCK_REALTIME, &r->dump.done);
-	c = dump_outcome(t, r, doing, e, merr, fd);
+	/* 3. Nothing left in the target: its descriptor table is as found. */
+	int e2 = dump_pipe_end(&p);
+	r->dump.received = p.received;
+	c = dump_outcome(t, r, doing, e, merr, denied, &p);
 	if (!c)
 		c = dump_facts(t, r, doing);
-	long closed;
-close_remote:
-	/* 4. Nothing left in the target: its descriptor table is as found. */
-	e = rproc_close(t, fd, &closed);
-	if (!e && closed < 0)
-		e = (int)closed;
-	if (e && c == JE_EXIT_OK)
-		c = act_transport_error(t, r, "cannot close the dump descriptor in the target", e);
+	if (e2 && c == JE_EXIT_OK)
+		c = act_transport_error(t, r, "cannot close the dump's pipe in the target", e2);
 	r->code = c;
 	return c;
 }
 
-/* Copy the profile, at most max bytes (-EFBIG past it: the memfd may
- * grow while it is read, by the target's hand). */
+/* Copy the profile, at most max bytes (-EFBIG past it). */
 static int copy_all(int in, int out, uint64_t max, uint64_t *bytes)
 {
 	static char buf[1 << 18];
@@ -292,8 +299,8 @@ static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
 	return act_fail(r, JE_EXIT_OUTPUT,
 			"cannot dump a heap profile: it is %llu bytes or more, past --max-dump "
 			"(%llu bytes); nothing was written; if a profile that large is real, give "
-			"a larger --max-dump (a thread of the target can also grow jeattach's "
-			"memfd to any size)",
+			"a larger --max-dump (a thread of the target can also write into "
+			"jeattach's pipe without end)",
 			(unsigned long long)size, (unsigned long long)max);
 }
 
@@ -311,13 +318,42 @@ static enum je_exit finish_error(struct act_result *r, const struct act *a, cons
 	return act_publish_error(r, file, e, "the profile");
 }
 
+/* Make the profile's MAPPED_LIBRARIES the process's own if jemalloc's is
+ * missing or another's (act_dump_maps.c); the maps are read only then,
+ * after the release (a process's maps are megabytes at worst, not worth
+ * a longer hold), through io_pid: an ended leader's /proc/PID/maps is
+ * empty. */
+static int complete_maps(struct target *t, int fd, const char **by)
+{
+	int e = act_dump_complete_maps(fd, NULL, t->je.mallctl, by);
+	if (e != -ENOENT)
+		return e;
+	char path[64], *maps;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->io_pid);
+	if (core_read_file(path, CORE_READ_PROC_MAX, &maps, NULL))
+		return -ENOENT;
+	e = act_dump_complete_maps(fd, maps, t->je.mallctl, by);
+	free(maps);
+	return e;
+}
+
 enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
 	const char *file = NULL, *pattern = a->arg;
 	struct stat st;
 	if (!fstat(r->dump.fd, &st) && (uint64_t)st.st_size > a->max_bytes)
-		return too_big(r, (uint64_t)st.st_size, a->max_bytes);
+		return too_big(r, r->dump.received > (uint64_t)st.st_size ? r->dump.received
+									 : (uint64_t)st.st_size,
+			       a->max_bytes);
+	const char *maps_by;
+	if (complete_maps(t, r->dump.fd, &maps_by))
+		return act_fail(r, JE_EXIT_MALLCTL,
+				"cannot dump a heap profile: jemalloc wrote it without the "
+				"process's own MAPPED_LIBRARIES section (it could not open its "
+				"maps: no free descriptor, no /proc of its own, or a seccomp "
+				"filter) and jeattach could not read them either; nothing was "
+				"written; its addresses would name nothing");
 	if (pattern) {
 		if (act_expand_pattern(pattern, t->pid, a->seq, expanded, sizeof(expanded)))
 			return act_fail(r, JE_EXIT_USAGE,
@@ -353,6 +389,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);
 	act_field_bool(r, "symbolized", a->symbolize);
+	act_field_str(r, "maps", maps_by);
 	act_field_u64(r, "dump_us", (uint64_t)r->dump.us);
 	return JE_EXIT_OK;
 }

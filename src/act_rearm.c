@@ -15,7 +15,7 @@
  *
  * prof.reset discards every sample the process holds (expired tdatas are
  * left out of later dumps: prof_tdata_merge_iter skips them). jeattach
- * never discards them silently: it looks first (a dump into the memfd,
+ * never discards them silently: it looks first (a dump kept by jeattach,
  * whose header carries the totals) and refuses while samples are held,
  * unless --discard-samples says to go ahead; --no-rearm activates the old
  * way (only threads created afterwards sample). */
@@ -43,9 +43,9 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 	return JE_EXIT_OK;
 }
 
-/* *held: does the process hold samples? Found by dumping into a memfd in
- * the target (act_dump: nothing touches its filesystem), reading only the
- * header. */
+/* *held: does the process hold samples? Found by a dump kept in
+ * jeattach's memory (act_dump: nothing touches the target's filesystem),
+ * reading only the header. */
 static enum je_exit samples_held(struct target *t, struct act_result *r, const char *doing,
 				 int *held)
 {

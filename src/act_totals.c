@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* A dumped profile's totals, read from our handle on the memfd jemalloc
- * wrote it into: its header "heap_v2/N\n  t*: C: B [AC: AB]" (prof_dump_header
+/* A dumped profile's totals, read from jeattach's own memfd, where the
+ * pipe jemalloc wrote it into was drained (act_dump_pipe.c): its header "heap_v2/N\n  t*: C: B [AC: AB]" (prof_dump_header
  * in jemalloc 4.0 to 5.3: the totals come right after the first line).
  * Reading them costs the target nothing: the descriptor is jeattach's own. */
 #include "config.h"

@@ -87,8 +87,8 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 	int leave = cli_pending_signal() != 0;
 	int64_t s = elapsed_us / 1000000;
 	struct stat st;
-	/* jemalloc writes into the memfd our handle reads: its size is how
-	 * far the dump has got. */
+	/* jeattach drains jemalloc's pipe into its own memfd as it is written
+	 * (act_dump_pipe.c): its size is how far the dump has got. */
 	if (s >= 1 && s != run->progress_s && run->on_event) {
 		int dumping = r->dump.fd >= 0 && !fstat(r->dump.fd, &st);
 		struct cli_event e = { .kind = dumping ? CLI_EV_DUMP_RUNNING : CLI_EV_RUNNING,

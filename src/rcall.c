@@ -233,7 +233,9 @@ static int on_fault(struct target *t, int sig)
 static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t *next)
 {
 	const struct rcall_ctx *c = t->rc;
-	int can_leave = mode == RUN_SYSCALL;
+	/* RUN_SYSCALL: a crash-safe call, or one a drain hook watches (which
+	 * can be left only if crash-safe). */
+	int can_leave = mode == RUN_SYSCALL && rcall_crash_safe(t);
 	*next = pt_now_us() + RCALL_TICK_US;
 	rcall_sweep(t); /* a thread passed over may have stopped meanwhile */
 	/* Frozen by its cgroup since the hold began: the thread will not run
@@ -267,6 +269,47 @@ static int abandon_selflock(pid_t tid)
 	return WIFSTOPPED(status) ? -JE_ERR_SELFLOCK : -ESRCH;
 }
 
+/* A syscall stop of the callee, shown to the drain hook (rcall_set_drain).
+ * *pend: the hook asked, at the entry, for the result *pend_val, set here
+ * at the exit stop that follows it. Registers are written only when the
+ * hook changed something: a dump stops here twice a write. si: what
+ * run_until read at this stop. */
+static int drain_stop(struct target *t, pid_t tid, const struct __ptrace_syscall_info *si,
+		      int *pend, long *pend_val)
+{
+	struct rcall_ctx *c = t->rc;
+	int e;
+	struct rcall_sysstop s = { 0 };
+	arch_gpregs_t r;
+	if (si->op == PTRACE_SYSCALL_INFO_EXIT) {
+		s.ret = (long)si->exit.rval;
+		c->drain(c->drain_arg, &s);
+		if (!*pend)
+			return 0;
+		*pend = 0;
+		if ((e = pt_get_gpregs(tid, &r)))
+			return e;
+		arch_set_syscall_result(&r, *pend_val);
+		return pt_set_gpregs(tid, &r);
+	}
+	if (si->op != PTRACE_SYSCALL_INFO_ENTRY)
+		return 0;
+	s.entry = 1;
+	s.nr = (long)si->entry.nr;
+	memcpy(s.args, si->entry.args, sizeof(s.args));
+	c->drain(c->drain_arg, &s);
+	*pend = s.set_result;
+	*pend_val = s.result;
+	if (!s.args_changed)
+		return 0;
+	if ((e = pt_get_gpregs(tid, &r)))
+		return e;
+	for (int i = 0; i < 6; i++)
+		arch_set_syscall_arg(&r, i, s.args[i]);
+	return pt_set_gpregs(tid, &r);
+}
+
+
 /* Run the thread from regs until check says the call is over. Every signal
  * the thread would have is blocked meanwhile (a signal meant for it stays
  * pending with its siginfo; the mask comes back at release, or from the
@@ -281,8 +324,9 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	 * a call that has started runs to its end, however long it takes. */
 	if (h->left)
 		return -JE_ERR_LEFT;
-	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US;
-	int abandoned = 0;
+	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US, next_drain = start;
+	int abandoned = 0, pend = 0;
+	long pend_val = 0;
 	h->dirty = 1;
 	h->ran = 1;
 	/* Registers first: killed between the two writes, jeattach leaves a
@@ -299,13 +343,20 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		if (e)
 			return e;
 		int status;
-		e = pt_wait(tid, next_tick, &status);
+		/* A drain hook wakes every RCALL_DRAIN_TICK_US (cheap: no
+		 * /proc read, unlike a tick). */
+		if (c->drain && next_drain <= pt_now_us())
+			next_drain = pt_now_us() + RCALL_DRAIN_TICK_US;
+		e = pt_wait(tid, c->drain && next_drain < next_tick ? next_drain : next_tick, &status);
 		if (e == -ETIMEDOUT) { /* still running */
+			const int due = pt_now_us() >= next_tick;
 			/* A call that returns through the trap makes no
 			 * syscall stops: a wait on its own lock is seen here. */
-			if (mode == RUN_CONT && rcall_selflock_blocked(t, tid))
+			if (due && mode == RUN_CONT && rcall_selflock_blocked(t, tid))
 				return abandon_selflock(tid);
-			if (tick(t, mode, start, &next_tick))
+			if (c->drain)
+				c->drain(c->drain_arg, NULL);
+			if (due && tick(t, mode, start, &next_tick))
 				return leave_call(t, tid, 0);
 			e = 0;
 			continue;
@@ -377,6 +428,8 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			return done;
 		if (done)
 			return 0;
+		if (sip && c->drain && (e = drain_stop(t, tid, sip, &pend, &pend_val)))
+			return e;
 		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */
 			/* A dump's writes stop here every few milliseconds: the
 			 * tick must come between them too. */
@@ -543,7 +596,8 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 		return e ? e : -JE_ERR_SCRATCH;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
-	e = run_until(t, &r, RUN_CONT, at_trap, &g);
+	/* A drain hook sees the callee's system calls: PTRACE_SYSCALL. */
+	e = run_until(t, &r, t->rc->drain ? RUN_SYSCALL : RUN_CONT, at_trap, &g);
 	if (e)
 		return e;
 	*ret = arch_call_result(&out);

@@ -48,6 +48,28 @@ void rcall_set_deadline(struct target *t, pt_usec_t deadline);
 typedef int (*rcall_progress_fn)(void *arg, int64_t elapsed_us, int can_leave);
 void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg);
 
+/* A hook that watches the system calls of the calls made while it is set
+ * (act_dump drains the pipe jemalloc writes the profile into): every call
+ * then runs under PTRACE_SYSCALL, crash-safe or not, and the hook is called
+ * at each syscall stop of the callee with s, and every RCALL_DRAIN_TICK_US
+ * while the thread runs with s NULL. At an entry stop it may change the
+ * arguments (s->args, set args_changed) and ask for the call's result to
+ * be s->result whatever the kernel answers (set_result): the exit stop
+ * that follows gets it. It cannot end the call: a started call runs to
+ * its end. */
+#define RCALL_DRAIN_TICK_US 3000
+struct rcall_sysstop {
+	int entry;          /* 1 at the entry stop, 0 at the exit stop */
+	long nr;            /* entry: the system call */
+	uint64_t args[6];   /* entry: its arguments, changeable */
+	long ret;           /* exit: what it returned */
+	int args_changed;   /* entry: the hook changed args */
+	int set_result;     /* entry: make the call return result */
+	long result;
+};
+typedef void (*rcall_drain_fn)(void *arg, struct rcall_sysstop *s);
+void rcall_set_drain(struct target *t, rcall_drain_fn fn, void *arg);
+
 /* Hold one thread at a safe point (rcall_hold.c, rcall_safepoint.c). */
 int rcall_hold(struct target *t);
 

@@ -129,6 +129,8 @@ struct rcall_ctx {
 	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
+	rcall_drain_fn drain;    /* rcall_set_drain */
+	void *drain_arg;
 	struct rcall_timing timing;
 };
 

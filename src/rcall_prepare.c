@@ -59,6 +59,14 @@ void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg)
 	}
 }
 
+void rcall_set_drain(struct target *t, rcall_drain_fn fn, void *arg)
+{
+	if (t->rc) {
+		t->rc->drain = fn;
+		t->rc->drain_arg = arg;
+	}
+}
+
 void rcall_timing(const struct target *t, struct rcall_timing *out)
 {
 	static const struct rcall_timing none;

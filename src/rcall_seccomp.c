@@ -4,7 +4,7 @@
  * makes them equal, nothing requires it), so the one read is the held
  * thread's, the one whose code will run. systemd's SystemCallFilter= kills
  * the whole process on a filtered call unless SystemCallErrorNumber= is set:
- * a dump's memfd_create or jemalloc's creat() would be its last. */
+ * a dump's pipe2 or jemalloc's creat() would be its last. */
 #include "config.h"
 
 #include <errno.h>

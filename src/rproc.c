@@ -16,8 +16,10 @@
 #include "sec_bpf.h"
 
 /* The system calls of each use, with the arguments that can matter to a
- * filter (pointers cannot: seccomp sees only registers). jemalloc 5.x's
- * prof.dump: creat(name, 0644) (glibc: the creat syscall where the ABI has
+ * filter (pointers cannot: seccomp sees only registers). A dump: pipe2 and
+ * close injected (act_dump.c); jemalloc 5.x's
+ * prof.dump: creat(name, 0644) (answered by jeattach with the pipe, the
+ * kernel's answer to the empty name discarded, but made all the same) (glibc: the creat syscall where the ABI has
  * one, x86_64, else openat O_WRONLY|O_CREAT|O_TRUNC),
  * malloc_open("/proc/self/maps", O_RDONLY) (open or openat, by
  * JEMALLOC_USE_SYSCALL), read, write, close, getpid (prof_getpid); and,
@@ -38,7 +40,7 @@ struct sys_call {
 	{ SYS_futex, "futex", { 0, FUTEX_WAKE_PRIVATE } },                                \
 	{ SYS_rt_sigreturn, "rt_sigreturn", { 0 } }
 static const struct sys_call dump_calls[] = {
-	{ SYS_memfd_create, "memfd_create", { 0, MFD_CLOEXEC } },
+	{ SYS_pipe2, "pipe2", { 0, O_CLOEXEC | O_NONBLOCK } },
 #ifdef SYS_creat /* glibc's creat() on x86_64 (creat64.c: __NR_creat) */
 	{ SYS_creat, "creat (jemalloc's creat of the dump)", { 0, 0644 } },
 #endif
@@ -108,15 +110,22 @@ void rproc_free(struct target *t)
 	t->rp = NULL;
 }
 
-int rproc_memfd(struct target *t, const char *name, long *fd)
+int rproc_pipe(struct target *t, int flags, long fds[2], long *ret)
 {
-	uint64_t a_name;
+	int32_t both[2] = { -1, -1 };
+	uint64_t a;
 	rcall_scratch_reset(t);
-	int e = rcall_push_string(t, name, &a_name);
+	int e = rcall_push(t, both, sizeof(both), &a);
 	if (e)
 		return e;
-	uint64_t args[2] = { a_name, MFD_CLOEXEC };
-	return rcall_syscall(t, SYS_memfd_create, args, 2, fd);
+	uint64_t args[2] = { a, (uint64_t)(unsigned)flags };
+	if ((e = rcall_syscall(t, SYS_pipe2, args, 2, ret)))
+		return e;
+	if (*ret == 0 && (e = rcall_read(t, a, both, sizeof(both))))
+		return e;
+	fds[0] = both[0];
+	fds[1] = both[1];
+	return 0;
 }
 
 int rproc_close(struct target *t, long fd, long *ret)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rproc_: the process services actions need besides mallctl, each one made
- * inside the held thread: a memfd, closing a descriptor, jemalloc's
+ * inside the held thread: a pipe, closing a descriptor, jemalloc's
  * malloc_stats_print collected into memory the target maps for the
  * occasion. Built on rcall_ as rctl_ is; actions use these two layers and
  * never a register, a ptrace request or a raw system call number.
@@ -22,14 +22,15 @@ enum rproc_need {
 int rproc_prepare(struct target *t, unsigned needs);
 void rproc_free(struct target *t);
 
-/* memfd_create(name, MFD_CLOEXEC) in the target: *fd is its descriptor
- * there, or -errno as the target's kernel answered. */
-int rproc_memfd(struct target *t, const char *name, long *fd);
+/* pipe2(fds, flags) in the target: *ret 0 and fds[0] (read end), fds[1]
+ * (write end) its descriptors there, or *ret -errno as its kernel
+ * answered. */
+int rproc_pipe(struct target *t, int flags, long fds[2], long *ret);
 /* close(fd) in the target: *ret 0 or -errno. */
 int rproc_close(struct target *t, long fd, long *ret);
 /* What a use will make the target do, for the seccomp check. */
 enum rproc_use {
-	RPROC_USE_DUMP,        /* memfd_create, jemalloc's prof.dump, close */
+	RPROC_USE_DUMP,        /* pipe2, jemalloc's prof.dump, close */
 	RPROC_USE_STATS_PRINT, /* mmap, mprotect, malloc_stats_print, munmap */
 };
 /* Would the held thread's seccomp filters kill the process or the thread on

@@ -40,6 +40,7 @@ n1=$(stacks 131072) n2=$(stacks 524288)
 [ "$SLOWDOWN" -gt 1 ] && n2=$((n2 / 2))
 START_SECONDS=60 start_victim_env big "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0,prof_final:true,prof_prefix:$WORK/final" \
 	"$TARGETS/victim_bigprof" -n "$n1"
+pipes_before=$(ls -l "/proc/$big/fd" | grep -c 'pipe:')
 t0=$(date +%s%N)
 expect_rc 0 "$JEATTACH" -p "$big" --dump "$WORK/a.heap" --timeout 0.05 --json
 t1=$(date +%s%N)
@@ -55,8 +56,10 @@ pass "the target allocates on ($a -> $b rounds)"
 # ...a second dump works...
 expect_rc 0 "$JEATTACH" -p "$big" --dump "$WORK/b.heap" --timeout 0.05
 grep -q '^@' "$WORK/b.heap" || fail "the second dump is empty"
-# ...and nothing of jeattach's stays in it: no memfd, no jemalloc file.
+# ...and nothing of jeattach's stays in it: no pipe (a memfd before), no
+# jemalloc file.
 ls -l "/proc/$big/fd" | grep -q 'memfd:jeattach' && fail "a memfd stayed in the target"
+[ "$(ls -l "/proc/$big/fd" | grep -c 'pipe:')" = "$pipes_before" ] || fail "a pipe stayed in the target"
 pass "second dump; no descriptor left in the target"
 
 # exit() with prof_final:true dumps again: it must not hang on a lock.
@@ -70,7 +73,8 @@ pass "the target exited 0 and wrote its final profile"
 # for ~2.5 s, then writes ~250 MB for ~2.5 s, each write a syscall stop).
 # jeattach goes at once; the borrowed thread finishes the dump and restores
 # itself (the call ends in rt_sigreturn); what jeattach says stays behind
-# (the memfd) is all that does.
+# (the pipe's read end, which the target keeps so that jemalloc meets a full
+# pipe and EAGAIN, never a closed one and SIGPIPE) is all that does.
 START_SECONDS=120 start_victim_env big2 \
 	"MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0" \
 	"$TARGETS/victim_bigprof" -n "$n2"
@@ -98,7 +102,9 @@ grep -q 'interrupted while jemalloc wrote the profile' "$WORK/leave.err" ||
 	fail "no word of the running dump: $(cat "$WORK/leave.err")"
 [ -e "$WORK/c.heap" ] && fail "a partial profile was published"
 ls "$WORK"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
-pass "left on SIGTERM (exit 143): $(grep -o 'memfd stays open there as descriptor [0-9]*' "$WORK/leave.err")"
+grep -q "keeps the pipe's read end (descriptor [0-9]*)" "$WORK/leave.err" ||
+	fail "the descriptor left is not named: $(cat "$WORK/leave.err")"
+pass "left on SIGTERM (exit 143): $(grep -o "keeps the pipe's read end (descriptor [0-9]*)" "$WORK/leave.err")"
 a=$(iters "$big2_out" "$big2"); sleep 1; b=$(iters "$big2_out" "$big2")
 [ "$b" -gt "$a" ] || fail "the target stopped allocating after jeattach left: $a -> $b"
 expect_rc 0 "$JEATTACH" -p "$big2" --dump "$WORK/d.heap" --timeout "$(slow 10)"

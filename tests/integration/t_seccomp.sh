@@ -24,14 +24,14 @@ kills_on() {
 	expect_rc 0 "$JEATTACH" -p "$pid" --status --activate --deactivate
 	finish_victim "sk$flag"
 }
-kills_on k "seccomp filter would kill the process on memfd_create"
-kills_on K "kill the borrowed thread on memfd_create"
+kills_on k "seccomp filter would kill the process on pipe2"
+kills_on K "kill the borrowed thread on pipe2"
 kills_on w "kill the process on openat (jemalloc's creat of the dump)"
 
 # --stats=full maps memory in the target: the same check.
 start_victim skm "$TARGETS/victim_dyn" -b 1 -s k
 expect_rc 0 "$JEATTACH" -p "$skm" --stats=full
-echo "$OUT" | grep -q 'Allocated' || fail "--stats=full under a memfd-only filter: $OUT"
+echo "$OUT" | grep -q 'Allocated' || fail "--stats=full under a pipe2-only filter: $OUT"
 finish_victim skm
 
 # --for whose dump is refused: prof.active, off before, is put back.

@@ -29,12 +29,12 @@
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
  *          -s e|t|k|K|w|m install a seccomp filter once set up, in every thread:
- *             e: memfd_create fails with EPERM (SECCOMP_RET_ERRNO);
+ *             e: pipe2 fails with EPERM (SECCOMP_RET_ERRNO);
  *             t: openat raises SIGSYS (SECCOMP_RET_TRAP), which this
  *             program does not handle (it would die of it);
- *             k: memfd_create kills the process (SECCOMP_RET_KILL_PROCESS,
+ *             k: pipe2 kills the process (SECCOMP_RET_KILL_PROCESS,
  *             systemd's SystemCallFilter= default);
- *             K: memfd_create kills the calling thread (KILL_THREAD);
+ *             K: pipe2 kills the calling thread (KILL_THREAD);
  *             w: openat with O_CREAT kills the process (a read-only
  *             sandbox: the filter looks at an argument);
  *             m: munmap fails with EPERM (jemalloc retains its memory
@@ -42,8 +42,9 @@
  *          -A N create N arenas (reading arenas.create makes one) before
  *             "ready": a large malloc_stats_print report
  *          -G a hostile thread: it watches this process's descriptors and
- *             ftruncate()s jeattach's dump memfd to 1 TiB (sparse) as soon
- *             as it appears; it prints "grew fd N" each time
+ *             writes without end into any non-blocking write end of a pipe
+ *             (jeattach's dump pipe) as soon as it appears; it prints
+ *             "fed fd N" each time
  *          -w allocate a known workload before "ready" (for profile checks:
  *             wl_small 1000 x 64 B, wl_big 10 x 100000 B, wl_rec 100 x 256 B
  *             through a 4-deep recursion), kept live until the end. */
@@ -380,10 +381,13 @@ static void *churn_one(void *arg)
 	return arg;
 }
 
-/* -G: grow any memfd named jeattach-dump to 1 TiB while it is there. */
+/* -G: write into any non-blocking pipe write end while it is there (1 MiB
+ * a visit, as fast as the pipe is drained). */
 static void *grower(void *arg)
 {
 	(void)arg;
+	static char junk[65536];
+	memset(junk, 'x', sizeof(junk));
 	for (;;) {
 		for (int fd = 3; fd < 64; fd++) {
 			char link[64], target[128];
@@ -392,10 +396,18 @@ static void *grower(void *arg)
 			if (n <= 0)
 				continue;
 			target[n] = 0;
-			struct stat st;
-			if (strstr(target, "memfd:jeattach-dump") && !fstat(fd, &st) &&
-			    st.st_size < (1LL << 40) && !ftruncate(fd, 1LL << 40)) {
-				printf("grew fd %d\n", fd);
+			int fl = fcntl(fd, F_GETFL);
+			if (strncmp(target, "pipe:", 5) || fl < 0 || (fl & O_ACCMODE) != O_WRONLY ||
+			    !(fl & O_NONBLOCK))
+				continue;
+			size_t sent = 0;
+			for (int i = 0; i < 4096 && sent < (1u << 20); i++) {
+				ssize_t w = write(fd, junk, sizeof(junk));
+				if (w > 0)
+					sent += (size_t)w;
+			}
+			if (sent) {
+				printf("fed fd %d\n", fd);
 				fflush(stdout);
 			}
 		}
@@ -513,10 +525,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nidle; i++)
 		pthread_create(&bt[nbusy + i], NULL, idle, NULL);
 
-	if ((sec == 'e' && install_seccomp(SYS_memfd_create, SECCOMP_RET_ERRNO | EPERM)) ||
+	if ((sec == 'e' && install_seccomp(SYS_pipe2, SECCOMP_RET_ERRNO | EPERM)) ||
 	    (sec == 't' && install_seccomp(SYS_openat, SECCOMP_RET_TRAP)) ||
-	    (sec == 'k' && install_seccomp(SYS_memfd_create, SECCOMP_RET_KILL_PROCESS)) ||
-	    (sec == 'K' && install_seccomp(SYS_memfd_create, SECCOMP_RET_KILL_THREAD)) ||
+	    (sec == 'k' && install_seccomp(SYS_pipe2, SECCOMP_RET_KILL_PROCESS)) ||
+	    (sec == 'K' && install_seccomp(SYS_pipe2, SECCOMP_RET_KILL_THREAD)) ||
 	    (sec == 'w' && install_seccomp_nocreate()) ||
 	    (sec == 'm' && install_seccomp(SYS_munmap, SECCOMP_RET_ERRNO | EPERM))) {
 		perror("seccomp");
