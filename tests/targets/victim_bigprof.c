@@ -27,48 +27,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-
-#define DEPTH_MAX 30
+#include "victim_stacks.h"
 
 static void **blocks;
 static size_t nblocks;
 static atomic_ulong iters;
-
-/* Two functions per level: the bits of i choose the path, so N values of i
- * give N distinct stacks. noinline and a use of the depth after the call
- * keep the compiler from folding the recursion into a loop. */
-static void *leaf(unsigned i);
-static void *left(unsigned i, int depth) __attribute__((noinline));
-static void *right(unsigned i, int depth) __attribute__((noinline));
-
-static void *step(unsigned i, int depth)
-{
-	if (depth == 0)
-		return leaf(i);
-	return (i >> (depth - 1)) & 1 ? right(i, depth - 1) : left(i, depth - 1);
-}
-
-static void *left(unsigned i, int depth)
-{
-	void *p = step(i, depth);
-	__asm__ volatile("" ::"r"(depth) : "memory");
-	return p;
-}
-
-static void *right(unsigned i, int depth)
-{
-	void *p = step(i, depth);
-	__asm__ volatile("" ::"r"(depth) : "memory");
-	return p;
-}
-
-static void *__attribute__((noinline)) leaf(unsigned i)
-{
-	char *p = malloc(48);
-	if (p)
-		memset(p, (int)(i & 0xff), 48);
-	return p;
-}
 
 static int exec_self;
 

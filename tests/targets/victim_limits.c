@@ -27,44 +27,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include "victim_stacks.h"
 
 extern char **environ;
-
-#define DEPTH_MAX 30
-
-static void *leaf(unsigned i);
-static void *left(unsigned i, int depth) __attribute__((noinline));
-static void *right(unsigned i, int depth) __attribute__((noinline));
-
-/* The bits of i choose a path of two-way branches: N values, N stacks. */
-static void *step(unsigned i, int depth)
-{
-	if (depth == 0)
-		return leaf(i);
-	return (i >> (depth - 1)) & 1 ? right(i, depth - 1) : left(i, depth - 1);
-}
-
-static void *left(unsigned i, int depth)
-{
-	void *p = step(i, depth);
-	__asm__ volatile("" ::"r"(depth) : "memory");
-	return p;
-}
-
-static void *right(unsigned i, int depth)
-{
-	void *p = step(i, depth);
-	__asm__ volatile("" ::"r"(depth) : "memory");
-	return p;
-}
-
-static void *__attribute__((noinline)) leaf(unsigned i)
-{
-	char *p = malloc(48);
-	if (p)
-		memset(p, (int)(i & 0xff), 48);
-	return p;
-}
 
 static volatile sig_atomic_t children, done;
 
