@@ -37,6 +37,17 @@ if [ -d "$dir/root" ]; then
 	echo "$dir/root"
 	exit 0
 fi
+# One fetch at a time per cache: make check runs tests in parallel, and two
+# that want the same package (t_jemalloc52, t_unversioned) unpacked it into
+# the same root.new at once (one of them failed, exit 1, under the
+# sanitizer build's timing). The second waits, then finds it there.
+mkdir -p "$cache" || exit 1
+exec 9>"$cache/.lock"
+command -v flock >/dev/null 2>&1 && { flock -w 600 9 || skip "another fetch into $cache held its lock for 10 minutes"; }
+if [ -d "$dir/root" ]; then
+	echo "$dir/root"
+	exit 0
+fi
 command -v apt-get >/dev/null 2>&1 || skip "apt-get is not installed (not a Debian-like system)"
 command -v dpkg-deb >/dev/null 2>&1 || skip "dpkg-deb is not installed (not a Debian-like system)"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg

@@ -72,8 +72,11 @@ static void *watchdog(void *arg)
 		if (sig == SIGUSR1)
 			break;
 		/* Its own wait must neither fail with EINTR nor end early. */
-		if (errno == EINTR || now_s() - began < 0.995)
+		if (errno == EINTR || now_s() - began < 0.995) {
 			early++;
+			fprintf(stderr, "watchdog: %s after %.6f s\n",
+				errno == EINTR ? "EINTR" : "ended early", now_s() - began);
+		}
 		if (now_s() - since < 1.0)
 			continue;
 		uint64_t now = rounds;
