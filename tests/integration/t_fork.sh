@@ -46,7 +46,17 @@ while [ $i -lt 40 ] && [ $seen = 0 ]; do
 	grep -q 'fork' "$WORK/t.err" && seen=1
 done
 [ $seen = 1 ] || echo "note: the forking thread was never caught inside fork in $i tries"
-finish_victim fk
+# The watchdog's own 1 s sigtimedwait must not end early or with EINTR.
+# While jeattach seized the forking thread, its children's SIGCHLD woke
+# it with EINTR 12 to 39 times a run (rcall_hold.c now never seizes a
+# thread with children). In about 3 runs of 8, idle or loaded, one wait
+# still returns its timeout after 20-35 ms, a bug of the timed-wait rules
+# found here and not fixed yet (doc/robustness.md, Not done yet): one is
+# told in the log, more fail.
+finish_victim fk early forks
+grep '^watchdog:' "$fk_out"
+early=$(sed -n 's/^report.* early=\([0-9]*\).*/\1/p' "$fk_out")
+[ "${early:-0}" -le 1 ] || fail "the watchdog's wait ended early or with EINTR $early times"
 pass "activate, dump, stats, deactivate on a forking process; it never stopped allocating"
 
 # Children forked while a thread is held do not inherit jeattach's scratch
