@@ -14,7 +14,7 @@ v = subprocess.Popen([os.path.join(new, "tests/targets/victim_dyn"), "-b", "0", 
                      stdout=out, stderr=out, env=env)
 while "ready" not in open("/tmp/hold_ab.victim").read():
     time.sleep(0.05)
-acts = {"status": ["--status"], "dump": ["--dump", "/tmp/hold_ab.heap"], "stats": ["--stats"]}
+acts = {"status": ["--status"], "dump": ["--dump", "/tmp/hold_ab.heap", "--force"], "stats": ["--stats"]}
 res = {}
 for _ in range(runs):
     for name, tree in (("new", new), ("old", old)):

@@ -116,12 +116,16 @@ size_t arch_sigframe_size(size_t fplen)
  * has it) the area ends with the last other component XCR0 enables
  * (CPUID leaf 0xD: each component's size and offset). */
 #define XFEATURE_XTILEDATA 18
-static size_t xstate_size(const unsigned char *fp, size_t fplen, uint64_t xcr0)
+/* Where the components XCR0 enables, tile data left out, end: asked of
+ * CPUID once per XCR0 and kept. CPUID traps to the hypervisor in a virtual
+ * machine: asked at every frame, these queries made each hold here about
+ * 2 ms longer (bench/hold_ab.py: --status 0.45 -> 2.4 ms). */
+static size_t end_without_tiles(uint64_t xcr0)
 {
-	uint64_t bv;
-	memcpy(&bv, fp + 512, 8); /* the XSAVE header's XSTATE_BV */
-	if (bv & (1ULL << XFEATURE_XTILEDATA) || !(xcr0 & (1ULL << XFEATURE_XTILEDATA)))
-		return fplen;
+	static uint64_t cached_xcr0;
+	static size_t cached_end;
+	if (cached_end && cached_xcr0 == xcr0)
+		return cached_end;
 	size_t end = 576; /* the legacy area and the header */
 	for (int i = 2; i < 63; i++) {
 		unsigned a, b, c, d;
@@ -131,6 +135,18 @@ static size_t xstate_size(const unsigned char *fp, size_t fplen, uint64_t xcr0)
 		if ((size_t)b + a > end)
 			end = (size_t)b + a;
 	}
+	cached_xcr0 = xcr0;
+	cached_end = end;
+	return end;
+}
+
+static size_t xstate_size(const unsigned char *fp, size_t fplen, uint64_t xcr0)
+{
+	uint64_t bv;
+	memcpy(&bv, fp + 512, 8); /* the XSAVE header's XSTATE_BV */
+	if (bv & (1ULL << XFEATURE_XTILEDATA) || !(xcr0 & (1ULL << XFEATURE_XTILEDATA)))
+		return fplen;
+	size_t end = end_without_tiles(xcr0);
 	return end < fplen ? end : fplen;
 }
 
