@@ -62,37 +62,32 @@ expect_rc 0 "$JEATTACH" -p "$co" --status
 finish_victim co
 pass "RLIMIT_DATA 256 KiB above use: calls ran on a shared scratch mapping, nothing rewound"
 
-# RLIMIT_AS just above what the process maps: no mapping at all can be
-# made, and the thread's stack is not used instead: refused, with the cause.
-start_victim co "$TARGETS/victim_coro" -n
-tid=$(victim_tid co coro)
-lim=$((($(kib "$co" VmSize) + 256) * 1024))
-prlimit --pid "$co" --as="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_AS"
-"$JEATTACH" -p "$co" --tid "$tid" --stats >"$WORK/as.out" 2>"$WORK/as.err"
-rc=$?
-[ $rc = 10 ] || fail "RLIMIT_AS: exit $rc, expected 10: $(cat "$WORK/as.err")"
-grep -q 'no scratch memory can be mapped.*RLIMIT_AS' "$WORK/as.err" ||
-	fail "RLIMIT_AS: the cause is not named: $(cat "$WORK/as.err")"
-[ "$(wc -l <"$WORK/as.err")" = 1 ] || fail "RLIMIT_AS: not one line: $(cat "$WORK/as.err")"
-[ -z "$(scratch_maps "$co")" ] || fail "RLIMIT_AS: a scratch mapping was left"
-finish_victim co
-pass "RLIMIT_AS 256 KiB above use: refused (exit 10) naming the limit, the victim unharmed"
+# as_refused LABEL [VICTIM ARGS...]: RLIMIT_AS just above what the process
+# maps: no mapping at all can be made, and the thread's stack is not one to
+# run the calls on: refused with the cause, one line, nothing left mapped.
+as_refused() {
+	label=$1; shift
+	start_victim co "$TARGETS/victim_coro" "$@"
+	tid=$(victim_tid co coro)
+	# Its thread's first mallctl, before the limit (see RLIMIT_DATA above).
+	expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --status
+	lim=$((($(kib "$co" VmSize) + 256) * 1024))
+	prlimit --pid "$co" --as="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_AS"
+	"$JEATTACH" -p "$co" --tid "$tid" --stats >"$WORK/as.out" 2>"$WORK/as.err"
+	rc=$?
+	[ $rc = 10 ] || fail "$label: exit $rc, expected 10: $(cat "$WORK/as.err")"
+	grep -q 'no scratch memory can be mapped.*RLIMIT_AS' "$WORK/as.err" ||
+		fail "$label: the cause is not named: $(cat "$WORK/as.err")"
+	[ "$(wc -l <"$WORK/as.err")" = 1 ] || fail "$label: not one line: $(cat "$WORK/as.err")"
+	[ -z "$(scratch_maps "$co")" ] || fail "$label: a scratch mapping was left"
+	finish_victim co
+	pass "$label: refused (exit 10) naming the limit, the victim unharmed"
+}
 
+as_refused "RLIMIT_AS 256 KiB above use, a heap-carved coroutine stack" -n
 # The same where the coroutine's stack lies in a pool of stacks with one
 # guard page at the pool's bottom: the guard below is not this thread's
 # stack's own (its thread pointer is elsewhere), so nothing is written below
 # its red zone: refused. Before: taken for a glibc stack with room, the calls
 # ran below the coroutine's stack pointer, into the pool (exit 0).
-start_victim co "$TARGETS/victim_coro" -g -s
-tid=$(victim_tid co coro)
-# Its thread's first mallctl, before the limit (see RLIMIT_DATA above).
-expect_rc 0 "$JEATTACH" -p "$co" --tid "$tid" --status
-lim=$((($(kib "$co" VmSize) + 256) * 1024))
-prlimit --pid "$co" --as="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_AS"
-"$JEATTACH" -p "$co" --tid "$tid" --stats >"$WORK/as.out" 2>"$WORK/as.err"
-rc=$?
-[ $rc = 10 ] || fail "RLIMIT_AS, a pooled stack: exit $rc, expected 10: $(cat "$WORK/as.err")"
-grep -q 'no scratch memory can be mapped' "$WORK/as.err" ||
-	fail "RLIMIT_AS, a pooled stack: the cause is not named: $(cat "$WORK/as.err")"
-finish_victim co
-pass "RLIMIT_AS, a coroutine stack in a pool with one guard: refused (exit 10), the victim unharmed"
+as_refused "RLIMIT_AS, a coroutine stack in a pool with one guard" -g -s
