@@ -57,14 +57,21 @@ pass "exec during a dump: \"$(echo "$err" | sed 's/^jeattach: [0-9]*: //')\", ex
 # The target execs during a --for wait, holding nothing: the closing
 # hold borrows no thread of the new program (whose addresses are not
 # jemalloc's), and says why.
-START_SECONDS=60 start_victim_env w "$CONF" "$TARGETS/victim_bigprof" -n 16 -x
-"$JEATTACH" -p "$w" --for "$(slow 2)s" --dump "$WORK/w.heap" >"$WORK/j.out" 2>"$WORK/j.err" &
-jp=$!
-sleep "$(slow 1)"
-kill -HUP "$w"
-wait $jp
-rc=$?
-err=$(cat "$WORK/j.err")
+# exec_in_wait NAME FLAG: victim_bigprof started as NAME with FLAG (-x:
+# exec /bin/sleep on SIGHUP, -X: exec itself) gets its SIGHUP a second into
+# jeattach's --for wait; rc and err are jeattach's exit code and message.
+exec_in_wait() {
+	START_SECONDS=60 start_victim_env "$1" "$CONF" "$TARGETS/victim_bigprof" -n 16 "$2"
+	eval "vp=\$$1"
+	"$JEATTACH" -p "$vp" --for "$(slow 2)s" --dump "$WORK/$1.heap" >"$WORK/j.out" 2>"$WORK/j.err" &
+	jp=$!
+	sleep "$(slow 1)"
+	kill -HUP "$vp"
+	wait $jp
+	rc=$?
+	err=$(cat "$WORK/j.err")
+}
+exec_in_wait w -x
 [ $rc = 3 ] || fail "exec in a wait: exit $rc (wanted 3): $err"
 echo "$err" | grep -q "^jeattach: $w: the process replaced its program (execve: now .*sleep) since jeattach located jemalloc; nothing was done in the new program" ||
 	fail "exec in a wait: $err"
@@ -77,15 +84,8 @@ pass "exec during a --for wait: no thread of the new program borrowed, exit 3"
 # The same, the target exec'ing its own program again: the same file, a
 # new image (ASLR: its code and stack lie elsewhere, stat's startcode and
 # startstack), where the old addresses mean nothing.
-START_SECONDS=60 start_victim_env s "$CONF" "$TARGETS/victim_bigprof" -n 16 -X
+exec_in_wait s -X
 exe=$(readlink "/proc/$s/exe")
-"$JEATTACH" -p "$s" --for "$(slow 2)s" --dump "$WORK/s.heap" >"$WORK/j.out" 2>"$WORK/j.err" &
-jp=$!
-sleep "$(slow 1)"
-kill -HUP "$s"
-wait $jp
-rc=$?
-err=$(cat "$WORK/j.err")
 [ $rc = 3 ] || fail "self-exec in a wait: exit $rc (wanted 3): $err"
 echo "$err" | grep -q "^jeattach: $s: the process replaced its program (execve: now $exe) since jeattach located jemalloc" ||
 	fail "self-exec in a wait: $err"

@@ -32,6 +32,21 @@ whole() {
 	grep -q '^MAPPED_LIBRARIES:' "$1" || fail "$1 has no MAPPED_LIBRARIES"
 }
 
+# exits_clean NAME: a victim_bigprof told to end (SIGUSR1: it frees
+# everything and calls exit(), where prof_final dumps once more) exits 0 in
+# bounded time: a dump lock left taken would hang it there.
+exits_clean() {
+	eval "p=\$$1; o=\$${1}_out"
+	kill -USR1 "$p"
+	i=0
+	while kill -0 "$p" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "the target hangs in exit()"
+		sleep 0.05
+	done
+	wait "$p"; rc=$?
+	[ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$o")"
+}
+
 # RLIMIT_FSIZE of 256 KiB, a profile of about 3 MB.
 want fsize && {
 start_victim_env fs "$EXACT" "$TARGETS/victim_limits" -n 8192 -f 262144
@@ -144,14 +159,7 @@ while fds_after=$(ls "/proc/$kb/fd" | wc -l) && [ $((fds_after - fds_before)) -g
 done
 expect_rc 0 "$JEATTACH" -p "$kb" --dump "$WORK/kb2.heap" --timeout "$(slow 10)"
 whole "$WORK/kb2.heap" "$n"
-kill -USR1 "$kb"
-i=0
-while kill -0 "$kb" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "the target hangs in exit()"
-	sleep 0.05
-done
-wait "$kb"; rc=$?
-[ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$kb_out")"
+exits_clean kb
 # jemalloc returns a mallctl dump's errors and prints nothing (prof_sys.c:
 # handle_error_locally is !propagate_err).
 grep -vE '^(ready|report|iters)' "$kb_out" && fail "the target printed the above"
@@ -174,12 +182,5 @@ whole "$WORK/ks2.heap" "$(stacks 16384)"
 left=$(($(ls "/proc/$ks/fd" | wc -l) - fds_before))
 [ "$left" -le $((2 * KILLS)) ] || fail "$left descriptors left by $KILLS kills"
 grep -vE '^(ready|report|iters)' "$ks_out" && fail "the target printed the above"
-kill -USR1 "$ks"
-i=0
-while kill -0 "$ks" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "the target hangs in exit()"
-	sleep 0.05
-done
-wait "$ks"; rc=$?
-[ "$rc" = 0 ] || fail "the target exited $rc: $(cat "$ks_out")"
+exits_clean ks
 pass "$KILLS kills at random instants of a $((wall_us / 1000)) ms dump: the target lived, dumped again, exited 0; $left pipe end(s) left"
