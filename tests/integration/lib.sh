@@ -38,9 +38,45 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-trap 'echo "FAIL: killed by the watchdog after ${WATCHDOG_SECONDS}s"; exit 1' USR2
+trap 'echo "FAIL: killed by the watchdog after ${WATCHDOG_SECONDS}s"; cat "$WORK/hang.txt" 2>/dev/null; exit 1' USR2
+
+# descendants PID: every process below PID, one per line, parents first.
+descendants() {
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+# hang_report PID...: what each process and each of its threads was doing
+# (state, wait channel, system call, kernel stack), written before
+# anything is killed: a hang's evidence dies with it, and CI keeps the log.
+hang_report() {
+	for p in "$@"; do
+		ps -o pid=,ppid=,stat=,etimes=,args= -p "$p" 2>/dev/null | sed 's/^/process /'
+		for t in /proc/"$p"/task/*; do
+			[ -d "$t" ] || continue
+			echo "  thread ${t##*/} $(cut -d' ' -f3 "$t/stat" 2>/dev/null) wchan=$(cat "$t/wchan" 2>/dev/null) syscall=$(cat "$t/syscall" 2>/dev/null)"
+			sed 's/^/    /' "$t/stack" 2>/dev/null
+		done
+	done
+}
 # The watchdog keeps none of our output open, or the harness waits for it.
-( sleep "$WATCHDOG_SECONDS"; kill -USR2 $$ ) </dev/null >/dev/null 2>&1 &
+# A shell runs a trap only between commands (POSIX, "Signals and Error
+# Handling"): a foreground command that hangs (jeattach under timeout(1)
+# ignoring the TERM it defers, say) holds the USR2 back, so the watchdog
+# then ends the test's own processes itself: TERM, and KILL 10 s later.
+(
+	sleep "$WATCHDOG_SECONDS"
+	mine=$(exec sh -c 'echo $PPID')
+	them=$(for c in $(ps -o pid= --ppid $$); do
+		[ "$c" = "$mine" ] || { echo "$c"; descendants "$c"; }
+	done)
+	# shellcheck disable=SC2086
+	hang_report $them >"$WORK/hang.txt" 2>&1
+	kill -USR2 $$
+	# shellcheck disable=SC2086
+	sleep 1 && kill $them 2>/dev/null && sleep 10 && kill -9 $them 2>/dev/null
+) </dev/null >/dev/null 2>&1 &
 WATCHDOG=$!
 
 # TEST_SLOWDOWN: how many times slower than real hardware this machine
