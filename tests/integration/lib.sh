@@ -60,6 +60,29 @@ hang_report() {
 		done
 	done
 }
+# bounded SECONDS COMMAND...: COMMAND's exit status, or 124 when it ran
+# SECONDS: then what every process of the test was doing goes to the log
+# (hang_report), before COMMAND is ended (TERM, KILL 5 s later: a jeattach
+# that defers TERM while a call runs in the target must not hold the test).
+bounded() {
+	b_end=$(($(date +%s) + $1)); shift
+	"$@" &
+	b_pid=$!
+	while kill -0 "$b_pid" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$b_end" ]; then
+			echo "hung: $*"
+			# shellcheck disable=SC2046
+			hang_report $(descendants $$)
+			kill "$b_pid" $(descendants "$b_pid") 2>/dev/null
+			sleep 5
+			kill -9 "$b_pid" $(descendants "$b_pid") 2>/dev/null
+			wait "$b_pid"
+			return 124
+		fi
+		sleep 0.05
+	done
+	wait "$b_pid"
+}
 # The watchdog keeps none of our output open, or the harness waits for it.
 # A shell runs a trap only between commands (POSIX, "Signals and Error
 # Handling"): a foreground command that hangs (jeattach under timeout(1)

@@ -175,7 +175,7 @@ start_victim grow "$TARGETS/victim_dyn" -b 1 -w -G
 i=0
 while :; do
 	i=$((i + 1)); [ $i -gt 40 ] && fail "no dump met the hostile writer in 40 tries"
-	timeout 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap" --force --max-dump 256K >"$WORK/stdout" 2>"$WORK/stderr"
+	bounded 60 "$JEATTACH" -p "$grow" --dump "$WORK/grow.heap" --force --max-dump 256K >"$WORK/stdout" 2>"$WORK/stderr"
 	rc=$?
 	ERR=$(cat "$WORK/stderr")
 	[ $rc = 8 ] && break

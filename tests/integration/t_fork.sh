@@ -15,7 +15,7 @@ runs=${FORK_RUNS:-30}
 i=0
 while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
-	timeout "$(slow 20)" "$JEATTACH" -p "$fk" --status --json >"$WORK/s.json" 2>"$WORK/s.err"
+	bounded "$(slow 20)" "$JEATTACH" -p "$fk" --status --json >"$WORK/s.json" 2>"$WORK/s.err"
 	rc=$?
 	[ $rc = 124 ] && fail "run $i of --status hung (the victim's main thread was forking?): $(cat "$WORK/s.err")"
 	[ $rc = 0 ] || fail "run $i of --status: exit $rc: $(cat "$WORK/s.err")"
@@ -24,14 +24,14 @@ pass "$runs --status runs on a process forking in a loop, none hung"
 # --top borrows a thread at each refresh (the issue saw it hang after its
 # first). Six: each refresh's hold may meet the open timed-wait bug the
 # watchdog counts below (2 in 120 refresh holds), which one run tolerates once.
-timeout "$(slow 30)" "$JEATTACH" -p "$fk" --top --json --interval 100ms --count 6 >"$WORK/top.json" 2>"$WORK/top.err"
+bounded "$(slow 30)" "$JEATTACH" -p "$fk" --top --json --interval 100ms --count 6 >"$WORK/top.json" 2>"$WORK/top.err"
 rc=$?
 [ $rc = 0 ] || fail "--top on a forking process: exit $rc: $(cat "$WORK/top.err")"
 [ "$(wc -l <"$WORK/top.json")" -ge 6 ] || fail "--top gave fewer than 6 refreshes: $(wc -l <"$WORK/top.json")"
 pass "--top, 6 refreshes on a process forking in a loop"
 for op in "--activate" "--dump $WORK/f.heap" "--stats" "--deactivate"; do
 	# shellcheck disable=SC2086
-	timeout "$(slow 20)" "$JEATTACH" -p "$fk" $op >"$WORK/o.out" 2>"$WORK/o.err"
+	bounded "$(slow 20)" "$JEATTACH" -p "$fk" $op >"$WORK/o.out" 2>"$WORK/o.err"
 	rc=$?
 	[ $rc = 0 ] || fail "$op: exit $rc: $(cat "$WORK/o.err")"
 done
@@ -42,7 +42,7 @@ seen=0
 i=0
 while [ $i -lt 40 ] && [ $seen = 0 ]; do
 	i=$((i + 1))
-	timeout "$(slow 20)" "$JEATTACH" -p "$fk" --tid "$forker" --status --timeout 0.05 >/dev/null 2>"$WORK/t.err"
+	bounded "$(slow 20)" "$JEATTACH" -p "$fk" --tid "$forker" --status --timeout 0.05 >/dev/null 2>"$WORK/t.err"
 	rc=$?
 	[ $rc = 124 ] && fail "--tid of the forking thread hung: $(cat "$WORK/t.err")"
 	grep -q 'fork' "$WORK/t.err" && seen=1
@@ -77,7 +77,7 @@ start_victim fs "$TARGETS/victim_fork" -s
 i=0 seen=0 empty=0
 while [ $i -lt 15 ]; do
 	i=$((i + 1))
-	expect_rc 0 "$JEATTACH" -p "$fs" --stats=full --dump "$WORK/fs$i.heap"
+	expect_rc 0 bounded "$(slow 60)" "$JEATTACH" -p "$fs" --stats=full --dump "$WORK/fs$i.heap"
 	for c in $(pgrep -P "$fs"); do
 		seen=$((seen + 1))
 		[ -n "$(scratch_maps "$c")" ] || continue

@@ -17,7 +17,7 @@ holder=$(victim_tid sl holder)
 [ -n "$holder" ] || fail "no holder thread: $(cat "$sl_out")"
 for op in --status --stats "--dump $WORK/sl.heap"; do
 	# shellcheck disable=SC2086
-	timeout "$(slow 20)" "$JEATTACH" -p "$sl" --tid "$holder" $op >"$WORK/o" 2>"$WORK/e"
+	bounded "$(slow 20)" "$JEATTACH" -p "$sl" --tid "$holder" $op >"$WORK/o" 2>"$WORK/e"
 	rc=$?
 	[ $rc = 124 ] && fail "$op on a thread that holds jemalloc's locks hung"
 	[ $rc = 10 ] || fail "$op: exit $rc, expected 10: $(cat "$WORK/e")"
@@ -38,7 +38,7 @@ pass "calls waiting on their own thread's lock abandoned with the cause (exit 10
 # the filter allows. Before: the process was killed (SIGSYS) at the abandon.
 start_victim sls "$TARGETS/victim_selflock" -s
 holder=$(victim_tid sls holder)
-timeout "$(slow 20)" "$JEATTACH" -p "$sls" --tid "$holder" --status >"$WORK/o" 2>"$WORK/e"
+bounded "$(slow 20)" "$JEATTACH" -p "$sls" --tid "$holder" --status >"$WORK/o" 2>"$WORK/e"
 rc=$?
 kill -0 "$sls" 2>/dev/null || fail "the abandon killed the process under a filter that kills on -1: $(cat "$WORK/e")"
 [ $rc = 10 ] || fail "under the filter: exit $rc, expected 10: $(cat "$WORK/e")"

@@ -50,7 +50,7 @@ start_victim lk "$TARGETS/victim_dyn" -b 0 -f "$WORK/fifo"
 infifo=$(victim_tid lk infifo)
 kill -STOP "$lk"
 sleep 0.2
-expect_rc 10 timeout 30 "$JEATTACH" -p "$lk" --dump "$WORK/lk.heap"
+expect_rc 10 bounded 30 "$JEATTACH" -p "$lk" --dump "$WORK/lk.heap"
 echo "$ERR" | grep -q "stopped and thread $infifo has allocator or linker code" || fail "$ERR"
 [ ! -e "$WORK/lk.heap" ] || fail "a dump was written"
 grep -q '^State:.*T' /proc/"$lk"/status || fail "the process is no longer stopped"
