@@ -43,6 +43,10 @@ long arch_syscall_nr(const arch_gpregs_t *r);
  * now (arm64: x8, which the kernel never writes; x86_64: orig_rax, as
  * arch_syscall_nr): what a call just made was, where the stop forgot it. */
 long arch_syscall_nr_register(const arch_gpregs_t *r);
+/* The call a thread stopped on its system call instruction makes when let
+ * go (x86_64: rax, which orig_rax may not match: it keeps the last call's
+ * number until the next kernel entry; arm64: x8). */
+long arch_syscall_nr_next(const arch_gpregs_t *r);
 /* Make the thread re-execute the system call it just returned from, with the
  * same arguments (what the kernel does itself for -ERESTARTNOHAND). */
 void arch_syscall_rewind(arch_gpregs_t *r);

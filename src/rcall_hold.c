@@ -164,6 +164,25 @@ static int at_unknown_restart(const struct rcall_hold *h)
 	       memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) == 0;
 }
 
+/* A thread with children is not borrowed while the process has another
+ * (alone: it has none): while a thread is traced, the SIGCHLD its children
+ * raise is no longer ignored (kernel/signal.c sig_ignored: "Tracers may want
+ * to know about even ignored signal"), so it is queued to the process and
+ * wakes another thread (complete_signal), whose epoll_wait or sigtimedwait
+ * then fails with EINTR (victim_fork: a 1 s sigtimedwait ended with EINTR
+ * after 0.12 s). Alone, the thread keeps it pending until it is let go,
+ * where it is ignored as ever. 1 (why in reason) or 0. */
+static int has_children(struct target *t, pid_t tid, int alone, char *reason, size_t rlen)
+{
+	if (alone || target_thread_has_children(t->io_pid, tid) != 1)
+		return 0;
+	snprintf(reason, rlen,
+		 "thread %d has child processes, whose signals would interrupt the process's "
+		 "other threads while it is traced",
+		 (int)tid);
+	return 1;
+}
+
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
  * 1 not usable now (let go; reason says why), <0 an error that ends the
  * search. round: 0 first, 1 and later take sleepers with a timeout too.
@@ -175,21 +194,9 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	const int take_restartblock = round >= 1;
 	if (is_straggler(c, tid))
 		return 1; /* seized already, still slow to stop */
-	/* A thread with children is not even seized while the process has
-	 * another thread: while a thread is traced, the SIGCHLD its children
-	 * raise is no longer ignored (kernel/signal.c sig_ignored: "Tracers
-	 * may want to know about even ignored signal"), so it is queued to the
-	 * process and wakes another thread (complete_signal), whose
-	 * epoll_wait or sigtimedwait then fails with EINTR (victim_fork: a 1 s
-	 * sigtimedwait ended with EINTR after 0.12 s). Alone, the thread
-	 * keeps it pending until it is let go, where it is ignored as ever. */
-	if (!alone && target_thread_has_children(t->io_pid, tid) == 1) {
-		snprintf(reason, rlen,
-			 "thread %d has child processes, whose signals would interrupt the "
-			 "process's other threads while it is traced",
-			 (int)tid);
+	/* Not even seized. */
+	if (has_children(t, tid, alone, reason, rlen))
 		return 1;
-	}
 	pt_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
@@ -202,6 +209,15 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	if (e) {
 		drop_hold(h);
 		return e == -ETIMEDOUT ? 1 : e;
+	}
+	/* Again once stopped: seized between two forks, the thread may have
+	 * forked before its stop (a stopped thread forks no more). A child of
+	 * a held thread that exits wakes another thread with EINTR (victim_fork:
+	 * its watchdog's 1 s sigtimedwait ended after 3 ms, once in 400 holds). */
+	if (has_children(t, tid, alone, reason, rlen)) {
+		pt_detach(h->tid, 0);
+		drop_hold(h);
+		return 1;
 	}
 	int safe = 0;
 	const char *blocker;

@@ -230,6 +230,11 @@ int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *
  * that cannot be re-made: restart_syscall itself, a CPU-time clock), 0 if
  * not. */
 int rcall_wait_plan(struct target *t, struct rcall_hold *h);
+/* Registers r, insn the ARCH_SYSCALL_INSN_LEN bytes at r's pc: a timed
+ * call jeattach re-made at an earlier release, not yet made by the kernel
+ * (its timeout a copy below the red zone)? Its number with its arguments in
+ * args, or -1. */
+long rcall_wait_remade(const arch_gpregs_t *r, const char *insn, uint64_t args[6]);
 /* The registers that re-make h's planned call from its start, with the
  * program's own arguments (a crash-safe call's frame: what a thread whose
  * jeattach died runs). */

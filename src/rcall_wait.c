@@ -592,32 +592,52 @@ static int below_red_zone(const arch_gpregs_t *r, uint64_t p)
 
 /* A call jeattach re-made at an earlier release, caught again before the
  * kernel made it (a second hold in the same run, the first's thread not yet
- * scheduled): x86_64 shows it interrupted with -ERESTARTNOHAND, a code the
- * kernel never gives an EINTR call (or a restart-block one); arm64 shows it
- * rewound, on its svc (arch_syscall_interrupted). Its timeout is the copy
- * below the red zone, what was left at that release a moment ago: read now,
- * before this hold's frames go there, it is re-made once more. 1 planned. */
-static int plan_remade(struct target *t, struct rcall_hold *h)
+ * back in it): its timeout is the copy below the red zone, what was left at
+ * that release a moment ago, and this hold's first frames go there before
+ * the call reads it. Two states show it:
+ * - interrupted with -ERESTARTNOHAND, a code the kernel never gives an
+ *   EINTR call (or a restart-block one): x86_64 at a stop inside get_signal
+ *   before the restart is applied;
+ * - on its system call instruction, the call's number where the ABI passes
+ *   it: arm64 always (arch_syscall_interrupted); x86_64 too when the
+ *   restart was applied at one pass of exit_to_user_mode_loop and the
+ *   interrupt stopped it at the next (rax == orig_rax == the call, rip on
+ *   the `syscall`; victim_fork's 1 s sigtimedwait re-made with a copy the
+ *   next hold's frames had overwritten returned EAGAIN after 10-30 ms, about
+ *   once in 40 holds of --top).
+ * Only a call whose timeout is a pointer below the red zone is one of ours
+ * (a program keeps nothing there: a signal frame may overwrite it any time).
+ * insn: the bytes at the thread's pc. The call's number (args filled), or -1. */
+long rcall_wait_remade(const arch_gpregs_t *r, const char *insn, uint64_t args[6])
 {
-	const arch_gpregs_t *r = &h->regs;
 	const struct timed_call *c;
-	uint64_t args[6];
-	if (arch_in_syscall(r)) {
+	if (arch_in_syscall(r) && arch_syscall_ret(r) == -ERESTARTNOHAND) {
 		c = timed_call(arch_syscall_nr(r));
-		if (arch_syscall_ret(r) != -ERESTARTNOHAND || !c || (c->flags & LEFT_WRITTEN))
-			return 0;
+		if (!c || (c->flags & LEFT_WRITTEN))
+			return -1; /* ppoll's time left, written by the kernel: rcall_wait_plan */
 		syscall_args(r, args);
-	} else {
-		char insn[ARCH_SYSCALL_INSN_LEN];
-		if (ARCH_RESTART_AT_STOP ||
-		    pt_read(h->tid, arch_pc(r), insn, sizeof(insn)) ||
-		    memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) ||
-		    !(c = timed_call(arch_syscall_nr_register(r))))
-			return 0;
+	} else if (!memcmp(insn, ARCH_SYSCALL_INSN, ARCH_SYSCALL_INSN_LEN)) {
+		if (!(c = timed_call(arch_syscall_nr_next(r))))
+			return -1;
 		for (int i = 0; i < 6; i++)
 			args[i] = arch_rewound_arg(r, i);
+	} else {
+		return -1;
 	}
 	if (c->at == ON_SOCKET || c->at == IN_REGISTER_MS || !below_red_zone(r, args[c->arg]))
+		return -1;
+	return c->nr;
+}
+
+static int plan_remade(struct target *t, struct rcall_hold *h)
+{
+	char insn[ARCH_SYSCALL_INSN_LEN];
+	uint64_t args[6];
+	if (pt_read(h->tid, arch_pc(&h->regs), insn, sizeof(insn)))
+		memset(insn, 0, sizeof(insn));
+	long nr = rcall_wait_remade(&h->regs, insn, args);
+	const struct timed_call *c = nr < 0 ? NULL : timed_call(nr);
+	if (!c)
 		return 0;
 	int64_t left = timeout_us(t, c, args);
 	if (left <= 0)

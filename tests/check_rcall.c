@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The remote-call layer's parts that need no process: whose memory is read
  * when no thread is held; which stacks calls may run on without a mapping;
- * which waits of an injected call can never end. */
+ * which waits of an injected call can never end; which calls are ones
+ * jeattach re-made itself. */
 #include "config.h"
 
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include "rcall.h"
+#include "arch_check.h"
+#include "kernel_restart.h"
 #include "rcall_internal.h"
 #include "sym_maps.h"
 #include "target.h"
@@ -99,6 +103,50 @@ START_TEST(waits_on_itself)
 }
 END_TEST
 
+/* A timed call re-made at an earlier release (its timeout a copy jeattach
+ * put below the red zone), caught by the next hold before the kernel made
+ * it: the copy must be read before that hold's first frames overwrite it.
+ * The states are the ones victim_fork's watchdog showed under --top on
+ * x86_64: interrupted with -ERESTARTNOHAND, and back on the system call
+ * instruction with the restart already applied (rax == orig_rax), which
+ * was taken for a finished call and let its 1 s sigtimedwait end at once. */
+#define INSN 0x7f0000001000ULL
+START_TEST(remade_call_caught_again)
+{
+	static const char on_call[] = ARCH_SYSCALL_INSN, elsewhere[ARCH_SYSCALL_INSN_LEN] = { 0 };
+	arch_gpregs_t r, rewound;
+	uint64_t args[6];
+	arch_check_in_syscall(&r, INSN, SYS_rt_sigtimedwait, 0x1000, -ERESTARTNOHAND);
+	const uint64_t copy = arch_sp(&r) - ARCH_RED_ZONE - 48, own = arch_sp(&r) + 0x60;
+	arch_set_syscall_arg(&r, 2, copy);
+	ck_assert_int_eq(rcall_wait_remade(&r, elsewhere, args), SYS_rt_sigtimedwait);
+	ck_assert_uint_eq(args[2], copy);
+	rewound = r;
+	arch_syscall_rewind(&rewound);
+	ck_assert_int_eq(rcall_wait_remade(&rewound, on_call, args), SYS_rt_sigtimedwait);
+	ck_assert_uint_eq(args[2], copy);
+	/* The same states with the program's own timespec: its own call. */
+	arch_set_syscall_arg(&r, 2, own);
+	ck_assert_int_eq(rcall_wait_remade(&r, elsewhere, args), -1);
+	arch_set_rewound_arg(&rewound, 2, own);
+	ck_assert_int_eq(rcall_wait_remade(&rewound, on_call, args), -1);
+	/* Finished (timed out), the pc past the call: nothing to re-make. */
+	arch_check_in_syscall(&r, INSN, SYS_rt_sigtimedwait, 0x1000, -EAGAIN);
+	arch_set_syscall_arg(&r, 2, copy);
+	ck_assert_int_eq(rcall_wait_remade(&r, elsewhere, args), -1);
+	/* A register timeout is re-made from no copy; ppoll's interrupted
+	 * state carries the time the kernel left in the copy (rcall_wait_plan),
+	 * and only its rewound one is read here. */
+	arch_check_in_syscall(&r, INSN, SYS_epoll_pwait, 3, -ERESTARTNOHAND);
+	ck_assert_int_eq(rcall_wait_remade(&r, elsewhere, args), -1);
+	arch_check_in_syscall(&r, INSN, SYS_ppoll, 0x1000, -ERESTARTNOHAND);
+	arch_set_syscall_arg(&r, 2, copy);
+	ck_assert_int_eq(rcall_wait_remade(&r, elsewhere, args), -1);
+	arch_syscall_rewind(&r);
+	ck_assert_int_eq(rcall_wait_remade(&r, on_call, args), SYS_ppoll);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
@@ -106,6 +154,7 @@ int main(void)
 	tcase_add_test(tc, memory_without_a_hold);
 	tcase_add_test(tc, stack_room);
 	tcase_add_test(tc, waits_on_itself);
+	tcase_add_test(tc, remade_call_caught_again);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -22,13 +22,12 @@ while [ $i -lt "$runs" ]; do
 done
 pass "$runs --status runs on a process forking in a loop, none hung"
 # --top borrows a thread at each refresh (the issue saw it hang after its
-# first). Six: each refresh's hold may meet the open timed-wait bug the
-# watchdog counts below (2 in 120 refresh holds), which one run tolerates once.
-bounded "$(slow 30)" "$JEATTACH" -p "$fk" --top --json --interval 100ms --count 6 >"$WORK/top.json" 2>"$WORK/top.err"
+# first); 20 refreshes, each a hold the watchdog below checks.
+bounded "$(slow 60)" "$JEATTACH" -p "$fk" --top --json --interval 100ms --count 20 >"$WORK/top.json" 2>"$WORK/top.err"
 rc=$?
 [ $rc = 0 ] || fail "--top on a forking process: exit $rc: $(cat "$WORK/top.err")"
-[ "$(wc -l <"$WORK/top.json")" -ge 6 ] || fail "--top gave fewer than 6 refreshes: $(wc -l <"$WORK/top.json")"
-pass "--top, 6 refreshes on a process forking in a loop"
+[ "$(wc -l <"$WORK/top.json")" -ge 20 ] || fail "--top gave fewer than 20 refreshes: $(wc -l <"$WORK/top.json")"
+pass "--top, 20 refreshes on a process forking in a loop"
 for op in "--activate" "--dump $WORK/f.heap" "--stats" "--deactivate"; do
 	# shellcheck disable=SC2086
 	bounded "$(slow 20)" "$JEATTACH" -p "$fk" $op >"$WORK/o.out" 2>"$WORK/o.err"
@@ -50,15 +49,12 @@ done
 [ $seen = 1 ] || echo "note: the forking thread was never caught inside fork in $i tries"
 # The watchdog's own 1 s sigtimedwait must not end early or with EINTR.
 # While jeattach seized the forking thread, its children's SIGCHLD woke
-# it with EINTR 12 to 39 times a run (rcall_hold.c now never seizes a
-# thread with children). In about 3 runs of 8, idle or loaded, one wait
-# still returns its timeout after 20-35 ms, a bug of the timed-wait rules
-# found here and not fixed yet (doc/robustness.md, Not done yet): one is
-# told in the log, more fail.
-finish_victim fk early forks
-grep '^watchdog:' "$fk_out"
-early=$(sed -n 's/^report.* early=\([0-9]*\).*/\1/p' "$fk_out")
-[ "${early:-0}" -le 1 ] || fail "the watchdog's wait ended early or with EINTR $early times"
+# it with EINTR 12 to 39 times a run (rcall_hold.c now never holds a
+# thread with children, checked again at its stop: one seized between two
+# forks ended the wait after 3 ms); and a wait re-made at one hold, caught
+# by the next before the kernel made it again, ended after 10-30 ms about
+# once in 40 holds (rcall_wait.c, rcall_wait_remade).
+finish_victim fk
 pass "activate, dump, stats, deactivate on a forking process; it never stopped allocating"
 
 # Children forked while a thread is held do not inherit jeattach's scratch

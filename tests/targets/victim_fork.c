@@ -74,8 +74,10 @@ static void *watchdog(void *arg)
 		/* Its own wait must neither fail with EINTR nor end early. */
 		if (errno == EINTR || now_s() - began < 0.995) {
 			early++;
-			fprintf(stderr, "watchdog: %s after %.6f s\n",
-				errno == EINTR ? "EINTR" : "ended early", now_s() - began);
+			fprintf(stderr, "watchdog: %s after %.6f s (returned %d, errno %d; "
+				"began at %.6f s)\n",
+				errno == EINTR ? "EINTR" : "ended early", now_s() - began, sig,
+				errno, began);
 		}
 		if (now_s() - since < 1.0)
 			continue;

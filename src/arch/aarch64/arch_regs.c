@@ -59,6 +59,11 @@ long arch_syscall_nr_register(const arch_gpregs_t *r)
 	return (long)r->g.regs[8];
 }
 
+long arch_syscall_nr_next(const arch_gpregs_t *r)
+{
+	return (long)r->g.regs[8];
+}
+
 void arch_syscall_rewind(arch_gpregs_t *r)
 {
 	/* What do_signal does to restart: the first argument back in x0, pc

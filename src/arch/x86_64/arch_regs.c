@@ -49,6 +49,11 @@ long arch_syscall_nr_register(const arch_gpregs_t *r)
 	return (long)r->orig_rax;
 }
 
+long arch_syscall_nr_next(const arch_gpregs_t *r)
+{
+	return (long)r->rax;
+}
+
 void arch_syscall_rewind(arch_gpregs_t *r)
 {
 	/* As the kernel's own restart path: rax = orig_rax, back over the
