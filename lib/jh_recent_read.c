@@ -13,7 +13,7 @@
  * only when released and the free was recorded (prof_recent_alloc_reset
  * got a prof_tctx for the freeing thread): dalloc_thread_uid,
  * dalloc_thread_name, dalloc_time, dalloc_trace. jeattach adds "jeattach"
- * last (src/act_recent_file.c). The emitter does not escape the names it
+ * last (src/act/act_recent_file.c). The emitter does not escape the names it
  * writes; jeattach re-encodes the text (core_json_reencode) before writing
  * it, but a file may come from elsewhere: everything is checked,
  * keys unknown to this reader are skipped (a later jemalloc may add some),
@@ -287,7 +287,7 @@ static int read_text(struct reader *rd, const char *key, size_t max, char **v)
 	return e;
 }
 
-/* jeattach's block (src/act_recent_file.c): what jemalloc does not say. */
+/* jeattach's block (src/act/act_recent_file.c): what jemalloc does not say. */
 static int read_jeattach_key(struct reader *rd, const char *key)
 {
 	jeheap_recent *r = rd->r;

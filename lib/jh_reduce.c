@@ -136,7 +136,7 @@ struct jh_reducer {
 	const jeheap_profile *p; /* the current input */
 };
 
-static void reducer_free(struct jh_reducer *r);
+static void reducer_release(struct jh_reducer *r); /* its contents; jh_reducer_free: and itself */
 
 /* One of the query's regexes, if given: 0, or JEHEAP_EINVAL. */
 static int compile(regex_t *re, int *have, const char *text)
@@ -160,13 +160,13 @@ static int reducer_init(struct jh_reducer *r, const struct jeheap_query *q)
 	    compile(&r->ignore_re, &r->have_ignore, q->ignore) ||
 	    compile(&r->exclude_re, &r->have_exclude, q->exclude) ||
 	    compile(&r->retain_re, &r->have_retain, q->retain)) {
-		reducer_free(r);
+		reducer_release(r);
 		return JEHEAP_EINVAL;
 	}
 	return 0;
 }
 
-static void reducer_free(struct jh_reducer *r)
+static void reducer_release(struct jh_reducer *r)
 {
 	jh_u64map_free(&r->pcs);
 	free(r->pcinfo);
@@ -449,7 +449,7 @@ int jh_reduce_run(const jeheap_profile *p, jeheap_symbolizer *s, const struct je
 			      (long)i + 1, q);
 	if (!e && q->base)
 		e = run_input(&r, q->base, q->base_symbolizer, -1, q);
-	reducer_free(&r);
+	reducer_release(&r);
 	return e;
 }
 
@@ -476,7 +476,7 @@ void jh_reducer_free(struct jh_reducer *r)
 {
 	if (!r)
 		return;
-	reducer_free(r);
+	reducer_release(r);
 	free(r);
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The error list and its one table (src/errors.c): every stage answers
+/* The error list and its one table (src/errors/errors.c): every stage answers
  * every code with an exit code and a whole line, conditions pick the right
  * row, and the costly ptrace diagnosis is asked for only where a message
  * names it. */

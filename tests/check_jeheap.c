@@ -61,7 +61,7 @@ START_TEST(threaded_format)
 }
 END_TEST
 
-/* The formula of FACTS.md, each line on its own before summing. */
+/* The formula of jeattach-format(5) (doc/jeattach-format.5), each line on its own before summing. */
 static int count_named(uint64_t thread, const char *name, const struct jeheap_counts *c,
 		       void *arg)
 {

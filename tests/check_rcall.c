@@ -9,12 +9,16 @@
 #include "check_run.h"
 #include <errno.h>
 #include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include "rcall.h"
 #include "arch_check.h"
 #include "kernel_restart.h"
 #include "rcall_internal.h"
+#include "rcall_reads.h"
 #include "sym_maps.h"
 #include "target.h"
 
@@ -147,6 +151,135 @@ START_TEST(remade_call_caught_again)
 }
 END_TEST
 
+/* Recorded states stand for a live thread (rcall_reads.h): what /proc
+ * shows of it, and its memory at one address. */
+static struct recorded {
+	char status[128], syscall[256], schedstat[64];
+	uint64_t at;
+	int64_t ts[2];
+	int socket;
+} rec;
+
+static char *recorded_file(pid_t pid, pid_t tid, const char *name)
+{
+	(void)pid, (void)tid;
+	const char *v = !strcmp(name, "status")	   ? rec.status
+			: !strcmp(name, "syscall")   ? rec.syscall
+			: !strcmp(name, "schedstat") ? rec.schedstat
+						     : "";
+	return *v ? strdup(v) : NULL;
+}
+
+static int recorded_memory(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	(void)pid;
+	if (addr != rec.at || len > sizeof(rec.ts))
+		return -EFAULT;
+	memcpy(buf, rec.ts, len);
+	return 0;
+}
+
+static int recorded_socket(pid_t pid, uint64_t fd)
+{
+	(void)pid, (void)fd;
+	return rec.socket;
+}
+
+#define AT 0x7ffd1000ULL
+/* Thread 11 of pid 10, asleep in call nr with these arguments (proc_pid_syscall:
+ * "NR ARG1 ... ARG6 SP PC"); its timespec at AT, if any. */
+static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
+{
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.pid = t.io_pid = 10;
+	snprintf(rec.status, sizeof(rec.status), "voluntary_ctxt_switches:\t5\n");
+	snprintf(rec.syscall, sizeof(rec.syscall),
+		 "%ld 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x7ffd0f00 0x7f0000001000\n", nr,
+		 (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)a[2],
+		 (unsigned long long)a[3], (unsigned long long)a[4], (unsigned long long)a[5]);
+	rec.at = AT;
+	rec.ts[0] = sec;
+	rec.ts[1] = nsec;
+	return rcall_wait_timed(&t, 11);
+}
+
+/* Is this thread's wait one an interrupt would stretch, and of which kind
+ * (rcall_wait.c's table)? From the states /proc shows. */
+START_TEST(wait_kinds)
+{
+	struct rcall_reads real = rcall_reads;
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket };
+	const uint64_t sigwait[6] = { 0x1000, 0, AT, 8 }, sigwait_forever[6] = { 0x1000, 0, 0, 8 };
+	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait, 1, 0), RCALL_WAIT_TIMED);
+	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait_forever, 1, 0), 0);
+	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait, -1, 0), 0); /* invalid */
+	/* A relative sleep the kernel restarts through its restart block:
+	 * watched if short, taken undated if longer than a watch (1.5 s). */
+	const uint64_t sleep_rel[6] = { CLOCK_MONOTONIC, 0, AT, 0 };
+	const uint64_t sleep_abs[6] = { CLOCK_MONOTONIC, TIMER_ABSTIME, AT, 0 };
+	ck_assert_int_eq(waiting_in(SYS_clock_nanosleep, sleep_rel, 1, 0), RCALL_WAIT_SLEEP);
+	ck_assert_int_eq(waiting_in(SYS_clock_nanosleep, sleep_rel, 60, 0), RCALL_WAIT_LONG_SLEEP);
+	ck_assert_int_eq(waiting_in(SYS_clock_nanosleep, sleep_abs, 60, 0), 0); /* the kernel's own */
+	/* A timeout in a register (ms): -1 waits for ever. */
+	const uint64_t epoll300[6] = { 3, 0x1000, 16, 300 }, epoll_ever[6] = { 3, 0x1000, 16, (uint64_t)-1 };
+	ck_assert_int_eq(waiting_in(SYS_epoll_pwait, epoll300, 0, 0), RCALL_WAIT_TIMED);
+	ck_assert_int_eq(waiting_in(SYS_epoll_pwait, epoll_ever, 0, 0), 0);
+	/* ppoll: the kernel writes the time left back at the interrupt. */
+	const uint64_t ppoll[6] = { 0x1000, 1, AT, 0 };
+	ck_assert_int_eq(waiting_in(SYS_ppoll, ppoll, 1, 0), 0);
+	/* A socket's timeout is unknown from outside. */
+	const uint64_t recv[6] = { 5, 0x1000, 64, 0 };
+	rec.socket = 1;
+	ck_assert_int_eq(waiting_in(SYS_recvfrom, recv, 0, 0), RCALL_WAIT_SOCKET);
+	rec.socket = 0;
+	ck_assert_int_eq(waiting_in(SYS_recvfrom, recv, 0, 0), 0);
+	/* Running, or gone. */
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.io_pid = 10;
+	snprintf(rec.syscall, sizeof(rec.syscall), "running\n");
+	ck_assert_int_eq(rcall_wait_timed(&t, 11), 0);
+	rec.status[0] = 0;
+	ck_assert_int_eq(rcall_wait_timed(&t, 11), 0);
+	rcall_reads = real;
+}
+END_TEST
+
+/* Woken from its sleep before the interrupt, on its way out of the call:
+ * one sleep since the look (the stop's own) and one more arrival on a CPU
+ * than preemptions (it waited on a run queue at the look). */
+static int woken(unsigned long long arrivals, unsigned long long sleeps,
+		 unsigned long long preempts)
+{
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.io_pid = 10;
+	const struct rcall_sched before = { 1, 20, 10, 3 };
+	/* arrivals 0: no schedstat (a kernel without CONFIG_SCHED_INFO) */
+	if (arrivals)
+		snprintf(rec.schedstat, sizeof(rec.schedstat), "123456 7890 %llu\n", arrivals);
+	else
+		rec.schedstat[0] = 0;
+	snprintf(rec.status, sizeof(rec.status),
+		 "voluntary_ctxt_switches:\t%llu\nnonvoluntary_ctxt_switches:\t%llu\n", sleeps,
+		 preempts);
+	return rcall_wait_woken(&t, 11, &before);
+}
+
+START_TEST(woken_before_the_interrupt)
+{
+	struct rcall_reads real = rcall_reads;
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket };
+	ck_assert_int_eq(woken(21, 11, 3), 1);
+	ck_assert_int_eq(woken(22, 11, 4), 1); /* preempted on its way out too */
+	ck_assert_int_eq(woken(22, 12, 3), 0); /* slept twice: entered the call after the look */
+	ck_assert_int_eq(woken(21, 11, 4), 0); /* on a CPU at the look, preempted since */
+	ck_assert_int_eq(woken(0, 11, 3), 0);  /* not known */
+	rcall_reads = real;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
@@ -155,6 +288,8 @@ int main(void)
 	tcase_add_test(tc, stack_room);
 	tcase_add_test(tc, waits_on_itself);
 	tcase_add_test(tc, remade_call_caught_again);
+	tcase_add_test(tc, wait_kinds);
+	tcase_add_test(tc, woken_before_the_interrupt);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -19,19 +19,20 @@ if pkg-config --exists libdw; then
 	LIBS="$LIBS libdw"
 	printf '#define HAVE_LIBDW 1\n' >>"$out/config.h"
 fi
-INC="-I$top/libcore -I$top/lib -I$top/src -I$top/src/arch/x86_64 -I$out"
+INC="-I$top/libcore -I$top/lib -I$top/src/arch/x86_64 -I$out"
+for d in cli errors analysis arch ptrace sym target rcall remote act; do INC="$INC -I$top/src/$d"; done
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c $(pkg-config --cflags --libs $LIBS) -lm
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/options.c" "$top/src/plan.c" \
-	"$top/src/act_pattern.c" "$top/src/rctl_types.c" "$top/src/sym_maps.c" \
+clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/cli/options.c" "$top/src/cli/plan.c" \
+	"$top/src/act/act_pattern.c" "$top/src/remote/rctl_types.c" "$top/src/sym/sym_maps.c" \
 	"$top"/libcore/core_*.c $(pkg-config --cflags --libs libelf)
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_frag" "$here/fuzz_frag.c" "$top/src/frag_read.c" \
-	"$top/src/frag_model.c" "$top/src/frag_sites.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
+clang $CF $INC -o "$out/fuzz_frag" "$here/fuzz_frag.c" "$top/src/analysis/frag_read.c" \
+	"$top/src/analysis/frag_model.c" "$top/src/analysis/frag_sites.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm
 clang $CF $INC -o "$out/fuzz_recent" "$here/fuzz_recent.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm

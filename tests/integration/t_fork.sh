@@ -9,6 +9,7 @@
 # that stopped allocating (the victim's watchdog counts stalled seconds).
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
+loads_machine
 
 start_victim fk "$TARGETS/victim_fork"
 runs=${FORK_RUNS:-30}

@@ -14,6 +14,7 @@
 # borrowed through the return trap ("crash_safe": false).
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
+load_sensitive
 
 slack=$(slow 150); [ "$slack" -gt 250 ] && slack=250
 start_victim vs "$TARGETS/victim_sleeps" "$slack"

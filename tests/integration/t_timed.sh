@@ -4,6 +4,7 @@
 # exiting between periodic dumps, --all NAME, and the refusals.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
+load_sensitive
 
 # Refused before any target is touched.
 for bad in "--for 3x" "--every 1s" "--count 2" "--baseline --dump x.heap" \

@@ -9,6 +9,7 @@
 # passed over while others can be borrowed (never named with --tid here).
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
+load_sensitive
 
 # The slack: 150 ms, scaled on a slow machine (TEST_SLOWDOWN: its holds are
 # longer), but always under a whole 300 ms wait, which a wait rewound into

@@ -17,6 +17,7 @@
 # jeattach takes longer than that to start.
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
+load_sensitive
 
 # until_running PID TID: wait (at most 2 s) for /proc to show the thread
 # running, that is, woken from its wait and not back on a CPU yet.

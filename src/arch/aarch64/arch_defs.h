@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* aarch64 types and constants for the generic code (see src/arch.h). */
+/* aarch64 types and constants for the generic code (see src/arch/arch.h). */
 #ifndef JEATTACH_ARCH_DEFS_H
 #define JEATTACH_ARCH_DEFS_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* x86_64 types and constants for the generic code (see src/arch.h). */
+/* x86_64 types and constants for the generic code (see src/arch/arch.h). */
 #ifndef JEATTACH_ARCH_DEFS_H
 #define JEATTACH_ARCH_DEFS_H
 

@@ -49,7 +49,7 @@ static int signal_deliverable(pid_t pid, pid_t tid)
  * EINTR is ours alone: make the thread re-issue the syscall, exactly as the
  * kernel does for -ERESTARTNOHAND. Nothing was consumed: these syscalls
  * return EINTR only when they have nothing to report. */
-int rcall_held_gpregs(const struct rcall_hold *h, pid_t tid, arch_gpregs_t *r)
+int rcall_held_gpregs(const struct rcall_held *h, pid_t tid, arch_gpregs_t *r)
 {
 	int e = pt_get_gpregs(tid, r);
 	if (!e)
@@ -57,7 +57,7 @@ int rcall_held_gpregs(const struct rcall_hold *h, pid_t tid, arch_gpregs_t *r)
 	return e;
 }
 
-static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h)
+static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_held *h)
 {
 	arch_gpregs_t r;
 	int e = rcall_held_gpregs(h, tid, &r);
@@ -83,9 +83,9 @@ static int undo_spurious_eintr(struct target *t, pid_t tid, struct rcall_hold *h
 	return pt_set_gpregs(tid, &r);
 }
 
-static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status);
+static int first_stop(struct target *t, pid_t tid, struct rcall_held *h, int status);
 
-int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h)
+int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_held *h)
 {
 	struct rcall_ctx *c = t->rc;
 	if (CORE_GROW(&c->stragglers, &c->stragglers_cap, c->nstragglers + 1))
@@ -118,7 +118,7 @@ int rcall_sweep(struct target *t)
 		if (r == tid && WIFSTOPPED(status)) {
 			/* Its first stop: as for any thread found unsafe, undo
 			 * our EINTR and let it go (giving a signal back). */
-			struct rcall_hold h = { .tid = tid, .wait_began = s.wait_began,
+			struct rcall_held h = { .tid = tid, .wait_began = s.wait_began,
 						.blocked = s.blocked, .before = s.before };
 			if (first_stop(t, tid, &h, status) == 0)
 				pt_detach(tid, 0);
@@ -148,7 +148,7 @@ void rcall_sweep_wait(struct target *t, pt_usec_t budget_us)
 	}
 }
 
-int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
+int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h)
 {
 	int e = pt_seize(tid);
 	if (e == -ESRCH)
@@ -194,7 +194,7 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h)
 }
 
 /* The first stop of an interrupted thread: 0 held, 1 let go again. */
-static int first_stop(struct target *t, pid_t tid, struct rcall_hold *h, int status)
+static int first_stop(struct target *t, pid_t tid, struct rcall_held *h, int status)
 {
 	int e;
 	if (!WIFSTOPPED(status))

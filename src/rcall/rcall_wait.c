@@ -25,7 +25,7 @@
  * left of the original, rounded up: it ends when it would have, at most a
  * millisecond later. A timeout in the thread's memory is the program's
  * and is never written: at release the call is re-made instead
- * (rcall_wait_reissue), its timeout a copy of what is left, put below the
+ * (rcall_remake.c), its timeout a copy of what is left, put below the
  * red zone, the pointer register set to it, entered as an interrupted call
  * the kernel restarts (-ERESTARTNOHAND).
  *
@@ -63,6 +63,7 @@
 #include "core_read.h"
 #include "kernel_restart.h"
 #include "rcall_internal.h"
+#include "rcall_reads.h"
 
 /* How often a watched thread is looked at, and for how long at most (a
  * thread whose wait lasts longer is passed over). */
@@ -104,7 +105,7 @@ enum timeout_at { IN_REGISTER_MS, IN_MEMORY, ON_SOCKET, URING_ARG };
  * (restore_sigcontext's "restart_block.fn = do_no_restart_syscall");
  * -ERESTARTNOHAND for ppoll and pselect6 (poll_select_finish, after it wrote
  * the time left into the program's timespec). Such a call is re-made at
- * release (rcall_wait_reissue). */
+ * release (rcall_remake.c). */
 #define RESTARTS 4
 /* LEFT_WRITTEN: the kernel wrote the time left into the program's timespec
  * at the interrupt (poll_select_finish: put_timespec64): its deadline is
@@ -205,7 +206,6 @@ static const struct timed_call {
 #define URING_EXT_ARG 8u
 #define URING_ABS_TIMER 32u   /* 6.12: ts is absolute */
 #define URING_EXT_ARG_REG 64u /* 6.13: arg is an offset in a registered region */
-#define URING_ARG_SIZE 24     /* struct io_uring_getevents_arg */
 
 static const struct timed_call *timed_call(long nr)
 {
@@ -221,22 +221,14 @@ static const struct timed_call *timed_call(long nr)
  * jeattach's net_cls class and net_prio index (__receive_sock), a change
  * a v1 net_cls rule would see; closing the duplicate of a descriptor the
  * target swapped meanwhile could block in a FUSE flush.) */
-static int is_socket(pid_t pid, uint64_t fd)
-{
-	char path[64], link[32];
-	if (fd > 0x7fffffff)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	return n >= 7 && !memcmp(link, "socket:", 7);
-}
+#define is_socket(pid, fd) rcall_reads.is_socket(pid, fd)
 
 /* A struct timespec at addr in t's memory, read, never written, in
  * microseconds rounded up: 0 if none, unreadable or invalid. */
 static int64_t timespec_us(struct target *t, uint64_t addr)
 {
 	int64_t ts[2];
-	if (!addr || pt_read(t->io_pid, addr, ts, sizeof(ts)) || ts[0] < 0 || ts[1] < 0 ||
+	if (!addr || rcall_reads.memory(t->io_pid, addr, ts, sizeof(ts)) || ts[0] < 0 || ts[1] < 0 ||
 	    ts[1] >= 1000000000 || ts[0] > INT64_MAX / 2000000)
 		return 0;
 	return ts[0] * 1000000 + (ts[1] + 999) / 1000;
@@ -255,7 +247,7 @@ static int read_uring_arg(struct target *t, const uint64_t *args, uint64_t u[3])
 	unsigned flags = (unsigned)args[3];
 	if ((flags & (URING_GETEVENTS | URING_EXT_ARG)) != (URING_GETEVENTS | URING_EXT_ARG) ||
 	    (flags & (URING_ABS_TIMER | URING_EXT_ARG_REG)) || args[5] != URING_ARG_SIZE ||
-	    pt_read(t->io_pid, args[4], u, URING_ARG_SIZE))
+	    rcall_reads.memory(t->io_pid, args[4], u, URING_ARG_SIZE))
 		return 0;
 	return (u[1] >> 32) == 0 && u[2] != 0;
 }
@@ -292,7 +284,7 @@ static int64_t timeout_us(struct target *t, const struct timed_call *c, const ui
  * stretch its timeout? Also its count of sleeps. 1 yes, 0 no, <0 error. */
 static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 {
-	char path[80], *text = target_thread_status(t->io_pid, tid);
+	char *text = rcall_reads.task_file(t->io_pid, tid, "status");
 	if (!text)
 		return -ESRCH;
 	const char *v = target_status_field(text, "voluntary_ctxt_switches");
@@ -300,8 +292,7 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 	free(text);
 	/* The task's own file: a tid that is no longer this process's reads
 	 * as gone. */
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)t->io_pid, (int)tid);
-	if (core_read_file(path, 4096, &text, NULL))
+	if (!(text = rcall_reads.task_file(t->io_pid, tid, "syscall")))
 		return -ESRCH;
 	struct arch_blocked_call b;
 	pt_parse_blocked_call(text, &b);
@@ -421,15 +412,14 @@ static void shorten(const struct timed_call *c, arch_gpregs_t *r, pt_usec_t ends
 
 void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
 {
-	char path[80], *text;
+	char *text;
 	memset(s, 0, sizeof(*s));
 	/* "RUNTIME RUN_DELAY PCOUNT" (proc_pid_schedstat; CONFIG_SCHED_INFO). */
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)t->io_pid, (int)tid);
-	if (core_read_file(path, 4096, &text, NULL))
+	if (!(text = rcall_reads.task_file(t->io_pid, tid, "schedstat")))
 		return;
 	int n = sscanf(text, "%*u %*u %llu", &s->arrivals);
 	free(text);
-	if (n != 1 || !(text = target_thread_status(t->io_pid, tid)))
+	if (n != 1 || !(text = rcall_reads.task_file(t->io_pid, tid, "status")))
 		return;
 	const char *v = target_status_field(text, "voluntary_ctxt_switches");
 	const char *w = target_status_field(text, "nonvoluntary_ctxt_switches");
@@ -461,7 +451,7 @@ void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s)
  * sleep, that gets a CPU back then; and one waiting for a CPU at the look
  * (preempted in user space) that then enters such a call and is
  * preempted in its entry. Either is answered timed out, early. */
-static int woken_before_interrupt(struct target *t, pid_t tid, const struct rcall_sched *before)
+int rcall_wait_woken(struct target *t, pid_t tid, const struct rcall_sched *before)
 {
 	struct rcall_sched now;
 	if (!before->valid)
@@ -477,7 +467,7 @@ static int woken_before_interrupt(struct target *t, pid_t tid, const struct rcal
  * (a socket's is finite: an endless one gives -ERESTARTSYS,
  * sock_intr_errno), on a socket where the call takes any descriptor, by a
  * thread woken before the interrupt. */
-static int woken_out_of(struct target *t, const struct rcall_hold *h, const struct timed_call *c,
+static int woken_out_of(struct target *t, const struct rcall_held *h, const struct timed_call *c,
 			const uint64_t *args, int arg0_known)
 {
 	if (!c || !(c->flags & LATE_EINTR))
@@ -486,12 +476,12 @@ static int woken_out_of(struct target *t, const struct rcall_hold *h, const stru
 					 (!arg0_known || !is_socket(t->io_pid, args[c->arg]))
 			       : timeout_us(t, c, args) <= 0)
 		return 0;
-	return woken_before_interrupt(t, h->tid, &h->before);
+	return rcall_wait_woken(t, h->tid, &h->before);
 }
 
 /* Plan re-making call c (made with args) of held thread h at release, its
- * timeout cut to end at ends (rcall_wait_reissue). */
-static void plan(struct target *t, struct rcall_hold *h, const struct timed_call *c,
+ * timeout cut to end at ends (rcall_remake.c). */
+static void plan(struct target *t, struct rcall_held *h, const struct timed_call *c,
 		 const uint64_t *args, pt_usec_t ends)
 {
 	struct rcall_reissue *p = &h->reissue;
@@ -518,7 +508,7 @@ static void plan(struct target *t, struct rcall_hold *h, const struct timed_call
 	p->ends = ends;
 }
 
-int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
+int rcall_wait_resume(struct target *t, struct rcall_held *h, arch_gpregs_t *r)
 {
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
 	uint64_t args[6];
@@ -557,7 +547,7 @@ int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
 	return 0;
 }
 
-int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *r)
+int rcall_wait_forgotten(struct target *t, struct rcall_held *h, arch_gpregs_t *r)
 {
 	/* Stopped just past a system call instruction, its result -EINTR, the
 	 * call's number still in the register that passed it (arm64's x8:
@@ -583,7 +573,7 @@ void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
 }
 
 /* Does p point just below the red zone of a thread whose registers are r,
- * where rcall_wait_reissue puts a copy? */
+ * where rcall_remake puts a copy? */
 static int below_red_zone(const arch_gpregs_t *r, uint64_t p)
 {
 	uint64_t top = arch_sp(r) - ARCH_RED_ZONE;
@@ -629,7 +619,7 @@ long rcall_wait_remade(const arch_gpregs_t *r, const char *insn, uint64_t args[6
 	return c->nr;
 }
 
-static int plan_remade(struct target *t, struct rcall_hold *h)
+static int plan_remade(struct target *t, struct rcall_held *h)
 {
 	char insn[ARCH_SYSCALL_INSN_LEN];
 	uint64_t args[6];
@@ -646,7 +636,7 @@ static int plan_remade(struct target *t, struct rcall_hold *h)
 	return h->reissue.nr != 0;
 }
 
-int rcall_wait_plan(struct target *t, struct rcall_hold *h)
+int rcall_wait_plan(struct target *t, struct rcall_held *h)
 {
 	const arch_gpregs_t *r = &h->regs;
 	int block = arch_restarts_by_block(r);
@@ -689,7 +679,7 @@ int rcall_wait_plan(struct target *t, struct rcall_hold *h)
 	return h->reissue.nr ? 0 : block;
 }
 
-void rcall_wait_reissue_regs(const struct rcall_hold *h, arch_gpregs_t *r)
+void rcall_wait_reissue_regs(const struct rcall_held *h, arch_gpregs_t *r)
 {
 	*r = h->regs;
 	long ret = arch_syscall_ret(r);
@@ -702,7 +692,7 @@ void rcall_wait_reissue_regs(const struct rcall_hold *h, arch_gpregs_t *r)
 		arch_syscall_rewind(r);
 }
 
-size_t rcall_wait_frame_copy(const struct rcall_hold *h, arch_gpregs_t *r, uint64_t at,
+size_t rcall_wait_frame_copy(const struct rcall_held *h, arch_gpregs_t *r, uint64_t at,
 			     uint64_t out[6])
 {
 	const struct rcall_reissue *p = &h->reissue;
@@ -727,85 +717,4 @@ size_t rcall_wait_frame_copy(const struct rcall_hold *h, arch_gpregs_t *r, uint6
 	out[ts + 1] = (uint64_t)(left % 1000000) * 1000;
 	arch_set_rewound_arg(r, p->arg, at);
 	return len;
-}
-
-/* After crash-safe calls the thread is at rt_sigreturn's syscall-exit stop,
- * from which the kernel applies no restart code (exit_to_user_mode_loop
- * calls arch_do_signal_or_restart only with TIF_SIGPENDING): an interrupt
- * takes it on to a stop inside get_signal (do_jobctl_trap comes before any
- * signal is dequeued), where one is. 0 there (a signal-delivery stop there
- * too: its signal is given back at release), <0 not. */
-static int to_signal_stop(struct rcall_hold *h)
-{
-	int e = pt_interrupt(h->tid);
-	if (!e)
-		e = pt_cont(h->tid, 0);
-	while (!e) {
-		int status;
-		if ((e = pt_wait(h->tid, pt_now_us() + 1000000, &status)))
-			break;
-		if (!WIFSTOPPED(status))
-			return -ESRCH;
-		int sig = WSTOPSIG(status), event = status >> 16;
-		if (event == PTRACE_EVENT_STOP)
-			return 0; /* the interrupt's, or a group stop's: both in get_signal */
-		if (event || sig == (SIGTRAP | 0x80)) {
-			e = pt_cont(h->tid, 0);
-			continue;
-		}
-		h->release_sig = sig;
-		return 0;
-	}
-	return e;
-}
-
-int rcall_wait_reissue(struct target *t, struct rcall_hold *h)
-{
-	const struct rcall_reissue *p = &h->reissue;
-	arch_gpregs_t r;
-	int e;
-	rcall_wait_reissue_regs(h, &r);
-	if (ARCH_RESTART_AT_STOP && h->ran && !h->dirty && (e = to_signal_stop(h))) {
-		if (e != -ETIMEDOUT)
-			return e;
-		/* Running on (frozen on its way out, say) with the frame's
-		 * registers, the call made again whole: let go at its stop. */
-		rcall_add_straggler(t, h->tid, NULL);
-		return 1;
-	}
-	pt_usec_t left = p->ends - pt_now_us();
-	if (left < 0)
-		left = 0; /* up: made with no time, it returns as timed out by itself */
-	if (p->how == RCALL_REISSUE_MS) {
-		arch_set_rewound_arg(&r, p->arg, (uint64_t)((left + 999) / 1000));
-	} else if (p->how == RCALL_REISSUE_TIMESPEC || p->how == RCALL_REISSUE_URING) {
-		/* Below the red zone, where a signal frame would go: memory the
-		 * thread does not use, written, never saved or written back;
-		 * after the last call (the scratch mapping's munmap ran its
-		 * frame there). The kernel copies it at the call's entry
-		 * (get_timespec64; io_get_ext_arg), so once the call is made
-		 * again nothing reads it any more. A handler's frame may
-		 * overwrite it before that: the call is entered as interrupted
-		 * with -ERESTARTNOHAND, which a handler turns into EINTR
-		 * without making the call again. */
-		uint64_t buf[6], at = (arch_sp(&r) - ARCH_RED_ZONE - sizeof(buf)) & ~(uint64_t)15;
-		size_t len = 16;
-		uint64_t ts = at;
-		if (p->how == RCALL_REISSUE_URING) {
-			/* sigmask, sigmask_sz as the program's; ts pointing here */
-			memcpy(buf, p->uring, URING_ARG_SIZE);
-			ts = at + 32;
-			buf[2] = ts;
-			buf[3] = 0;
-			len = 48;
-		}
-		buf[(ts - at) / 8] = (uint64_t)(left / 1000000);
-		buf[(ts - at) / 8 + 1] = (uint64_t)(left % 1000000) * 1000;
-		if ((e = pt_write(h->tid, at, buf, len)))
-			return e;
-		arch_set_rewound_arg(&r, p->arg, at);
-	}
-	arch_syscall_interrupted(&r, ERESTARTNOHAND);
-	h->regs = r;
-	return 0;
 }

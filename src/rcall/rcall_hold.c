@@ -18,7 +18,7 @@
 
 #define MAX_THREADS 65536
 
-static int save_thread(struct target *t, struct rcall_hold *h)
+static int save_thread(struct target *t, struct rcall_held *h)
 {
 	int e = rcall_held_gpregs(h, h->tid, &h->regs);
 	if (e)
@@ -51,7 +51,7 @@ static int save_thread(struct target *t, struct rcall_hold *h)
 /* mallctl may set errno (jemalloc's failure paths, its own syscalls); the
  * thread's errno is thread-local memory that must read as found. libc's
  * __errno_location() gives its address: one call, done first. */
-static int save_errno(struct target *t, struct rcall_hold *h)
+static int save_errno(struct target *t, struct rcall_held *h)
 {
 	uint64_t addr;
 	if (!t->rc->errno_location)
@@ -65,7 +65,7 @@ static int save_errno(struct target *t, struct rcall_hold *h)
 	return 0;
 }
 
-static void drop_hold(struct rcall_hold *h)
+static void drop_hold(struct rcall_held *h)
 {
 	rcall_seccomp_free(h);
 	free(h->fpstate);
@@ -121,7 +121,7 @@ static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wl
 		return -ENOMEM;
 	int n = target_threads(t->pid, tids, MAX_THREADS), clear = 1;
 	for (int i = 0; i < n && clear == 1; i++) {
-		struct rcall_hold peer = { .tid = tids[i], .look_only = 1 };
+		struct rcall_held peer = { .tid = tids[i], .look_only = 1 };
 		arch_gpregs_t r;
 		if (tids[i] == held || (t->io_pid != t->pid && tids[i] == t->pid))
 			continue;
@@ -156,7 +156,7 @@ static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wl
  * and would set up when let go from this very stop. Borrowed, the call is
  * made again from the start (a sleep redone whole): such a thread is tried
  * last, as the restart-block ones are. */
-static int at_unknown_restart(const struct rcall_hold *h)
+static int at_unknown_restart(const struct rcall_held *h)
 {
 	char insn[ARCH_SYSCALL_INSN_LEN];
 	return !arch_in_syscall(&h->regs) &&
@@ -200,7 +200,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	pt_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
-	struct rcall_hold *h = calloc(1, sizeof(*h));
+	struct rcall_held *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->tid = tid;
@@ -376,7 +376,7 @@ int rcall_hold(struct target *t)
 }
 
 /* The hold is over: count it for --json's timings, and forget it. */
-static void end_hold(struct rcall_ctx *c, struct rcall_hold *h, int crash_safe)
+static void end_hold(struct rcall_ctx *c, struct rcall_held *h, int crash_safe)
 {
 	int64_t held = pt_now_us() - h->since;
 	if (held > c->timing.us_max)
@@ -395,7 +395,7 @@ static void end_hold(struct rcall_ctx *c, struct rcall_hold *h, int crash_safe)
 int rcall_release(struct target *t)
 {
 	struct rcall_ctx *c = t->rc;
-	struct rcall_hold *h = c ? c->hold : NULL;
+	struct rcall_held *h = c ? c->hold : NULL;
 	if (!h) {
 		rcall_sweep(t);
 		return 0;
@@ -429,7 +429,7 @@ int rcall_release(struct target *t)
 	int reissue = 0;
 	if (eintr) {
 		h->regs = h->eintr_regs;
-	} else if (h->reissue.nr && (reissue = rcall_wait_reissue(t, h)) == 1) {
+	} else if (h->reissue.nr && (reissue = rcall_remake(t, h)) == 1) {
 		end_hold(c, h, rcall_crash_safe(t));
 		rcall_sweep(t);
 		return first;

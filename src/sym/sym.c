@@ -25,7 +25,7 @@
 #include "core_elf.h"
 #include "core_open.h"
 
-/* Symbol prefixes seen in the wild (see FACTS.md): Debian and most builds
+/* Symbol prefixes seen in the wild (doc/jemalloc-versions.md): Debian and most builds
  * export plain names; --with-jemalloc-prefix=je_ (Redis' bundled copy, many
  * static builds); Rust's tikv-jemalloc-sys uses _rjem_. */
 static const char *const known_prefixes[] = { "", "je_", "_rjem_" };

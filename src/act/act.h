@@ -35,6 +35,11 @@ enum act_kind {
  * for tens of seconds. A record takes 0.5 to 4.5 KB (two traces of up to
  * 128 frames): 10,000 make at most ~45 MB. */
 #define ACT_RECENT_MAX 10000
+/* A profile is what the target wrote into jeattach's pipe: its size is
+ * the target's choice (a thread of it can write into the pipe without end),
+ * so a dump is refused past this, unless --max-dump says otherwise. 2^20
+ * distinct stacks make about 0.5 GB. */
+#define ACT_DEFAULT_MAX_DUMP (4ULL << 30)
 
 /* What --activate and --for do on a jemalloc whose activation does not
  * reach threads that already allocated (5.2.x, act_rearm.c). */

@@ -10,8 +10,9 @@
  * written back; x86_64 after crash-safe calls: rt_sigreturn forgets the
  * syscall): the kernel no longer knows one was interrupted, runs the
  * handler and makes the call again, so pause() would not return for that
- * signal. Here the decision is made as do_signal makes it, from /proc and
- * the handler's flags, while the thread is still held. */
+ * signal. The decision is made as do_signal makes it, from /proc (here, at
+ * the stop) and the handler's flags (rcall_signal_ends.c, at release),
+ * while the thread is still held. */
 #include "config.h"
 
 #include <errno.h>
@@ -21,8 +22,6 @@
 #include <sys/syscall.h>
 #include "kernel_restart.h"
 #include "rcall_internal.h"
-
-#define SA_RESTART_FLAG 0x10000000UL /* SA_RESTART, the same on every Linux ABI */
 
 /* Calls that carry their own signal mask (sigsuspend, and the p- waits
  * given one): re-executed, they install that mask again and the kernel
@@ -53,7 +52,7 @@ static int carries_mask(long nr, const arch_gpregs_t *r)
 	}
 }
 
-void rcall_signal_note(struct rcall_hold *h, const arch_gpregs_t *r, int eintr_undone)
+void rcall_signal_note(struct rcall_held *h, const arch_gpregs_t *r, int eintr_undone)
 {
 	h->on_signal = RCALL_SIG_RESTART;
 	if (!arch_in_syscall(r) || carries_mask(arch_syscall_nr(r), r))
@@ -95,10 +94,7 @@ static int next_signal(uint64_t set)
 	return set ? __builtin_ctzll(set) + 1 : 0;
 }
 
-/* The first signal get_signal will deliver to a handler once the thread
- * runs under mask blocked: private pending before shared; 0 none (or one
- * that ends the process first, where nothing matters any more). */
-static int handled_next(pid_t pid, pid_t tid, uint64_t blocked)
+int rcall_signal_handled_next(pid_t pid, pid_t tid, uint64_t blocked)
 {
 	static const char *const keys[4] = { "SigPnd", "ShdPnd", "SigIgn", "SigCgt" };
 	uint64_t v[4];
@@ -116,38 +112,4 @@ static int handled_next(pid_t pid, pid_t tid, uint64_t blocked)
 		}
 	}
 	return 0;
-}
-
-/* Does sig's handler have SA_RESTART? rt_sigaction(sig, NULL, &old) made
- * by the thread, if its seccomp filters allow it: 1 yes, 0 no, <0
- * unknown. The kernel's struct sigaction has sa_flags second on every ABI. */
-static int has_sa_restart(struct target *t, int sig)
-{
-	uint64_t old[4] = { 0, 0, 0, 0 }, addr;
-	int e = rcall_push(t, old, sizeof(old), &addr);
-	if (e)
-		return e;
-	uint64_t args[4] = { (uint64_t)sig, 0, addr, 8 };
-	long ret;
-	if ((e = rcall_syscall_allowed(t, SYS_rt_sigaction, args, 4, &ret)))
-		return e;
-	if (ret)
-		return (int)ret;
-	if ((e = rcall_read(t, addr, old, sizeof(old))))
-		return e;
-	return (old[1] & SA_RESTART_FLAG) != 0;
-}
-
-int rcall_signal_ends_call(struct target *t, struct rcall_hold *h)
-{
-	if (h->on_signal == RCALL_SIG_RESTART || !h->mask_saved)
-		return 0;
-	int sig = handled_next(t->io_pid, h->tid, h->sigmask);
-	if (!sig)
-		return 0;
-	if (h->on_signal == RCALL_SIG_EINTR)
-		return 1;
-	/* Unknown (a seccomp filter refused the query, say): restarted, as
-	 * before. */
-	return has_sa_restart(t, sig) == 0;
 }

@@ -25,27 +25,27 @@
 #endif
 
 /* The held thread, or NULL. */
-static struct rcall_hold *held(const struct target *t)
+static struct rcall_held *held(const struct target *t)
 {
 	return t->rc ? t->rc->hold : NULL;
 }
 
 int rcall_crash_safe(const struct target *t)
 {
-	const struct rcall_hold *h = held(t);
+	const struct rcall_held *h = held(t);
 	return h && t->rc->ret_restorer && h->fpstate && h->fplen && !h->restart_block &&
 	       !h->no_sigreturn;
 }
 
 int rcall_seccomp_denied(const struct target *t)
 {
-	const struct rcall_hold *h = held(t);
+	const struct rcall_held *h = held(t);
 	return h ? h->seccomp_nr : 0;
 }
 
 pid_t rcall_held_tid(const struct target *t)
 {
-	const struct rcall_hold *h = held(t);
+	const struct rcall_held *h = held(t);
 	return h ? h->tid : 0;
 }
 
@@ -54,7 +54,7 @@ pid_t rcall_held_tid(const struct target *t)
  * cannot pass to another process meanwhile), else io_pid. */
 pid_t rcall_mem_pid(const struct target *t)
 {
-	const struct rcall_hold *h = held(t);
+	const struct rcall_held *h = held(t);
 	return h ? h->tid : t->io_pid;
 }
 
@@ -68,7 +68,7 @@ int rcall_read(struct target *t, uint64_t addr, void *buf, size_t len)
  * running call's return address). */
 static int left(const struct target *t)
 {
-	const struct rcall_hold *h = held(t);
+	const struct rcall_held *h = held(t);
 	return h && h->left;
 }
 
@@ -86,14 +86,14 @@ int rcall_read_string(struct target *t, uint64_t addr, char *buf, size_t cap)
 
 void rcall_scratch_reset(struct target *t)
 {
-	struct rcall_hold *h = held(t);
+	struct rcall_held *h = held(t);
 	if (h)
 		h->scratch_cur = h->scratch_hi;
 }
 
 int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
 {
-	struct rcall_hold *h = held(t);
+	struct rcall_held *h = held(t);
 	if (!h)
 		return -EINVAL;
 	if (h->left)
@@ -159,7 +159,7 @@ static int resume(pid_t tid, enum run_mode mode, int sig)
  * the running call's now: they are not written back. */
 static int leave_call(struct target *t, pid_t tid, int stopped)
 {
-	struct rcall_hold *h = t->rc->hold;
+	struct rcall_held *h = t->rc->hold;
 	int status, sig = 0;
 	h->left = 1;
 	if (stopped) { /* at a syscall stop of the callee: nothing to give back */
@@ -193,7 +193,7 @@ out:
  * it; 1: not ours (sent by kill()), pass it on; <0: the call ends. */
 static int on_fault(struct target *t, int sig)
 {
-	struct rcall_hold *h = t->rc->hold;
+	struct rcall_held *h = t->rc->hold;
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
 	pt_get_siginfo(h->tid, &si);
@@ -318,7 +318,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		     stop_check check, void *arg)
 {
 	struct rcall_ctx *c = t->rc;
-	struct rcall_hold *h = c->hold;
+	struct rcall_held *h = c->hold;
 	pid_t tid = h->tid;
 	/* No deadline here: --timeout bounded finding the thread (rcall_hold);
 	 * a call that has started runs to its end, however long it takes. */
@@ -510,7 +510,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		      uint64_t *ret)
 {
 	struct rcall_ctx *c = t->rc;
-	struct rcall_hold *h = c->hold;
+	struct rcall_held *h = c->hold;
 	if (h->left)
 		return -JE_ERR_LEFT;
 	int stack_args = nargs > ARCH_MAX_CALL_ARGS ? nargs - ARCH_MAX_CALL_ARGS : 0;
@@ -581,7 +581,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret)
 {
-	struct rcall_hold *h = held(t);
+	struct rcall_held *h = held(t);
 	if (!h)
 		return -EINVAL;
 	if (rcall_crash_safe(t))
@@ -606,14 +606,14 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 
 int rcall_syscall_crash_safe(const struct target *t, int nargs)
 {
-	const struct rcall_hold *h = held(t);
+	const struct rcall_held *h = held(t);
 	return h && rcall_crash_safe(t) && h->errno_addr && t->rc->syscall_fn &&
 	       nargs + 1 <= ARCH_MAX_CALL_ARGS + t->rc->ret_gadget_pops;
 }
 
 int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, long *ret)
 {
-	struct rcall_hold *h = held(t);
+	struct rcall_held *h = held(t);
 	const struct rcall_ctx *c = t->rc;
 	if (!h || !c->syscall_insn)
 		return -EINVAL;

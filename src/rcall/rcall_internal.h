@@ -36,6 +36,7 @@ enum rcall_reissue_how {
 	RCALL_REISSUE_TIMESPEC,  /* a struct timespec pointed at by argument arg */
 	RCALL_REISSUE_URING,     /* io_uring_enter's io_uring_getevents_arg (argument arg) */
 };
+#define URING_ARG_SIZE 24 /* struct io_uring_getevents_arg: uring[3] */
 struct rcall_reissue {
 	long nr;                 /* 0: none */
 	enum rcall_reissue_how how;
@@ -45,7 +46,7 @@ struct rcall_reissue {
 };
 
 /* One held thread, as found and as changed. */
-struct rcall_hold {
+struct rcall_held {
 	pid_t tid;
 	pt_usec_t since;        /* when the thread was stopped */
 	arch_gpregs_t regs;     /* as found */
@@ -117,7 +118,7 @@ struct rcall_ctx {
 	uint64_t syscall_fn;     /* libc's syscall(), for crash-safe syscalls */
 	void *unwind_as;         /* libunwind address space, made once */
 	void *unwind_tables;     /* unwind tables found so far (rcall_safepoint.c) */
-	struct rcall_hold *hold; /* non-NULL while a thread is held */
+	struct rcall_held *hold; /* non-NULL while a thread is held */
 	/* Threads seized and interrupted that did not stop within their budget
 	 * (a vfork parent, D state): let go at their first stop (rcall_sweep). */
 	struct rcall_straggler *stragglers;
@@ -145,35 +146,40 @@ void rcall_unwind_free(struct rcall_ctx *c);
 /* Seize and interrupt tid; wait for its first stop (rcall_stop.c). 0
  * held, 1 not usable (gone, about to take a signal, or slow to stop;
  * already let go, or to be let go by rcall_sweep), <0 error. */
-int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_hold *h);
+int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h);
 /* A held thread's registers, as the generic code reasons about them
  * (arch_at_interrupt_stop with the call it was blocked in). */
-int rcall_held_gpregs(const struct rcall_hold *h, pid_t tid, arch_gpregs_t *r);
+int rcall_held_gpregs(const struct rcall_held *h, pid_t tid, arch_gpregs_t *r);
 /* Sweep until no straggler is left but those in an uninterruptible wait,
  * for at most budget_us. */
 void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
 /* tid was interrupted and has not stopped yet: let go at its first stop
  * (rcall_sweep). h: the hold that stopped it (its wait and blocked call
  * are kept), or NULL when nothing of them applies (a call was running). */
-int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_hold *h);
+int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_held *h);
 /* rcall_syscall, made only if the held thread's seccomp filters let it
  * through (rcall_seccomp.c); -JE_ERR_SECCOMP otherwise, nothing made. */
 int rcall_syscall_allowed(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
 /* At h's first stop, with its registers r there (the call and its restart
  * code; eintr_undone: the interrupt's EINTR was rewound): what a signal
  * handled at release must do to the call (rcall_signal.c). */
-void rcall_signal_note(struct rcall_hold *h, const arch_gpregs_t *r, int eintr_undone);
+void rcall_signal_note(struct rcall_held *h, const arch_gpregs_t *r, int eintr_undone);
+/* The first signal get_signal will deliver to a handler once thread tid
+ * runs under mask blocked: private pending before shared; 0 none (or one
+ * that ends the process first, where nothing matters any more). */
+int rcall_signal_handled_next(pid_t pid, pid_t tid, uint64_t blocked);
 /* At release, while still held: does a signal the thread will handle at
- * once end its call with EINTR (then h->eintr_regs go back)? 1 yes. */
-int rcall_signal_ends_call(struct target *t, struct rcall_hold *h);
+ * once end its call with EINTR (then h->eintr_regs go back)? 1 yes
+ * (rcall_signal_ends.c). */
+int rcall_signal_ends_call(struct target *t, struct rcall_held *h);
 /* Scratch memory for h's calls (rcall_scratch.c): begin once the
  * thread's registers and mask are saved (below its red zone, as a signal
  * frame: the errno lookup and the mmap run there); map once errno is known
  * (-JE_ERR_NO_SCRATCH where no mapping can be made: calls never run on the
  * thread's own stack beyond that); close before the thread is put back. */
-int rcall_scratch_begin(struct target *t, struct rcall_hold *h);
-int rcall_scratch_map(struct target *t, struct rcall_hold *h);
-int rcall_scratch_close(struct target *t, struct rcall_hold *h);
+int rcall_scratch_begin(struct target *t, struct rcall_held *h);
+int rcall_scratch_map(struct target *t, struct rcall_held *h);
+int rcall_scratch_close(struct target *t, struct rcall_held *h);
 /* May calls run below sp (the red zone already left) where no mapping can
  * be made? 1 when sp lies in the main thread's [stack] or in an anonymous
  * mapping with a guard (an inaccessible anonymous mapping) right below it
@@ -213,23 +219,26 @@ int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *beg
 		     size_t rlen);
 /* tid's scheduling counters now (s->valid 0 if the kernel has none). */
 void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s);
+/* Was tid, seen in no call with counters before just before its interrupt,
+ * woken from its call's sleep before the interrupt came (rcall_wait.c)? */
+int rcall_wait_woken(struct target *t, pid_t tid, const struct rcall_sched *before);
 /* Registers r of held thread h's call that returned the interrupt's EINTR,
  * begun no earlier than h->wait_began (0: unknown): rewind it to be made
  * again, its register timeout cut to what is left (h->wait_ends: when that
  * is, 0 if none), or, if its time was already up, have it return its
  * timed-out result (1). */
-int rcall_wait_resume(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
+int rcall_wait_resume(struct target *t, struct rcall_held *h, arch_gpregs_t *r);
 /* Registers r of held thread h, seen in no call before its interrupt and
  * stopped where the stop no longer shows a call (ARCH_SYSCALL_FORGOTTEN_AT_STOP):
  * if it was woken from a timed wait whose timeout the interrupt turned
  * into EINTR, have the call return timed out (1). */
-int rcall_wait_forgotten(struct target *t, struct rcall_hold *h, arch_gpregs_t *r);
+int rcall_wait_forgotten(struct target *t, struct rcall_held *h, arch_gpregs_t *r);
 /* At a hold's first stop, registers as found in h->regs: plan re-making
  * its interrupted call at release (h->reissue) where that makes it end when
  * it would have. 1 if it still restarts through the restart block (a call
  * that cannot be re-made: restart_syscall itself, a CPU-time clock), 0 if
  * not. */
-int rcall_wait_plan(struct target *t, struct rcall_hold *h);
+int rcall_wait_plan(struct target *t, struct rcall_held *h);
 /* Registers r, insn the ARCH_SYSCALL_INSN_LEN bytes at r's pc: a timed
  * call jeattach re-made at an earlier release, not yet made by the kernel
  * (its timeout a copy below the red zone)? Its number with its arguments in
@@ -238,21 +247,21 @@ long rcall_wait_remade(const arch_gpregs_t *r, const char *insn, uint64_t args[6
 /* The registers that re-make h's planned call from its start, with the
  * program's own arguments (a crash-safe call's frame: what a thread whose
  * jeattach died runs). */
-void rcall_wait_reissue_regs(const struct rcall_hold *h, arch_gpregs_t *r);
+void rcall_wait_reissue_regs(const struct rcall_held *h, arch_gpregs_t *r);
 /* A crash-safe call's frame, registers r (rcall_wait_reissue_regs), to be
  * built at frame_addr: where the planned call's timeout pointer is a copy
  * jeattach left below the red zone (the call re-made at an earlier
  * release), which this hold's frames overwrite, point it instead at the
  * frame's unused siginfo at `at` and fill out with what goes there (the
  * time left now). Returns the bytes to write at `at`, 0 for none. */
-size_t rcall_wait_frame_copy(const struct rcall_hold *h, arch_gpregs_t *r, uint64_t at,
+size_t rcall_wait_frame_copy(const struct rcall_held *h, arch_gpregs_t *r, uint64_t at,
 			     uint64_t out[6]);
 /* At release, after the last call: make h->regs the planned call re-made
  * with what is left of its timeout (written below the red zone), and stop
  * the thread where the kernel applies a restart code if it is not there
  * (after crash-safe calls). 0 done, <0 not (h->regs unchanged), 1 the
  * thread did not stop again and is let go at its stop (rcall_sweep). */
-int rcall_wait_reissue(struct target *t, struct rcall_hold *h);
+int rcall_remake(struct target *t, struct rcall_held *h);
 /* A register timeout rewound by rcall_wait_resume: what is left now. */
 void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
 /* Does tid, entering or blocked in system call nr with args, wait on a
@@ -263,6 +272,6 @@ int rcall_selflock_decide(long nr, const uint64_t args[6], const int32_t mutex[5
 /* The same for the call tid is blocked in now (/proc/PID/task/TID/syscall). */
 int rcall_selflock_blocked(struct target *t, pid_t tid);
 /* Free what rcall_seccomp.c read for a hold. */
-void rcall_seccomp_free(struct rcall_hold *h);
+void rcall_seccomp_free(struct rcall_held *h);
 
 #endif

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "core_read.h"
 #include "target.h"
 
 void target_thread_ended(struct target *t, int status)
@@ -157,6 +158,21 @@ static void say_status(int status, char *buf, size_t len)
 			 WCOREDUMP(status) ? ", core dumped" : "");
 	else
 		snprintf(buf, len, "the process exited with status %d", WEXITSTATUS(status));
+}
+
+int target_alive(const struct target *t)
+{
+	char path[64], *text;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->io_pid);
+	if (core_read_file(path, CORE_READ_PROC_MAX, &text, NULL))
+		return 0;
+	const char *v = target_status_field(text, "State");
+	/* An exiting process drops its memory (exit_mm) before it becomes a
+	 * zombie; meanwhile /proc shows it running but without Vm* lines, and
+	 * its maps are empty: that is gone too. */
+	int alive = v && *v != 'Z' && *v != 'X' && target_status_field(text, "VmSize");
+	free(text);
+	return alive;
 }
 
 enum target_fate target_fate(const struct target *t, char *buf, size_t len)

@@ -146,7 +146,7 @@ enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *d
 				"false); use a build configured with --enable-prof (Debian's is)",
 				doing);
 	/* Read opt.prof first: jemalloc 5.2 and older return 0 from a write of
-	 * prof.active when opt.prof is false, and do nothing (FACTS.md). */
+	 * prof.active when opt.prof is false, and do nothing (doc/jemalloc-versions.md). */
 	act_conf_var(t, var, sizeof(var));
 	if ((c = act_read_flag(t, r, doing, "opt.prof", &on)) || !on)
 		return c ? c : act_fail(r, JE_EXIT_NOPROF,

@@ -12,11 +12,7 @@
 #define OPT_MAX_PIDS 4096
 #define OPT_MAX_FRAG_OUT 2 /* --frag-out: one .json, one .svg */
 #define OPT_MAX_RECENT ACT_RECENT_MAX /* --recent N */
-/* A profile is what the target wrote into jeattach's pipe: its size is
- * the target's choice (a thread of it can write into the pipe without end),
- * so a dump is refused past this, unless --max-dump says otherwise. 2^20
- * distinct stacks make about 0.5 GB. */
-#define OPT_DEFAULT_MAX_DUMP (4ULL << 30)
+#define OPT_DEFAULT_MAX_DUMP ACT_DEFAULT_MAX_DUMP /* --max-dump */
 
 struct options {
 	pid_t pids[OPT_MAX_PIDS];

@@ -25,7 +25,6 @@
 #include "act_stamp.h"
 #include "core_read.h"
 #include "errors.h"
-#include "options.h"
 #include "rcall.h"
 #include "rproc.h"
 #include "target_limits.h"
@@ -207,7 +206,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 
 	/* 1. The pipe, our end of it, our store. */
 	struct dump_pipe p;
-	if ((c = dump_pipe_make(t, r, doing, r->dump.max ? r->dump.max : OPT_DEFAULT_MAX_DUMP,
+	if ((c = dump_pipe_make(t, r, doing, r->dump.max ? r->dump.max : ACT_DEFAULT_MAX_DUMP,
 				&p)))
 		return c;
 

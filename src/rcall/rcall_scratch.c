@@ -54,13 +54,13 @@
 #define SCRATCH_MAP_LEN (1024 * 1024 + 64 * 1024)
 
 /* The region below the red zone, as a signal frame would use it. */
-static void use_dead_stack(struct rcall_hold *h)
+static void use_dead_stack(struct rcall_held *h)
 {
 	h->scratch_hi = h->scratch_cur = arch_sp(&h->regs) - ARCH_RED_ZONE;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
 }
 
-int rcall_scratch_begin(struct target *t, struct rcall_hold *h)
+int rcall_scratch_begin(struct target *t, struct rcall_held *h)
 {
 	(void)t;
 	use_dead_stack(h);
@@ -106,7 +106,7 @@ int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint
 
 /* No mapping: the region below the red zone if the thread's stack is a
  * real one with room (rcall_stack_room), else refused with cause. */
-static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
+static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, int e)
 {
 	struct sym_maps maps = { 0 };
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
@@ -128,7 +128,7 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_hold *h, int e)
 	return -JE_ERR_NO_SCRATCH;
 }
 
-int rcall_scratch_map(struct target *t, struct rcall_hold *h)
+int rcall_scratch_map(struct target *t, struct rcall_held *h)
 {
 	long addr = 0;
 	/* A mapping the filter would not let release unmap stays in the
@@ -172,7 +172,7 @@ int rcall_scratch_map(struct target *t, struct rcall_hold *h)
 	return 0;
 }
 
-int rcall_scratch_close(struct target *t, struct rcall_hold *h)
+int rcall_scratch_close(struct target *t, struct rcall_held *h)
 {
 	int e = 0;
 	if (h->map_addr) {

@@ -49,7 +49,7 @@ int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, arch_gpregs_t *r
 	c->only_tid = tid;
 	c->deadline = deadline;
 	char reason[160];
-	struct rcall_hold h = { .tid = tid, .look_only = 1 };
+	struct rcall_held h = { .tid = tid, .look_only = 1 };
 	int e = rcall_wait_check(t, tid, 1, &h.wait_began, reason, sizeof(reason));
 	c->only_tid = only;
 	c->deadline = until;

@@ -20,7 +20,7 @@
  * many (each prctl/seccomp call adds one): bound what is read. */
 #define MAX_FILTERS 256
 
-void rcall_seccomp_free(struct rcall_hold *h)
+void rcall_seccomp_free(struct rcall_held *h)
 {
 	for (size_t i = 0; i < h->nfilters; i++)
 		free(h->filters[i]);
@@ -43,7 +43,7 @@ static int seccomp_mode(pid_t pid, pid_t tid)
 	return mode;
 }
 
-static int read_filters(struct target *t, struct rcall_hold *h)
+static int read_filters(struct target *t, struct rcall_held *h)
 {
 	h->sec_mode = seccomp_mode(t->io_pid, h->tid);
 	if (h->sec_mode != 2)
@@ -76,7 +76,7 @@ static int read_filters(struct target *t, struct rcall_hold *h)
 
 int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *ret)
 {
-	struct rcall_hold *h = t->rc ? t->rc->hold : NULL;
+	struct rcall_held *h = t->rc ? t->rc->hold : NULL;
 	if (!h)
 		return -EINVAL;
 	if (!h->sec_state)

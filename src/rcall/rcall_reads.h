@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What the thread level's decisions read of a live thread (is its wait
+ * timed, and how long; was it woken before the interrupt), through one
+ * table of function pointers: the real /proc and memory readers by default,
+ * recorded states in unit tests (tests/check_rcall.c), as jemalloc's
+ * JET_MUTABLE hooks let its tests replace what prof_sys.c reads. Nothing
+ * but tests writes the table. */
+#ifndef JEATTACH_RCALL_READS_H
+#define JEATTACH_RCALL_READS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rcall_reads {
+	/* /proc/PID/task/TID/NAME ("status", "syscall", "schedstat") as a
+	 * NUL-terminated string the caller frees (bounded: CORE_READ_PROC_MAX);
+	 * NULL when the thread is gone or the file cannot be read. */
+	char *(*task_file)(pid_t pid, pid_t tid, const char *name);
+	/* len bytes of pid's memory at addr: 0, or -errno. */
+	int (*memory)(pid_t pid, uint64_t addr, void *buf, size_t len);
+	/* Is descriptor fd of pid a socket? 1 or 0. */
+	int (*is_socket)(pid_t pid, uint64_t fd);
+};
+
+extern struct rcall_reads rcall_reads;
+
+#endif
