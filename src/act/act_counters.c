@@ -79,18 +79,16 @@ static int near(const struct sym_maps *maps, uint64_t tp, uint64_t addr)
 
 void act_counters_learn(struct target *t, struct act_counters *k)
 {
-	arch_gpregs_t r;
 	uint64_t a, d;
 	if (k->state)
 		return;
 	k->state = -1;
 	if (act_counters_held(t, &a, &d, k->why, sizeof(k->why)))
 		return;
-	if (rcall_held_regs(t, &r)) {
+	if (rcall_held_tp(t, &k->tp)) {
 		snprintf(k->why, sizeof(k->why), "no thread is held");
 		return;
 	}
-	k->tp = arch_thread_pointer(&r);
 	k->tid = rcall_held_tid(t);
 	k->alloc_off = (int64_t)(a - k->tp);
 	k->dealloc_off = (int64_t)(d - k->tp);

@@ -64,22 +64,23 @@ static void missed(struct each_tally *y, pid_t tid, const char *why)
 		snprintf(y->missed_list + n, sizeof(y->missed_list) - n, "; ...");
 }
 
-/* Why tid could not be held, in a few words. rcall_hold's timeout says
- * "no thread was at a safe point before the timeout (REASON)": for one
- * thread, REASON is the news. */
+/* Why tid could not be held, in a few words: for one thread, the reason
+ * the hold gives (rcall_hold_miss) is the news. */
 static const char *hold_failure(struct target *t, int e)
 {
 	if (e == -JE_ERR_NOT_THREAD || e == -ESRCH)
 		return "exited";
 	if (e != -ETIMEDOUT)
 		return je_err_text(-e);
-	char *open = strchr(t->why, '('), *close = strrchr(t->why, ')');
-	if (!open || !close || close < open)
-		return "not at a safe point within its budget";
-	*close = 0;
-	if (!strcmp(open + 1, "none could be stopped"))
+	const char *reason;
+	switch (rcall_hold_miss(t, &reason)) {
+	case RCALL_MISS_NOT_STOPPED:
 		return "did not stop within its budget: an uninterruptible wait (D state, vfork)";
-	return open + 1;
+	case RCALL_MISS_UNSAFE:
+		return reason;
+	default:
+		return "not at a safe point within its budget";
+	}
 }
 
 /* Has the thread with thread pointer tp made no allocation, by its
@@ -98,7 +99,7 @@ static int idle(struct cli_run *run, const struct sym_maps *maps, uint64_t tp)
 	if (k->state != 1)
 		return 0;
 	if (act_counters_at(k, maps, tp, at) ||
-	    pt_read(run->t.io_pid, at[0], &v[0], 8) || pt_read(run->t.io_pid, at[1], &v[1], 8))
+	    rcall_read(&run->t, at[0], &v[0], 8) || rcall_read(&run->t, at[1], &v[1], 8))
 		return -1;
 	return !v[0] && !v[1];
 }
@@ -116,17 +117,17 @@ static int idle(struct cli_run *run, const struct sym_maps *maps, uint64_t tp)
 static int peek_idle(struct cli_run *run, pid_t tid, struct each_tally *y,
 		     pt_usec_t deadline)
 {
-	arch_gpregs_t r;
+	uint64_t tp;
 	if (run->sess.counters.state != 1)
 		return 0;
 	if (y->nlisted >= 0) {
-		uint64_t tp = act_tplist_tp(y->listed, y->nlisted, tid);
+		tp = act_tplist_tp(y->listed, y->nlisted, tid);
 		return tp && idle(run, &y->maps, tp) > 0;
 	}
 	y->peeked++;
-	if (rcall_peek(&run->t, tid, deadline, &r))
+	if (rcall_peek(&run->t, tid, deadline, &tp))
 		return 0;
-	return idle(run, &y->maps, arch_thread_pointer(&r)) > 0;
+	return idle(run, &y->maps, tp) > 0;
 }
 
 /* One thread: hold it, let it make its calls, give it back. */
@@ -152,9 +153,8 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	}
 	/* Again under the hold: the tid may be another thread's by now. */
 	char why[160] = "";
-	arch_gpregs_t regs;
-	int named = 0,
-	    none = rcall_held_regs(t, &regs) ? 0 : idle(run, &y->maps, arch_thread_pointer(&regs));
+	uint64_t tp;
+	int named = 0, none = rcall_held_tp(t, &tp) ? 0 : idle(run, &y->maps, tp);
 	if (none < 0)
 		snprintf(why, sizeof(why), "its thread pointer does not lead to jemalloc's data");
 	e = none ? 0 : act_thread_pass(t, &run->sess, tid, &named, why, sizeof(why));

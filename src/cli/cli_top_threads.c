@@ -152,15 +152,13 @@ static int peek(struct target *t, struct top_threads *th, struct top_thread *x,
 		const struct act_counters *k, const struct sym_maps *maps, pt_usec_t deadline,
 		uint64_t at[2])
 {
-	arch_gpregs_t r;
 	th->peeked++;
 	pt_usec_t t0 = pt_now_us();
-	int e = rcall_peek(t, x->tid, deadline, &r);
+	int e = rcall_peek(t, x->tid, deadline, &x->tp);
 	int64_t us = pt_now_us() - t0;
 	th->peek_us_max = us > th->peek_us_max ? us : th->peek_us_max;
 	if (e)
 		return e;
-	x->tp = arch_thread_pointer(&r);
 	/* A thread glibc did not create (a raw clone() without CLONE_SETTLS)
 	 * shares its creator's thread pointer: the counters there are the
 	 * other thread's. Neither is believed. */

@@ -73,20 +73,32 @@ void rcall_set_drain(struct target *t, rcall_drain_fn fn, void *arg);
 /* Hold one thread at a safe point (rcall_hold.c, rcall_safepoint.c). */
 int rcall_hold(struct target *t);
 
+/* After rcall_hold or rcall_hold_tid answered -ETIMEDOUT: why no thread
+ * was taken, typed for a front end to act on (target's why has it in
+ * words, for the message). *reason: the last thread's own (RCALL_MISS_UNSAFE),
+ * valid until the next hold. */
+enum rcall_miss {
+	RCALL_MISS_NONE,        /* no hold timed out */
+	RCALL_MISS_NOT_STOPPED, /* no thread stopped within its budget (D state, vfork) */
+	RCALL_MISS_UNSAFE,      /* stopped, never at a safe point: *reason says where */
+};
+enum rcall_miss rcall_hold_miss(const struct target *t, const char **reason);
+
 /* Hold thread tid (and no other) at a safe point, trying until deadline
  * (rcall_each.c): the per-thread pass. Errors as rcall_hold's, and
  * -JE_ERR_NOT_THREAD when tid is no longer a thread of the target. */
 int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline);
 
-/* Stop thread tid, read its registers and let it go at once (rcall_peek.c):
+/* Stop thread tid, read its thread pointer (where glibc's descriptor and
+ * jemalloc's tsd are found) and let it go at once (rcall_peek.c):
  * nothing injected, nothing changed, no safe point needed. A thread in a
  * timed wait is watched until its wait begins, at most until deadline; one
  * waiting on a socket is not stopped. 0 read, 1 not now (gone, taking a
  * signal, slow to stop, in such a wait),
  * -EBUSY while a thread is held, other <0 errors. */
-int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, arch_gpregs_t *r);
-/* The held thread's registers as they were found. */
-int rcall_held_regs(const struct target *t, arch_gpregs_t *r);
+int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp);
+/* The held thread's thread pointer, as found. Layers above see no register. */
+int rcall_held_tp(const struct target *t, uint64_t *tp);
 
 /* Call fn(args...) in the held thread; *ret gets its return value. An
  * injected call that faults returns -JE_ERR_FAULT, or -JE_ERR_SECCOMP for

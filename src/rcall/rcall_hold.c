@@ -311,6 +311,7 @@ int rcall_hold(struct target *t)
 		return -EINVAL;
 	if (c->hold)
 		return 0;
+	c->miss = RCALL_MISS_NONE;
 	rcall_sweep(t);
 	char frozen[300];
 	if (target_frozen(t, frozen, sizeof(frozen))) {
@@ -372,7 +373,16 @@ int rcall_hold(struct target *t)
 		return e;
 	target_why(t, "no thread was at a safe point before the timeout (%s)",
 		   reason[0] ? reason : "none could be stopped");
+	c->miss = reason[0] ? RCALL_MISS_UNSAFE : RCALL_MISS_NOT_STOPPED;
+	snprintf(c->miss_reason, sizeof(c->miss_reason), "%s", reason);
 	return -ETIMEDOUT;
+}
+
+enum rcall_miss rcall_hold_miss(const struct target *t, const char **reason)
+{
+	const struct rcall_ctx *c = t->rc;
+	*reason = c ? c->miss_reason : "";
+	return c ? c->miss : RCALL_MISS_NONE;
 }
 
 /* The hold is over: count it for --json's timings, and forget it. */

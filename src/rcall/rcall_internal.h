@@ -124,6 +124,9 @@ struct rcall_ctx {
 	struct rcall_straggler *stragglers;
 	size_t nstragglers, stragglers_cap;
 	pid_t only_tid;          /* borrow this thread only (--tid) */
+	/* Why the last hold that timed out found none (rcall_hold_miss). */
+	enum rcall_miss miss;
+	char miss_reason[200];
 	/* Why the last thread safe to hold had no scratch memory (no mapping,
 	 * no guarded stack with room), or "": rcall_hold's verdict. */
 	char no_scratch_why[256];

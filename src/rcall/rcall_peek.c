@@ -26,7 +26,7 @@
 #include <errno.h>
 #include "rcall_internal.h"
 
-int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, arch_gpregs_t *r)
+int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp)
 {
 	struct rcall_ctx *c = t->rc;
 	if (!c)
@@ -59,16 +59,19 @@ int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, arch_gpregs_t *r
 		return e;
 	/* Its first stop undid our EINTR (rcall_stop.c): the registers read
 	 * now are the thread's own, and letting go restarts what it was in. */
-	e = pt_get_gpregs(tid, r);
+	arch_gpregs_t r;
+	e = pt_get_gpregs(tid, &r);
 	int d = pt_detach(tid, 0);
+	if (!e)
+		*tp = arch_thread_pointer(&r);
 	return e ? e : d;
 }
 
-int rcall_held_regs(const struct target *t, arch_gpregs_t *r)
+int rcall_held_tp(const struct target *t, uint64_t *tp)
 {
 	const struct rcall_ctx *c = t->rc;
 	if (!c || !c->hold)
 		return -EINVAL;
-	*r = c->hold->regs;
+	*tp = arch_thread_pointer(&c->hold->regs);
 	return 0;
 }
