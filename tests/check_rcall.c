@@ -148,6 +148,15 @@ START_TEST(remade_call_caught_again)
 	ck_assert_int_eq(rcall_wait_remade(&r, elsewhere, args), -1);
 	arch_syscall_rewind(&r);
 	ck_assert_int_eq(rcall_wait_remade(&r, on_call, args), SYS_ppoll);
+	/* A restart-block sleep whose restart the kernel has applied before
+	 * the stop: on the instruction, about to make restart_syscall, which a
+	 * crash-safe call's rt_sigreturn would turn into EINTR. */
+	arch_check_in_syscall(&r, INSN, SYS_clock_nanosleep, 1, -ERESTART_RESTARTBLOCK);
+	ck_assert(!rcall_wait_at_restart(&r, elsewhere));
+	arch_rewind_for_sigreturn(&r); /* what the kernel does with no handler */
+	ck_assert_int_eq(arch_pc(&r), INSN);
+	ck_assert(rcall_wait_at_restart(&r, on_call));
+	ck_assert(!rcall_wait_at_restart(&r, elsewhere));
 }
 END_TEST
 

@@ -247,6 +247,14 @@ int rcall_wait_plan(struct target *t, struct rcall_held *h);
  * (its timeout a copy below the red zone)? Its number with its arguments in
  * args, or -1. */
 long rcall_wait_remade(const arch_gpregs_t *r, const char *insn, uint64_t args[6]);
+/* On its system call instruction about to make restart_syscall: a sleep
+ * whose -ERESTART_RESTARTBLOCK the kernel has already turned into that
+ * (x86_64: at one pass of exit_to_user_mode_loop, the stop at the next;
+ * or stopped in user space before it). Only its restart block knows the
+ * sleep, and a crash-safe call's rt_sigreturn resets it
+ * (do_no_restart_syscall: EINTR): such a thread keeps it, through the
+ * return trap. insn: the bytes at r's pc. 1 yes. */
+int rcall_wait_at_restart(const arch_gpregs_t *r, const char *insn);
 /* The registers that re-make h's planned call from its start, with the
  * program's own arguments (a crash-safe call's frame: what a thread whose
  * jeattach died runs). */

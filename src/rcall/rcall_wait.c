@@ -636,10 +636,19 @@ static int plan_remade(struct target *t, struct rcall_held *h)
 	return h->reissue.nr != 0;
 }
 
+int rcall_wait_at_restart(const arch_gpregs_t *r, const char *insn)
+{
+	return arch_syscall_nr_next(r) == SYS_restart_syscall &&
+	       !memcmp(insn, ARCH_SYSCALL_INSN, ARCH_SYSCALL_INSN_LEN);
+}
+
 int rcall_wait_plan(struct target *t, struct rcall_held *h)
 {
 	const arch_gpregs_t *r = &h->regs;
-	int block = arch_restarts_by_block(r);
+	char insn[ARCH_SYSCALL_INSN_LEN];
+	if (pt_read(h->tid, arch_pc(r), insn, sizeof(insn)))
+		memset(insn, 0, sizeof(insn));
+	int block = arch_restarts_by_block(r) || rcall_wait_at_restart(r, insn);
 	if (h->reissue.nr || plan_remade(t, h) || !arch_in_syscall(r))
 		return block; /* planned at the first stop (an EINTR rewound), or in no call */
 	long ret = arch_syscall_ret(r);

@@ -60,6 +60,9 @@ hang_report() {
 		done
 	done
 }
+# The test's own log, kept for reports written while a command's output
+# is redirected elsewhere.
+exec 7>&1
 # bounded SECONDS COMMAND...: COMMAND's exit status, or 124 when it ran
 # SECONDS: then what every process of the test was doing goes to the log
 # (hang_report), before COMMAND is ended (TERM, KILL 5 s later: a jeattach
@@ -70,9 +73,10 @@ bounded() {
 	b_pid=$!
 	while kill -0 "$b_pid" 2>/dev/null; do
 		if [ "$(date +%s)" -ge "$b_end" ]; then
-			echo "hung: $*"
+			# To the test's log (fd 7), not to the command's redirection.
+			echo "hung: $*" >&7
 			# shellcheck disable=SC2046
-			hang_report $(descendants $$)
+			hang_report $(descendants $$) >&7 2>&1
 			kill "$b_pid" $(descendants "$b_pid") 2>/dev/null
 			sleep 5
 			kill -9 "$b_pid" $(descendants "$b_pid") 2>/dev/null
@@ -97,8 +101,14 @@ bounded() {
 	# shellcheck disable=SC2086
 	hang_report $them >"$WORK/hang.txt" 2>&1
 	kill -USR2 $$
-	# shellcheck disable=SC2086
-	sleep 1 && kill $them 2>/dev/null && sleep 10 && kill -9 $them 2>/dev/null
+	# Each by itself (kill stops at the first pid already gone) and only
+	# if still the process it was (pid_max is 32768 here).
+	stamped=""
+	for p in $them; do stamped="$stamped $p:$(starttime "$p")"; done
+	sleep 1
+	for e in $stamped; do [ "$(starttime "${e%%:*}")" = "${e#*:}" ] && kill "${e%%:*}"; done
+	sleep 10
+	for e in $stamped; do [ "$(starttime "${e%%:*}")" = "${e#*:}" ] && kill -9 "${e%%:*}"; done
 ) </dev/null >/dev/null 2>&1 &
 WATCHDOG=$!
 
@@ -234,7 +244,7 @@ expect_rc() {
 # sleeps 153 ms late, past its 150 ms slack, beside t_fork on 2 cores).
 # Waited for at most 100 s, then the test runs anyway (and says so).
 test_lock() {
-	exec 9>>"${TMPDIR:-/tmp}/jeattach-tests.lock"
+	exec 9>>"$top_builddir/tests/test-lock"
 	flock "$1" -w 100 9 || echo "note: ran without the test lock ($1) after 100 s"
 }
 load_sensitive() { test_lock -s; }
