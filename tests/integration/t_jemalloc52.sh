@@ -209,6 +209,11 @@ for i in range(trials):
             sys.exit(f"thread {tid} in state {st} after kill {i} (at {delay * 1e6:.0f} us)")
 PY
 python3 "$WORK/storm.py" "$JEATTACH" "$k" "${TRIALS:-20}" || fail "see above"
+# A run killed between its --activate and its --deactivate leaves profiling
+# active (what it had finished stays done): then --activate finds it so and
+# re-arms nothing ("already_active", seen in CI once). Deactivated first,
+# the re-arm below is the whole pass.
+expect_rc 0 "$JEATTACH" -p "$k" --deactivate
 expect_rc 0 "$JEATTACH" -p "$k" --activate --discard-samples --json
 [ "$(all_rearmed "$OUT" "$(ls /proc/"$k"/task | wc -l)")" = True ] || fail "after the storm: $OUT"
 finish_victim k errno_errors
