@@ -619,12 +619,10 @@ long rcall_wait_remade(const arch_gpregs_t *r, const char *insn, uint64_t args[6
 	return c->nr;
 }
 
-static int plan_remade(struct target *t, struct rcall_held *h)
+/* insn: the bytes at the thread's pc, read once by rcall_wait_plan. */
+static int plan_remade(struct target *t, struct rcall_held *h, const char *insn)
 {
-	char insn[ARCH_SYSCALL_INSN_LEN];
 	uint64_t args[6];
-	if (pt_read(h->tid, arch_pc(&h->regs), insn, sizeof(insn)))
-		memset(insn, 0, sizeof(insn));
 	long nr = rcall_wait_remade(&h->regs, insn, args);
 	const struct timed_call *c = nr < 0 ? NULL : timed_call(nr);
 	if (!c)
@@ -649,7 +647,7 @@ int rcall_wait_plan(struct target *t, struct rcall_held *h)
 	if (pt_read(h->tid, arch_pc(r), insn, sizeof(insn)))
 		memset(insn, 0, sizeof(insn));
 	int block = arch_restarts_by_block(r) || rcall_wait_at_restart(r, insn);
-	if (h->reissue.nr || plan_remade(t, h) || !arch_in_syscall(r))
+	if (h->reissue.nr || plan_remade(t, h, insn) || !arch_in_syscall(r))
 		return block; /* planned at the first stop (an EINTR rewound), or in no call */
 	long ret = arch_syscall_ret(r);
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
