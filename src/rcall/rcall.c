@@ -608,6 +608,7 @@ int rcall_syscall_crash_safe(const struct target *t, int nargs)
 {
 	const struct rcall_held *h = held(t);
 	return h && rcall_crash_safe(t) && h->errno_addr && t->rc->syscall_fn &&
+	       !(h->stack_unknown && h->scratch_on_stack) &&
 	       nargs + 1 <= ARCH_MAX_CALL_ARGS + t->rc->ret_gadget_pops;
 }
 
@@ -639,6 +640,7 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	if (e)
 		return e;
 	h->seccomp_nr = 0;
+	const int was_dirty = h->dirty;
 	/* One single-step over the `syscall` instruction: the SIGTRAP stop
 	 * comes right after it, at the next byte. */
 	struct trap_goal g = { SIGTRAP, c->syscall_insn + ARCH_SYSCALL_INSN_LEN, &out };
@@ -646,5 +648,13 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
 	if (e)
 		return e;
 	*ret = arch_syscall_result(&out);
+	/* A step in a crash-safe hold (rcall_scratch.c: a stack of unknown
+	 * room): the thread's own registers and mask go back at once, so that
+	 * a jeattach that dies later leaves it as found. */
+	if (rcall_crash_safe(t) && !was_dirty) {
+		if ((e = pt_set_gpregs(h->tid, &h->regs)) || (e = pt_set_sigmask(h->tid, h->sigmask)))
+			return e;
+		h->dirty = 0;
+	}
 	return 0;
 }

@@ -164,23 +164,19 @@ static int at_unknown_restart(const struct rcall_held *h)
 	       memcmp(insn, ARCH_SYSCALL_INSN, sizeof(insn)) == 0;
 }
 
-/* A thread with children is not borrowed while the process has another
- * (alone: it has none): while a thread is traced, the SIGCHLD its children
- * raise is no longer ignored (kernel/signal.c sig_ignored: "Tracers may want
- * to know about even ignored signal"), so it is queued to the process and
- * wakes another thread (complete_signal), whose epoll_wait or sigtimedwait
- * then fails with EINTR (victim_fork: a 1 s sigtimedwait ended with EINTR
- * after 0.12 s). Alone, the thread keeps it pending until it is let go,
- * where it is ignored as ever. 1 (why in reason) or 0. */
-static int has_children(struct target *t, pid_t tid, int alone, char *reason, size_t rlen)
+/* A thread let go at its first stop, nothing run: a wait whose EINTR that
+ * stop undid by rewinding it (its timeout in memory, rcall_wait.c) is made
+ * again with what is left of it, as release would, not whole. A
+ * restart-block sleep needs nothing: its block is intact. */
+static void let_go(struct target *t, struct rcall_held *h)
 {
-	if (alone || target_thread_has_children(t->io_pid, tid) != 1)
-		return 0;
-	snprintf(reason, rlen,
-		 "thread %d has child processes, whose signals would interrupt the process's "
-		 "other threads while it is traced",
-		 (int)tid);
-	return 1;
+	if (h->reissue.nr && !rcall_held_gpregs(h, h->tid, &h->regs) && rcall_remake(t, h) == 0) {
+		arch_gpregs_t back = h->regs;
+		arch_prepare_release(&back); /* the registers as the kernel keeps them */
+		pt_set_gpregs(h->tid, &back);
+	}
+	pt_detach(h->tid, 0);
+	drop_hold(h);
 }
 
 /* Stop tid and keep it if it is at a safe point: 0 held (t->rc->hold set),
@@ -195,7 +191,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	if (is_straggler(c, tid))
 		return 1; /* seized already, still slow to stop */
 	/* Not even seized. */
-	if (has_children(t, tid, alone, reason, rlen))
+	if (rcall_has_children(t, tid, alone, reason, rlen))
 		return 1;
 	pt_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
@@ -214,9 +210,8 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	 * forked before its stop (a stopped thread forks no more). A child of
 	 * a held thread that exits wakes another thread with EINTR (victim_fork:
 	 * its watchdog's 1 s sigtimedwait ended after 3 ms, once in 400 holds). */
-	if (has_children(t, tid, alone, reason, rlen)) {
-		pt_detach(h->tid, 0);
-		drop_hold(h);
+	if (rcall_has_children(t, tid, alone, reason, rlen)) {
+		let_go(t, h);
 		return 1;
 	}
 	int safe = 0;
@@ -247,8 +242,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		safe = 0;
 	}
 	if (safe != 1) {
-		pt_detach(h->tid, 0);
-		drop_hold(h);
+		let_go(t, h);
 		/* A 32-bit thread: nothing to do in this process at all. */
 		return safe == -JE_ERR_CLASS32 ? safe : 1;
 	}
@@ -282,10 +276,24 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		rcall_release(t);
 		return 1;
 	}
-	if (!e)
+	/* A stack of unknown room takes no frame (rcall_scratch.c): passed
+	 * over in the first round; later its mapping is made by single steps
+	 * and errno is looked up from the mapping. */
+	if (!e && !rcall_scratch_stack_known(t, h)) {
+		if (first_round) {
+			snprintf(reason, rlen,
+				 "thread %d runs on a stack of unknown size; tried later", (int)h->tid);
+			rcall_release(t);
+			return 1;
+		}
+		h->stack_unknown = 1;
+	}
+	if (!e && !h->stack_unknown)
 		e = save_errno(t, h);
 	if (!e)
 		e = rcall_scratch_map(t, h);
+	if (!e && h->stack_unknown)
+		e = save_errno(t, h);
 	if (!e)
 		return 0;
 	if (e == -JE_ERR_NO_SCRATCH) {
@@ -293,6 +301,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		 * thread's stack cannot take the calls either: another
 		 * thread's may (rcall_hold ends the search after a round). */
 		snprintf(c->no_scratch_why, sizeof(c->no_scratch_why), "%s", t->why);
+		c->no_scratch_n++;
 		snprintf(reason, rlen, "thread %d: no room for the calls", (int)h->tid);
 		rcall_release(t);
 		return 1;
@@ -333,6 +342,7 @@ int rcall_hold(struct target *t)
 	 * instead (rcall_wait.c), and borrowed crash-safe as any thread. */
 	int round = 0, e = 0;
 	c->no_scratch_why[0] = 0;
+	c->no_scratch_n = 0;
 	for (;;) {
 		/* A thread passed over as slow to stop (a loaded machine) may
 		 * have stopped since: let it go, so that it can be tried again. */
@@ -343,15 +353,20 @@ int rcall_hold(struct target *t)
 			break;
 		}
 		e = 1;
-		for (int i = 0; i < n && pt_now_us() < c->deadline; i++)
+		int others = 0; /* passed over for another reason than room */
+		for (int i = 0; i < n && pt_now_us() < c->deadline; i++) {
+			const unsigned no_room = c->no_scratch_n;
 			if ((e = try_thread(t, tids[i], round, all == 1, reason, sizeof(reason))) <= 0)
 				break;
+			others += c->no_scratch_n == no_room;
+		}
 		if (e <= 0 || pt_now_us() >= c->deadline)
 			break;
-		/* Every thread has been tried: where one was safe but had no
-		 * room for the calls, the process's limits will not change
-		 * by waiting. */
-		if (round >= 1 && c->no_scratch_why[0]) {
+		/* Every thread has been tried, and every one was safe but had
+		 * no room for the calls: the process's limits will not change
+		 * by waiting. One only momentarily unsafe (in the allocator,
+		 * slow to stop) may still have room: the search goes on. */
+		if (round >= 1 && c->no_scratch_why[0] && !others) {
 			target_why(t, "%s", c->no_scratch_why);
 			e = -JE_ERR_NO_SCRATCH;
 			break;
@@ -371,6 +386,12 @@ int rcall_hold(struct target *t)
 	free(tids);
 	if (e <= 0)
 		return e;
+	/* Some thread had no room, the others were never safe: the limit
+	 * is what can be acted on. */
+	if (c->no_scratch_why[0]) {
+		target_why(t, "%s", c->no_scratch_why);
+		return -JE_ERR_NO_SCRATCH;
+	}
 	target_why(t, "no thread was at a safe point before the timeout (%s)",
 		   reason[0] ? reason : "none could be stopped");
 	c->miss = reason[0] ? RCALL_MISS_UNSAFE : RCALL_MISS_NOT_STOPPED;
@@ -393,7 +414,9 @@ static void end_hold(struct rcall_ctx *c, struct rcall_held *h, int crash_safe)
 		c->timing.us_max = held;
 	c->timing.us_total += held;
 	c->timing.holds++;
-	c->timing.crash_safe_holds += crash_safe;
+	/* A stack of unknown room had its mapping made by single steps
+	 * (rcall_scratch.c): not crash-safe for those. */
+	c->timing.crash_safe_holds += crash_safe && !h->stack_unknown;
 	c->hold = NULL;
 	drop_hold(h);
 }

@@ -62,6 +62,11 @@ struct rcall_held {
 	 * the next one below scratch_cur; calls run their stack below that. */
 	uint64_t scratch_lo, scratch_hi, scratch_cur;
 	uint64_t map_addr;      /* the scratch mapping made in the target, or 0 */
+	int scratch_on_stack;   /* scratch is the region below the red zone */
+	/* No room is known below its red zone for a signal frame (a coroutine's
+	 * stack, a stack of its own making): its system calls before the
+	 * mapping exists, and the munmap, are single steps (rcall_scratch.c). */
+	int stack_unknown;
 	int dirty;              /* registers, FP state or mask differ from what was found */
 	/* The crash-safe call running: sp at its restorer, to end it there
 	 * (its own frame puts the thread back), or 0. */
@@ -130,6 +135,7 @@ struct rcall_ctx {
 	/* Why the last thread safe to hold had no scratch memory (no mapping,
 	 * no guarded stack with room), or "": rcall_hold's verdict. */
 	char no_scratch_why[256];
+	unsigned no_scratch_n;    /* threads refused for it in this hold's search */
 	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
@@ -150,6 +156,9 @@ void rcall_unwind_free(struct rcall_ctx *c);
  * held, 1 not usable (gone, about to take a signal, or slow to stop;
  * already let go, or to be let go by rcall_sweep), <0 error. */
 int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h);
+/* May tid be stopped as far as its child processes go? 1 not (why in
+ * reason), 0 yes (rcall_stop.c). alone: the process's only thread. */
+int rcall_has_children(struct target *t, pid_t tid, int alone, char *reason, size_t rlen);
 /* A held thread's registers, as the generic code reasons about them
  * (arch_at_interrupt_stop with the call it was blocked in). */
 int rcall_held_gpregs(const struct rcall_held *h, pid_t tid, arch_gpregs_t *r);
@@ -190,6 +199,9 @@ int rcall_scratch_close(struct target *t, struct rcall_held *h);
  * need bytes above its start (rcall_scratch.c). */
 struct sym_maps;
 int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint64_t need);
+/* Has the held thread's stack room, by that rule, for the calls made before
+ * the mapping exists (a signal frame and a little more)? */
+int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h);
 /* Would rcall_syscall with nargs arguments be crash-safe now (rcall.c)? */
 int rcall_syscall_crash_safe(const struct target *t, int nargs);
 /* Timed waits (rcall_wait.c). Is tid asleep in a call whose interrupt

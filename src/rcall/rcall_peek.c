@@ -42,13 +42,18 @@ int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp)
 	 * into a whole new wait. Tried again later, when it is not. */
 	if (rcall_wait_timed(t, tid) == RCALL_WAIT_SOCKET)
 		return 1;
+	/* A thread with children, as for a hold (rcall_stop.c). */
+	pid_t two[2];
+	const int alone = target_threads(t->pid, two, 2) == 1;
+	char reason[160];
+	if (rcall_has_children(t, tid, alone, reason, sizeof(reason)))
+		return 1;
 	/* rcall_wait_check watches a timed wait until this deadline, as it
 	 * does for the one thread of --tid. */
 	pid_t only = c->only_tid;
 	pt_usec_t until = c->deadline;
 	c->only_tid = tid;
 	c->deadline = deadline;
-	char reason[160];
 	struct rcall_held h = { .tid = tid, .look_only = 1 };
 	int e = rcall_wait_check(t, tid, 1, &h.wait_began, reason, sizeof(reason));
 	c->only_tid = only;
@@ -58,8 +63,11 @@ int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp)
 	if ((e = rcall_stop_thread(t, tid, &h)))
 		return e;
 	/* Its first stop undid our EINTR (rcall_stop.c): the registers read
-	 * now are the thread's own, and letting go restarts what it was in. */
+	 * now are the thread's own, and letting go restarts what it was in.
+	 * Forked just before its stop: let go at once, unread. */
 	arch_gpregs_t r;
+	if (rcall_has_children(t, tid, alone, reason, sizeof(reason)))
+		return pt_detach(tid, 0) ?: 1;
 	e = pt_get_gpregs(tid, &r);
 	int d = pt_detach(tid, 0);
 	if (!e)

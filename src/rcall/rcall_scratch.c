@@ -24,6 +24,20 @@
  * through the trap (rcall.c) the mmap is a single step, no worse than the
  * hold's other calls.
  *
+ * That frame is as deep as a signal's (about 3.5 KiB on x86_64 with AVX-512
+ * state), and only a stack known to be at least that deep below the red
+ * zone takes it (rcall_scratch_stack_known): the main thread's, or one
+ * glibc allocated with its guard. A stack the program made itself may be
+ * smaller (a 2 KiB coroutine stack whose thread blocks every signal never
+ * receives a signal frame: 1,576 bytes below it were written before). On
+ * such a stack the hold's first round passes the thread over; a later one
+ * makes the mmap, the madvise and, at the end, the munmap by single steps
+ * of a `syscall` instruction, which write nothing in memory, putting the
+ * thread's registers and mask back after each; the errno lookup waits for
+ * the mapping. Those three steps are not crash-safe (a jeattach killed at
+ * one leaves a SIGTRAP the target dies of): microseconds, on a thread no
+ * other could replace.
+ *
  * Where no mapping can be had (the address-space limit, the map count, a
  * seccomp filter that forbids mmap or that jeattach cannot read) the calls
  * may run below the red zone, as a signal handler would, written and never
@@ -53,11 +67,16 @@
  * (1 MiB + 64 KiB) lets tests tell it from jemalloc's own mappings. */
 #define SCRATCH_MAP_LEN (1024 * 1024 + 64 * 1024)
 
+/* What the calls before the mapping use of the stack beyond a signal
+ * frame: the gadget's slots, the result slot, syscall()'s return. */
+#define PREMAP_SLACK 1024
+
 /* The region below the red zone, as a signal frame would use it. */
 static void use_dead_stack(struct rcall_held *h)
 {
 	h->scratch_hi = h->scratch_cur = arch_sp(&h->regs) - ARCH_RED_ZONE;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
+	h->scratch_on_stack = 1;
 }
 
 int rcall_scratch_begin(struct target *t, struct rcall_held *h)
@@ -73,7 +92,7 @@ static int map_once(struct target *t, int flags, long *addr)
 {
 	const uint64_t args[6] = { 0, SCRATCH_MAP_LEN, PROT_READ | PROT_WRITE,
 				   (uint64_t)(flags | MAP_ANONYMOUS | MAP_NORESERVE), (uint64_t)-1, 0 };
-	if (rcall_crash_safe(t) && !rcall_syscall_crash_safe(t, 6))
+	if (rcall_crash_safe(t) && !t->rc->hold->stack_unknown && !rcall_syscall_crash_safe(t, 6))
 		return -JE_ERR_NO_SCRATCH; /* errno unknown, or a gadget too short for 7 arguments */
 	int e = rcall_syscall_allowed(t, SYS_mmap, args, 6, addr);
 	if (!e && *addr < 0 && *addr > -4096)
@@ -102,6 +121,22 @@ int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint
 	 * (a coroutine's, pthread_attr_setstack's) has no such neighbour. */
 	const struct sym_map *below = m - 1;
 	return below->end == m->start && !below->r && !below->w && !below->x && !below->path[0];
+}
+
+int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h)
+{
+	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
+	uint64_t need = arch_sigframe_size(arch_sigframe_fplen(h->fpstate, h->fplen)) + PREMAP_SLACK;
+	/* The main thread's stack is where target_open saw it; another
+	 * thread's may be newer than that snapshot: read now. */
+	const struct sym_map *m = sym_maps_find(&t->maps, sp);
+	if (m && !strcmp(m->path, "[stack]") && sp - m->start >= need)
+		return 1;
+	struct sym_maps maps = { 0 };
+	int room = !sym_maps_read(t->io_pid, &maps) &&
+		   rcall_stack_room(&maps, sp, arch_thread_pointer(&h->regs), need);
+	sym_maps_free(&maps);
+	return room;
 }
 
 /* No mapping: the region below the red zone if the thread's stack is a
@@ -169,6 +204,7 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	}
 	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
+	h->scratch_on_stack = 0;
 	return 0;
 }
 

@@ -221,3 +221,21 @@ static int first_stop(struct target *t, pid_t tid, struct rcall_held *h, int sta
 	return 1;
 }
 
+/* A thread with children is not borrowed while the process has another
+ * (alone: it has none): while a thread is traced, the SIGCHLD its children
+ * raise is no longer ignored (kernel/signal.c sig_ignored: "Tracers may want
+ * to know about even ignored signal"), so it is queued to the process and
+ * wakes another thread (complete_signal), whose epoll_wait or sigtimedwait
+ * then fails with EINTR (victim_fork: a 1 s sigtimedwait ended with EINTR
+ * after 0.12 s). Alone, the thread keeps it pending until it is let go,
+ * where it is ignored as ever. 1 (why in reason) or 0. */
+int rcall_has_children(struct target *t, pid_t tid, int alone, char *reason, size_t rlen)
+{
+	if (alone || target_thread_has_children(t->io_pid, tid) != 1)
+		return 0;
+	snprintf(reason, rlen,
+		 "thread %d has child processes, whose signals would interrupt the process's "
+		 "other threads while it is traced",
+		 (int)tid);
+	return 1;
+}

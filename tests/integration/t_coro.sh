@@ -39,6 +39,15 @@ coro_runs "a thread with a guardless heap-block stack in nanosleep()" -p -n
 # below it untouched. (Before, on an AMX machine, the frames carried the
 # 8 KiB of tile data PTRACE_GETREGSET has room for: 11 KiB deep.)
 coro_runs "a coroutine on a 6 KiB stack, its thread blocking every signal" -s
+# Smaller than a signal's frame (2 KiB): no frame goes there at all; the
+# mapping is made by single steps, which write nothing in memory.
+coro_runs "a coroutine on a 2 KiB stack, its thread blocking every signal" -t
+# Those single steps are not crash-safe, and --json says so.
+start_victim co "$TARGETS/victim_coro" -t
+OUT=$("$JEATTACH" -p "$co" --tid "$(victim_tid co coro)" --stats --json) || fail "2 KiB stack: exit $?"
+[ "$(json_get "$OUT" "j['crash_safe']")" = False ] || fail "2 KiB stack: crash_safe not false: $OUT"
+finish_victim co
+pass "a hold whose mapping was made by single steps says \"crash_safe\": false"
 
 # kib PID FIELD: a /proc/PID/status figure in KiB.
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }

@@ -15,6 +15,7 @@
  * -s: the coroutine's stack is 6 KiB, and the 2 KiB below it (in the same
  * block) are a canary the report counts changed bytes of ("canary=N"): its
  * thread blocks every signal, so no signal frame ever lands there.
+ * -t: as -s with a 2 KiB stack, less than a signal frame needs.
  * -g: the block is the top of a 2 MiB anonymous region whose lowest page is
  * an inaccessible guard, as a pool of coroutine stacks may be made: the
  * coroutine's stack has a guard below it, far away, that is not its own. */
@@ -110,11 +111,13 @@ static void *coro_thread(void *arg)
 int main(int argc, char **argv)
 {
 	int own_thread = 0, pool = 0;
-	for (int o; (o = getopt(argc, argv, "npsg")) != -1;) {
+	for (int o; (o = getopt(argc, argv, "npstg")) != -1;) {
 		if (o == 'g')
 			pool = 1;
 		else if (o == 's')
 			stack_size = 6 * 1024;
+		else if (o == 't')
+			stack_size = 2 * 1024;
 		else if (o == 'n')
 			use_nanosleep = 1;
 		else if (o == 'p')
@@ -157,6 +160,10 @@ int main(int argc, char **argv)
 	while (!coro_tid)
 		usleep(1000);
 	usleep(20000); /* let it reach its read() */
+	/* The canary is laid again now the coroutine sleeps: its first calls
+	 * bound read() lazily, and the dynamic linker's resolver (which saves
+	 * the vector registers) ran deeper than a 2 KiB stack. */
+	memset(block + STACK_AT - CANARY, 0x5a, CANARY);
 	printf("ready %d coro=%d\n", (int)getpid(), (int)coro_tid);
 	fflush(stdout);
 	int sig;
