@@ -191,6 +191,43 @@ static void free_all(void)
 	options_free(&o);
 }
 
+/* The action table (act_rows.c): a row for every kind, and what the
+ * command line reads from it agrees with what each step does. */
+START_TEST(action_rows)
+{
+	for (int k = ACT_STATUS; k <= ACT_RECENT_END; k++) {
+		const struct act_row *r = act_row((enum act_kind)k);
+		ck_assert_ptr_nonnull(r->name);
+		/* A file written comes from the output the result carries. */
+		if (r->output == ACT_OUT_PROFILE)
+			ck_assert_int_eq(r->out, ACT_RES_DUMP);
+		if (r->output == ACT_OUT_RECORD)
+			ck_assert_int_eq(r->out, ACT_RES_RECENT);
+		for (int j = ACT_STATUS; j < k; j++)
+			ck_assert_str_ne(act_row((enum act_kind)j)->name, r->name);
+	}
+	/* --for's beginning writes a profile only with --baseline. */
+	ck_assert_int_eq(BUILD("-p", "1", "--for", "1s", "--baseline", "--dump", "f.heap"), 0);
+	ck_assert_int_eq(p.steps[0].kind, ACT_FOR_BEGIN);
+	ck_assert_int_eq(act_step_output(&p.steps[0]), ACT_OUT_PROFILE);
+	ck_assert_str_eq(act_output_option(act_step_output(&p.steps[0])), "--dump");
+	ck_assert_ptr_nonnull(act_row(p.steps[p.nsteps - 1].kind)->restores);
+	ck_assert_int_eq(BUILD("-p", "1", "--for", "1s"), 0);
+	ck_assert_int_eq(act_step_output(&p.steps[0]), ACT_OUT_NONE);
+	/* A result carries the output its row names, and only that one. */
+	struct act_result r;
+	act_result_init(&r, ACT_DUMP);
+	ck_assert_int_eq(act_result_out_kind(&r), ACT_RES_DUMP);
+	ck_assert_int_eq(r.out.dump.fd, -1);
+	act_result_free(&r);
+	act_result_init(&r, ACT_STATS_FULL);
+	ck_assert_int_eq(act_result_out_kind(&r), ACT_RES_FULL);
+	act_result_drop_dump(&r); /* not a dump: nothing to drop, nothing closed */
+	ck_assert_ptr_null(r.out.full.text);
+	act_result_free(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -202,6 +239,7 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, frag_step);
 	tcase_add_test(tc, recent_steps);
+	tcase_add_test(tc, action_rows);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -118,13 +118,35 @@ struct act_totals {
 
 /* What --frag collects during the hold for act_frag_finish, after the
  * release, to analyse (frag.h): nothing is parsed while a thread is held. */
+struct frag_report;
 struct act_frag_out {
 	char *text;     /* jemalloc's JSON report (malloc'd) */
 	int prof_stats; /* opt.prof_stats: 1, 0, or -1 absent (ENOENT: before 5.3) */
 	int background; /* the background_thread control: 1, 0, or -1 unreadable */
+	struct frag_report *report; /* its analysis (frag.h), once finished */
 };
 
-struct frag_report;
+/* --stats=full: jemalloc's own report (malloc'd), in its JSON form or not. */
+struct act_full_out {
+	char *text;
+	int json;
+};
+
+/* --recent: jemalloc's record, re-encoded (malloc'd), for act_recent_finish,
+ * and its clock's reading when it was taken (nanoseconds). */
+struct act_recent_out {
+	char *json;
+	uint64_t now_ns;
+};
+
+/* Which of the outputs below an action's result carries (its row's). */
+enum act_out_kind {
+	ACT_RES_FIELDS, /* fields only */
+	ACT_RES_DUMP,   /* a profile: out.dump */
+	ACT_RES_FULL,   /* out.full */
+	ACT_RES_FRAG,   /* out.frag */
+	ACT_RES_RECENT, /* out.recent */
+};
 
 struct act_result {
 	const char *action; /* "status", "activate"... */
@@ -134,19 +156,41 @@ struct act_result {
 	char warning[256];  /* the result is true but may mislead: why ("" none) */
 	struct act_field *f; /* grown as fields are added */
 	size_t nf, capf;
-	struct act_dump_out dump; /* --dump, --for --baseline */
-	char *blob;         /* --stats=full: jemalloc's own output (malloc'd) */
-	int blob_json;      /* ... in its JSON form */
-	struct act_frag_out frag_out; /* --frag, between the hold and the finish */
-	struct frag_report *frag;     /* --frag's analysis (frag.h), once finished */
 	int skipped;        /* not run: the user interrupted a periodic series */
-	/* --recent: jemalloc's record, re-encoded, for act_recent_finish, and
-	 * its clock's reading when it was taken (nanoseconds). */
-	char *recent;
-	uint64_t recent_now_ns;
+	enum act_kind kind;
+	/* Its own output beyond the fields, the one its row names (act_row's
+	 * out): read through act_result_out_kind, never guessed. */
+	union {
+		struct act_dump_out dump;     /* --dump, --for --baseline */
+		struct act_full_out full;     /* --stats=full */
+		struct act_frag_out frag;     /* --frag, from the hold to the finish */
+		struct act_recent_out recent; /* --recent's record */
+	} out;
 };
 
+/* What an action writes to a file of the user's. */
+enum act_output {
+	ACT_OUT_NONE,
+	ACT_OUT_PROFILE, /* a heap profile: --dump, --for's --baseline */
+	ACT_OUT_RECORD,  /* jemalloc's record of recent allocations: --recent-out */
+};
+
+/* One row per action (act_rows.c): what the command line and the actions
+ * know of it. What runs it is act_dispatch.c's (act_run, act_finish). */
+struct act_row {
+	const char *name; /* in --json: "status", "dump"... */
+	unsigned needs;         /* what rproc_prepare must set up: RPROC_* */
+	enum act_out_kind out;  /* what its result carries beyond fields */
+	enum act_output output; /* what it writes (act_step_output for a step) */
+	const char *restores;   /* a series' end step: the control it puts back */
+};
+const struct act_row *act_row(enum act_kind kind);
 const char *act_name(enum act_kind kind);
+/* What this step writes: its row's output, or a profile for --for's
+ * beginning with --baseline. */
+enum act_output act_step_output(const struct act *a);
+/* The option that names that file: "--dump", "--recent-out"; NULL none. */
+const char *act_output_option(enum act_output o);
 /* Run during the hold. Returns the result's code. */
 enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r);
@@ -159,6 +203,8 @@ int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, 
  * name? %n always; %t (seconds) when they are a second or more apart. */
 int act_pattern_varies(const char *pattern, int64_t interval_us);
 void act_result_init(struct act_result *r, enum act_kind kind);
+/* Which output r carries: its kind's row's. */
+enum act_out_kind act_result_out_kind(const struct act_result *r);
 /* Close our handle on a dump and forget it (the file is written, or given
  * up): descriptors are not kept across waits. The report's fields stay. */
 void act_result_drop_dump(struct act_result *r);

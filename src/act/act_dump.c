@@ -154,11 +154,11 @@ static enum je_exit dump_outcome(struct target *t, struct act_result *r, const c
 static enum je_exit dump_facts(struct target *t, struct act_result *r, const char *doing)
 {
 	struct act_totals tot;
-	enum je_exit c = act_read_flag(t, r, doing, "prof.active", &r->dump.prof_active);
+	enum je_exit c = act_read_flag(t, r, doing, "prof.active", &r->out.dump.prof_active);
 	if (c)
 		return c;
-	act_field_bool(r, "prof_active", r->dump.prof_active);
-	if (!act_dump_totals(r->dump.fd, &tot))
+	act_field_bool(r, "prof_active", r->out.dump.prof_active);
+	if (!act_dump_totals(r->out.dump.fd, &tot))
 		act_field_u64(r, "samples", tot.objs);
 	return JE_EXIT_OK;
 }
@@ -172,12 +172,12 @@ static int dump_call(struct target *t, struct act_result *r, struct dump_pipe *p
 	rcall_set_drain(t, dump_pipe_hook, p);
 	pt_usec_t t0 = pt_now_us();
 	int e = rctl_write(t, "prof.dump", &newv, NULL, merr);
-	r->dump.us = pt_now_us() - t0;
+	r->out.dump.us = pt_now_us() - t0;
 	rcall_set_drain(t, NULL, NULL);
 	/* The profile's moment: jemalloc wrote its counts during the call,
 	 * and its end is when they were last true (a series of dumps is put
 	 * on a time axis by jeheap trend). */
-	clock_gettime(CLOCK_REALTIME, &r->dump.done);
+	clock_gettime(CLOCK_REALTIME, &r->out.dump.done);
 	return e;
 }
 
@@ -194,7 +194,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	if (merr)
 		prefix.is_null = 1;
 	act_field_str(r, "prof_prefix", prefix.is_null ? NULL : prefix.s);
-	if (keep_prefix(&r->dump, &prefix))
+	if (keep_prefix(&r->out.dump, &prefix))
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
 
 	/* 0. Nothing the target's seccomp filter would kill it for, and room
@@ -206,7 +206,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 
 	/* 1. The pipe, our end of it, our store. */
 	struct dump_pipe p;
-	if ((c = dump_pipe_make(t, r, doing, r->dump.max ? r->dump.max : ACT_DEFAULT_MAX_DUMP,
+	if ((c = dump_pipe_make(t, r, doing, r->out.dump.max ? r->out.dump.max : ACT_DEFAULT_MAX_DUMP,
 				&p)))
 		return c;
 
@@ -221,7 +221,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 
 	/* 3. Nothing left in the target: its descriptor table is as found. */
 	int e2 = dump_pipe_end(&p);
-	r->dump.received = p.received;
+	r->out.dump.received = p.received;
 	c = dump_outcome(t, r, doing, e, merr, denied, &p);
 	if (!c)
 		c = dump_facts(t, r, doing);
@@ -341,12 +341,12 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	char autoname[4200], tmp[4300], expanded[4096];
 	const char *file = NULL, *pattern = a->arg;
 	struct stat st;
-	if (!fstat(r->dump.fd, &st) && (uint64_t)st.st_size > a->max_bytes)
-		return too_big(r, r->dump.received > (uint64_t)st.st_size ? r->dump.received
+	if (!fstat(r->out.dump.fd, &st) && (uint64_t)st.st_size > a->max_bytes)
+		return too_big(r, r->out.dump.received > (uint64_t)st.st_size ? r->out.dump.received
 									 : (uint64_t)st.st_size,
 			       a->max_bytes);
 	const char *maps_by;
-	if (complete_maps(t, r->dump.fd, &maps_by))
+	if (complete_maps(t, r->out.dump.fd, &maps_by))
 		return act_fail(r, JE_EXIT_MALLCTL,
 				"cannot dump a heap profile: jemalloc wrote it without the "
 				"process's own MAPPED_LIBRARIES section (it could not open its "
@@ -360,7 +360,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 		file = expanded;
 	} else {
 		/* The prefix act_dump read during the hold. */
-		automatic_name(r->dump.prof_prefix, t->pid, autoname, sizeof(autoname));
+		automatic_name(r->out.dump.prof_prefix, t->pid, autoname, sizeof(autoname));
 		file = autoname;
 	}
 	int out = act_temp_beside(file, tmp, sizeof(tmp));
@@ -368,12 +368,12 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
 				file, strerror(-out));
 	uint64_t bytes = 0;
-	int e = a->symbolize ? write_symbolized(t->io_pid, r->dump.fd, out, a->max_bytes, &bytes)
-			     : copy_all(r->dump.fd, out, a->max_bytes, &bytes);
+	int e = a->symbolize ? write_symbolized(t->io_pid, r->out.dump.fd, out, a->max_bytes, &bytes)
+			     : copy_all(r->out.dump.fd, out, a->max_bytes, &bytes);
 	if (!e && bytes == 0)
 		e = -JE_ERR_NOT_PROFILE;
 	/* A symbolized profile carries its names: nothing to check later. */
-	if (!e && !a->symbolize && !(e = act_stamp(t, out, &r->dump.done)) && !fstat(out, &st))
+	if (!e && !a->symbolize && !(e = act_stamp(t, out, &r->out.dump.done)) && !fstat(out, &st))
 		bytes = (uint64_t)st.st_size;
 	if (!e && fsync(out) < 0)
 		e = -errno;
@@ -389,6 +389,6 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	act_field_u64(r, "bytes", bytes);
 	act_field_bool(r, "symbolized", a->symbolize);
 	act_field_str(r, "maps", maps_by);
-	act_field_u64(r, "dump_us", (uint64_t)r->dump.us);
+	act_field_u64(r, "dump_us", (uint64_t)r->out.dump.us);
 	return JE_EXIT_OK;
 }

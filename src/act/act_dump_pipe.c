@@ -236,7 +236,7 @@ enum je_exit dump_pipe_make(struct target *t, struct act_result *r, const char *
 			 strerror(errno));
 		goto undo;
 	}
-	r->dump.fd = p->out;
+	r->out.dump.fd = p->out;
 	return JE_EXIT_OK;
 undo:
 	if (p->rd >= 0)

@@ -32,7 +32,7 @@ static enum je_exit baseline(struct target *t, struct act_result *r, const char 
 	enum je_exit c = act_dump(t, r);
 	if (c)
 		return c;
-	if (!act_dump_totals(r->dump.fd, &tot) && !tot.objs && !tot.accum_objs)
+	if (!act_dump_totals(r->out.dump.fd, &tot) && !tot.objs && !tot.accum_objs)
 		return act_fail(r, JE_EXIT_USAGE,
 				"%s: the baseline would be empty: profiling was off and jemalloc "
 				"holds no sample from before (it samples only while prof.active "

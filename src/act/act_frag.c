@@ -52,15 +52,15 @@ enum je_exit act_frag(struct target *t, struct act_result *r)
 	if (!c)
 		c = act_epoch(t, r, doing);
 	if (!c)
-		c = read_tristate(t, r, doing, "opt.prof_stats", &r->frag_out.prof_stats);
+		c = read_tristate(t, r, doing, "opt.prof_stats", &r->out.frag.prof_stats);
 	if (!c)
-		c = read_tristate(t, r, doing, "background_thread", &r->frag_out.background);
+		c = read_tristate(t, r, doing, "background_thread", &r->out.frag.background);
 	if (c)
 		return c;
 	int remote_errno;
 	/* jemalloc's own work, apart from the hold's fixed cost (report_us) */
 	pt_usec_t t0 = pt_now_us();
-	e = rproc_stats_print(t, FRAG_PRINT_OPTS, ACT_FRAG_MAX_REPORT, &r->frag_out.text,
+	e = rproc_stats_print(t, FRAG_PRINT_OPTS, ACT_FRAG_MAX_REPORT, &r->out.frag.text,
 			      &remote_errno);
 	act_field_u64(r, "report_us", (uint64_t)(pt_now_us() - t0));
 	if (e == -E2BIG)
@@ -82,20 +82,20 @@ enum je_exit act_frag_finish(struct target *t, const struct act *a, struct act_r
 	const char *doing = "cannot analyse fragmentation";
 	char why[300];
 	struct frag_stats st;
-	size_t n = strlen(r->frag_out.text);
-	if (frag_stats_read(r->frag_out.text, n, &st, why, sizeof(why)))
+	size_t n = strlen(r->out.frag.text);
+	if (frag_stats_read(r->out.frag.text, n, &st, why, sizeof(why)))
 		return act_fail(r, JE_EXIT_MALLCTL, "%s: %s; see jeattach -p %d --stats=full", doing,
 				why, (int)t->pid);
-	if (frag_report_build(&st, &r->frag))
+	if (frag_report_build(&st, &r->out.frag.report))
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
 	act_field_u64(r, "report_bytes", n);
-	free(r->frag_out.text);
-	r->frag_out.text = NULL;
+	free(r->out.frag.text);
+	r->out.frag.text = NULL;
 	/* The report's own count of running background threads is the
 	 * truth the advice needs; the control says whether it is on. */
-	if (r->frag_out.background == 0)
-		r->frag->st.bg_threads = 0;
-	if (a->arg && frag_sites_map(r->frag, a->arg, (int)t->pid, why, sizeof(why)))
+	if (r->out.frag.background == 0)
+		r->out.frag.report->st.bg_threads = 0;
+	if (a->arg && frag_sites_map(r->out.frag.report, a->arg, (int)t->pid, why, sizeof(why)))
 		return act_fail(r, JE_EXIT_USAGE,
 				"%s: %s; give --frag-profile a profile written by jeattach --dump", doing,
 				why);

@@ -54,7 +54,7 @@ static enum je_exit samples_held(struct target *t, struct act_result *r, const c
 	enum je_exit c = act_dump(t, &d);
 	/* Any total not zero means samples that prof.reset would discard. */
 	struct act_totals tot;
-	*held = c || act_dump_totals(d.dump.fd, &tot)
+	*held = c || act_dump_totals(d.out.dump.fd, &tot)
 			? -1
 			: (tot.objs | tot.bytes | tot.accum_objs | tot.accum_bytes) != 0;
 	if (c)

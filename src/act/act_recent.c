@@ -163,8 +163,8 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	const char *clock_name;
-	r->recent_now_ns = profiling_clock_now(t, &clock_name);
-	clock_gettime(CLOCK_REALTIME, &r->dump.done); /* the record's time, as a dump's */
+	r->out.recent.now_ns = profiling_clock_now(t, &clock_name);
+	clock_gettime(CLOCK_REALTIME, &r->out.dump.done); /* the record's time, as a dump's */
 	struct dump_call d = { 0 };
 	char *text;
 	int remote_errno;
@@ -180,22 +180,22 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 	/* The target wrote it: kept only as one valid JSON object, re-encoded
 	 * (a forged record cannot close it early and append keys of ours). */
 	size_t n = strlen(text);
-	e = core_json_reencode(text, &r->recent);
+	e = core_json_reencode(text, &r->out.recent.json);
 	free(text);
-	size_t len = r->recent ? strlen(r->recent) : 0;
+	size_t len = r->out.recent.json ? strlen(r->out.recent.json) : 0;
 	if (e == -ENOMEM)
 		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
-	if (e || len < 2 || r->recent[0] != '{' || r->recent[len - 1] != '}')
+	if (e || len < 2 || r->out.recent.json[0] != '{' || r->out.recent.json[len - 1] != '}')
 		return act_fail(r, JE_EXIT_MALLCTL,
 				"%s: what the target wrote (%zu bytes) is not one JSON object", doing,
 				n);
-	if (!only_jemalloc_keys(r->recent))
+	if (!only_jemalloc_keys(r->out.recent.json))
 		return act_fail(r, JE_EXIT_MALLCTL,
 				"%s: the record has keys jemalloc does not write: a thread name "
 				"the program set (jemalloc 5.3 writes them unescaped) broke its "
 				"structure; nothing was written",
 				doing);
-	act_field_u64(r, "records", count_records(r->recent));
+	act_field_u64(r, "records", count_records(r->out.recent.json));
 	act_field_str(r, "clock", clock_name);
 	return JE_EXIT_OK;
 }

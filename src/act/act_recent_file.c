@@ -72,7 +72,7 @@ static char *stamp_text(const struct target *t, const char *maps, const struct t
 static int write_record(const struct target *t, const struct act_result *r, FILE *out)
 {
 	char path[64], *maps = NULL, *stamp;
-	const struct timespec *now = &r->dump.done;
+	const struct timespec *now = &r->out.dump.done;
 	const struct act_field *clock = NULL;
 	for (size_t k = 0; k < r->nf; k++)
 		if (!strcmp(r->f[k].key, "clock"))
@@ -81,12 +81,12 @@ static int write_record(const struct target *t, const struct act_result *r, FILE
 	if (core_read_file(path, RECENT_MAPS_MAX, &maps, NULL))
 		maps = NULL;
 	stamp = maps ? stamp_text(t, maps, now) : NULL;
-	size_t len = strlen(r->recent);
-	fwrite(r->recent, 1, len - 1, out); /* all but its closing brace */
+	size_t len = strlen(r->out.recent.json);
+	fwrite(r->out.recent.json, 1, len - 1, out); /* all but its closing brace */
 	fprintf(out, ",\"jeattach\":{\"pid\":%d,\"time\":%lld.%09ld,\"clock\":\"%s\","
 		     "\"clock_now_ns\":%llu,\"maps\":",
 		(int)t->pid, (long long)now->tv_sec, now->tv_nsec, clock ? clock->v.s : "monotonic",
-		(unsigned long long)r->recent_now_ns);
+		(unsigned long long)r->out.recent.now_ns);
 	core_json_put_string(out, maps ? maps : "");
 	fputs(",\"stamp\":", out);
 	core_json_put_string(out, stamp ? stamp : "");

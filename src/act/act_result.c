@@ -10,44 +10,54 @@
 #include "act.h"
 #include "frag.h"
 
-const char *act_name(enum act_kind kind)
-{
-	static const char *const names[] = {
-		"status", "activate", "deactivate", "dump", "get",   "set",
-		"stats",  "stats_full", "reset", "gdump", "thread_active_init", "purge",
-		"decay",  "for_begin", "for_end", "wait", "name_threads", "frag",
-		"recent_begin", "recent_dump", "recent_end",
-	};
-	return names[kind];
-}
-
 void act_result_init(struct act_result *r, enum act_kind kind)
 {
 	memset(r, 0, sizeof(*r));
 	r->action = act_name(kind);
-	r->dump.fd = -1;
+	r->kind = kind;
+	if (act_result_out_kind(r) == ACT_RES_DUMP)
+		r->out.dump.fd = -1;
+}
+
+enum act_out_kind act_result_out_kind(const struct act_result *r)
+{
+	return act_row(r->kind)->out;
 }
 
 void act_result_drop_dump(struct act_result *r)
 {
-	if (r->dump.fd >= 0)
-		close(r->dump.fd);
-	r->dump.fd = -1;
-	free(r->dump.prof_prefix);
-	r->dump.prof_prefix = NULL;
+	if (act_result_out_kind(r) != ACT_RES_DUMP)
+		return;
+	if (r->out.dump.fd >= 0)
+		close(r->out.dump.fd);
+	r->out.dump.fd = -1;
+	free(r->out.dump.prof_prefix);
+	r->out.dump.prof_prefix = NULL;
 }
 
 void act_result_free(struct act_result *r)
 {
-	act_result_drop_dump(r);
-	free(r->blob);
-	r->blob = NULL;
-	free(r->frag_out.text);
-	r->frag_out.text = NULL;
-	frag_report_free(r->frag);
-	r->frag = NULL;
-	free(r->recent);
-	r->recent = NULL;
+	switch (act_result_out_kind(r)) {
+	case ACT_RES_DUMP:
+		act_result_drop_dump(r);
+		break;
+	case ACT_RES_FULL:
+		free(r->out.full.text);
+		r->out.full.text = NULL;
+		break;
+	case ACT_RES_FRAG:
+		free(r->out.frag.text);
+		r->out.frag.text = NULL;
+		frag_report_free(r->out.frag.report);
+		r->out.frag.report = NULL;
+		break;
+	case ACT_RES_RECENT:
+		free(r->out.recent.json);
+		r->out.recent.json = NULL;
+		break;
+	case ACT_RES_FIELDS:
+		break;
+	}
 	free(r->f);
 	r->f = NULL;
 	r->nf = r->capf = 0;

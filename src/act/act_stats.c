@@ -114,8 +114,8 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 			return act_transport_error(t, r, doing, e);
 		text = canon;
 	}
-	r->blob = text;
-	r->blob_json = json;
+	r->out.full.text = text;
+	r->out.full.json = json;
 	act_field_u64(r, "bytes", strlen(text));
 	return JE_EXIT_OK;
 }

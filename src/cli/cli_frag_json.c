@@ -91,7 +91,7 @@ static void sites(FILE *out, const struct frag_sites *s)
 
 void cli_frag_json(FILE *out, const struct act_result *r)
 {
-	const struct frag_report *f = r->frag;
+	const struct frag_report *f = r->out.frag.report;
 	fputs("{\"version\":", out);
 	core_json_put_string(out, f->st.version);
 	fprintf(out, ",\"page\":%llu,", (unsigned long long)f->st.page);
@@ -99,7 +99,7 @@ void cli_frag_json(FILE *out, const struct act_result *r)
 	static const char *const tri[] = { "null", "false", "true" };
 	fprintf(out, "\"prof_stats\":%s,\"background_thread\":%s,\"background_threads\":%llu,"
 		     "\"dirty_decay_ms\":%lld,\"muzzy_decay_ms\":%lld,",
-		tri[r->frag_out.prof_stats + 1], tri[r->frag_out.background + 1],
+		tri[r->out.frag.prof_stats + 1], tri[r->out.frag.background + 1],
 		(unsigned long long)f->st.bg_threads, (long long)f->st.dirty_decay_ms,
 		(long long)f->st.muzzy_decay_ms);
 	if (f->unrequested_small >= 0)

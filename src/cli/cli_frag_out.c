@@ -31,7 +31,7 @@ static int write_report(int fd, const struct cli_run *run, const struct act_resu
 		return e;
 	}
 	if (svg) {
-		cli_frag_svg(f, r->frag, (int)run->pid, run->t.info.comm);
+		cli_frag_svg(f, r->out.frag.report, (int)run->pid, run->t.info.comm);
 	} else {
 		cli_frag_json(f, r);
 		fputc('\n', f);
@@ -112,7 +112,7 @@ enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i)
 {
 	const struct act *a = &run->plan->steps[i];
 	struct act_result *r = &run->res[i];
-	if (a->kind != ACT_FRAG || !r->frag)
+	if (a->kind != ACT_FRAG || !r->out.frag.report)
 		return JE_EXIT_OK;
 	for (int k = 0; k < o->nfrag_out; k++) {
 		char file[4096];

@@ -97,14 +97,14 @@ static void classes(FILE *out, const struct frag_report *f)
 
 static void prof_stats_line(FILE *out, const struct act_result *r)
 {
-	int ps = r->frag_out.prof_stats;
+	int ps = r->out.frag.prof_stats;
 	if (ps < 0)
 		fprintf(out, "  requested vs usable per class: this jemalloc has no opt.prof_stats "
 			     "(it came in 5.3.0, and needs a build with profiling)\n");
-	else if (!ps || !r->frag->st.prof_stats)
+	else if (!ps || !r->out.frag.report->st.prof_stats)
 		fprintf(out, "  requested vs usable per class: opt.prof_stats is off (start with "
 			     "MALLOC_CONF=prof:true,prof_stats:true to see it)\n");
-	else if (!r->frag->st.prof_small_live)
+	else if (!r->out.frag.report->st.prof_small_live)
 		fprintf(out, "  requested vs usable per class: opt.prof_stats is on, but no sampled "
 			     "small object is live (is profiling active? --activate)\n");
 	else
@@ -198,7 +198,7 @@ static void advice_line(FILE *out, const char *text, int pid)
 
 void cli_frag_text(FILE *out, const struct act_result *r, int pid)
 {
-	const struct frag_report *f = r->frag;
+	const struct frag_report *f = r->out.frag.report;
 	char ver[sizeof(f->st.version) * 4];
 	core_text_escape(f->st.version, ver, sizeof(ver));
 	fprintf(out, "  jemalloc %s, page %llu, background threads %llu, dirty_decay_ms %lld\n",

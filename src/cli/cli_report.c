@@ -36,9 +36,10 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 			rctl_format(&r->f[k].v, 0, buf, sizeof(buf));
 			fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
 		}
-		if (r->blob) /* jemalloc's own report, its control bytes escaped */
-			core_text_put_lines(out, r->blob);
-		if (r->frag)
+		const enum act_out_kind ok = act_result_out_kind(r);
+		if (ok == ACT_RES_FULL && r->out.full.text) /* jemalloc's own report, escaped */
+			core_text_put_lines(out, r->out.full.text);
+		if (ok == ACT_RES_FRAG && r->out.frag.report)
 			cli_frag_text(out, r, (int)run->pid);
 		if (r->warning[0])
 			fprintf(stderr, "jeattach: %d: warning: %s\n", (int)run->pid, r->warning);
@@ -106,11 +107,13 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 			fputc(']', out);
 		}
 		json_fields(out, r);
-		if (r->blob && r->blob_json)
-			fprintf(out, ",\"stats\":%s", r->blob); /* jemalloc's JSON, compacted */
-		else if (r->blob)
-			fputs(",\"stats\":", out), core_json_put_string(out, r->blob);
-		if (r->frag) {
+		const enum act_out_kind ok = act_result_out_kind(r);
+		const struct act_full_out *full = ok == ACT_RES_FULL ? &r->out.full : NULL;
+		if (full && full->text && full->json)
+			fprintf(out, ",\"stats\":%s", full->text); /* jemalloc's JSON, compacted */
+		else if (full && full->text)
+			fputs(",\"stats\":", out), core_json_put_string(out, full->text);
+		if (ok == ACT_RES_FRAG && r->out.frag.report) {
 			fputs(",\"frag\":", out);
 			cli_frag_json(out, r);
 		}

@@ -90,7 +90,8 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 	/* jeattach drains jemalloc's pipe into its own memfd as it is written
 	 * (act_dump_pipe.c): its size is how far the dump has got. */
 	if (s >= 1 && s != run->progress_s && run->on_event) {
-		int dumping = r->dump.fd >= 0 && !fstat(r->dump.fd, &st);
+		int dumping = act_result_out_kind(r) == ACT_RES_DUMP && r->out.dump.fd >= 0 &&
+			      !fstat(r->out.dump.fd, &st);
 		struct cli_event e = { .kind = dumping ? CLI_EV_DUMP_RUNNING : CLI_EV_RUNNING,
 				       .pid = run->pid, .r = r, .elapsed_us = elapsed_us,
 				       .bytes = dumping ? (uint64_t)st.st_size : 0 };
@@ -134,10 +135,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 		struct rcall_opts ro = { .only_tid = o->tid };
 		unsigned needs = 0;
 		for (int i = 0; i < p->nsteps; i++)
-			needs |= p->steps[i].kind == ACT_STATS_FULL || p->steps[i].kind == ACT_FRAG ||
-						 p->steps[i].kind == ACT_RECENT_DUMP ?
-					 RPROC_STATS_PRINT :
-					 0;
+			needs |= act_row(p->steps[i].kind)->needs;
 		e = rcall_prepare(t, &ro);
 		if (!e)
 			e = rproc_prepare(t, needs);
@@ -204,7 +202,7 @@ static void restore_after(struct cli_run *run, const struct options *o, int i)
 	int recent = run->plan->steps[i].kind == ACT_RECENT_END;
 	long long prev = (long long)run->sess.recent_prev;
 	narrate(o, run->pid, "putting %s back after a failure",
-		recent ? "experimental.prof_recent.alloc_max" : "prof.active");
+		act_row(run->plan->steps[i].kind)->restores);
 	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
 	int e = rcall_hold(t);
 	if (!e)

@@ -37,7 +37,8 @@ static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 {
 	char file[4096], copy[4096];
 	struct stat st;
-	const char *opt = a->kind == ACT_RECENT_DUMP ? "--recent-out" : "--dump";
+	const enum act_output out = act_step_output(a);
+	const char *opt = act_output_option(out);
 	if (!a->arg)
 		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
 	else if (act_expand_pattern(a->arg, pid, a->seq, file, sizeof(file)))
@@ -50,7 +51,7 @@ static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 	}
 	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "%s %.200s: is a directory: give a file name, such as "
-			 "%.200s/x.%s", opt, file, file, a->kind == ACT_RECENT_DUMP ? "json" : "heap");
+			 "%.200s/x.%s", opt, file, file, out == ACT_OUT_RECORD ? "json" : "heap");
 		return -1;
 	}
 	if (a->arg && !a->force && !lstat(file, &st)) {
@@ -62,7 +63,7 @@ static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 	const char *dir = dirname(copy);
 	if (access(dir, W_OK | X_OK) != 0) {
 		snprintf(err, len, "cannot write %s in %s: %s; choose a writable directory",
-			 a->kind == ACT_RECENT_DUMP ? "a record" : "a profile",
+			 out == ACT_OUT_RECORD ? "a record" : "a profile",
 			 dir, strerror(errno));
 		return -1;
 	}
@@ -76,8 +77,7 @@ static int check_outputs(const struct plan *p, const struct options *o, char *er
 {
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct act *a = &p->steps[i];
-		if (a->kind != ACT_DUMP && a->kind != ACT_RECENT_DUMP &&
-		    !(a->kind == ACT_FOR_BEGIN && a->baseline))
+		if (act_step_output(a) == ACT_OUT_NONE)
 			continue;
 		for (int k = 0; k < o->npids; k++)
 			if (check_output(a, o->pids[k], err, len))
@@ -249,8 +249,8 @@ static void then_text(const struct invocation *in, const struct plan_seg *seg, c
 	const struct plan_seg *next = seg + 1 < p->segs + p->nsegs ? seg + 1 : NULL;
 	int restore = 0, dump = -1, recent = 0;
 	for (int i = next ? next->first : 0; next && i < next->last; i++) {
-		recent |= p->steps[i].kind == ACT_RECENT_DUMP;
-		restore |= p->steps[i].kind == ACT_FOR_END || p->steps[i].kind == ACT_RECENT_END;
+		recent |= act_step_output(&p->steps[i]) == ACT_OUT_RECORD;
+		restore |= act_row(p->steps[i].kind)->restores != NULL;
 		if (p->steps[i].kind == ACT_DUMP)
 			dump = i;
 	}

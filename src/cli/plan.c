@@ -151,10 +151,11 @@ static int shape_steps(struct plan *p, const struct options *o, char *err, size_
 			a->force = o->force;
 		}
 		p->ndumps += a->kind == ACT_DUMP;
-		if (a->kind == ACT_RECENT_DUMP)
+		if (act_step_output(a) == ACT_OUT_RECORD) {
 			a->force = o->force;
-		nrecent += a->kind == ACT_RECENT_DUMP;
-		if (a->kind == ACT_DUMP || (a->kind == ACT_FOR_BEGIN && a->baseline)) {
+			nrecent++;
+		}
+		if (act_step_output(a) == ACT_OUT_PROFILE) {
 			a->symbolize = o->symbolize;
 			a->max_bytes = o->max_dump;
 			a->force = o->force;

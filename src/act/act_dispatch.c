@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What runs each action: its function under the hold and the one that
+ * finishes it after the release, a row per action beside act_rows.c's
+ * (which the actions themselves use, so it sits a level below this). */
+#include "config.h"
+
+#include <stdio.h>
+#include "act.h"
+
+/* A dump while prof.active is false repeats old samples: said once per
+ * run, not once per dump of a series (--every). */
+static enum je_exit run_dump(struct target *t, struct act_session *s, const struct act *a,
+			     struct act_result *r)
+{
+	r->out.dump.max = a->max_bytes;
+	enum je_exit c = act_dump(t, r);
+	if (c || r->out.dump.prof_active || s->warned_inactive)
+		return c;
+	snprintf(r->warning, sizeof(r->warning),
+		 "profiling is off: this profile holds only samples from before; --activate or "
+		 "--for");
+	s->warned_inactive = 1;
+	return c;
+}
+
+/* The rows' adapters: each action's own function with the arguments it
+ * takes from the step. */
+#define UNUSED_SA (void)s, (void)a
+static enum je_exit run_status(struct target *t, struct act_session *s, const struct act *a,
+			       struct act_result *r)
+{
+	UNUSED_SA;
+	return act_status(t, r);
+}
+static enum je_exit run_activate(struct target *t, struct act_session *s, const struct act *a,
+				 struct act_result *r)
+{
+	return act_set_active(t, s, a, r, 1);
+}
+static enum je_exit run_deactivate(struct target *t, struct act_session *s, const struct act *a,
+				   struct act_result *r)
+{
+	return act_set_active(t, s, a, r, 0);
+}
+static enum je_exit run_get(struct target *t, struct act_session *s, const struct act *a,
+			    struct act_result *r)
+{
+	(void)s;
+	return act_get(t, a->arg, r);
+}
+static enum je_exit run_set(struct target *t, struct act_session *s, const struct act *a,
+			    struct act_result *r)
+{
+	(void)s;
+	return act_set(t, a->arg, r);
+}
+static enum je_exit run_stats(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	UNUSED_SA;
+	return act_stats(t, r);
+}
+static enum je_exit run_stats_full(struct target *t, struct act_session *s, const struct act *a,
+				   struct act_result *r)
+{
+	(void)s;
+	return act_stats_full(t, a->arg != NULL, r); /* arg "json" */
+}
+static enum je_exit run_reset(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	(void)s;
+	return act_reset(t, a->arg, r);
+}
+static enum je_exit run_gdump(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	(void)s;
+	return act_set_bool(t, "prof.gdump", a->arg, r);
+}
+static enum je_exit run_thread_active_init(struct target *t, struct act_session *s,
+					   const struct act *a, struct act_result *r)
+{
+	(void)s;
+	return act_set_bool(t, "prof.thread_active_init", a->arg, r);
+}
+static enum je_exit run_purge(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	UNUSED_SA;
+	return act_arena_op(t, "purge", r);
+}
+static enum je_exit run_decay(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	UNUSED_SA;
+	return act_arena_op(t, "decay", r);
+}
+static enum je_exit run_for_end(struct target *t, struct act_session *s, const struct act *a,
+				struct act_result *r)
+{
+	(void)a;
+	return act_for_end(t, s, r);
+}
+static enum je_exit run_name_threads(struct target *t, struct act_session *s,
+				     const struct act *a, struct act_result *r)
+{
+	(void)a;
+	return act_name_threads(t, s, r);
+}
+static enum je_exit run_frag(struct target *t, struct act_session *s, const struct act *a,
+			     struct act_result *r)
+{
+	UNUSED_SA;
+	return act_frag(t, r);
+}
+static enum je_exit run_recent_dump(struct target *t, struct act_session *s, const struct act *a,
+				    struct act_result *r)
+{
+	UNUSED_SA;
+	return act_recent_dump(t, r);
+}
+static enum je_exit run_recent_end(struct target *t, struct act_session *s, const struct act *a,
+				   struct act_result *r)
+{
+	(void)a;
+	return act_recent_end(t, s, r);
+}
+
+/* How an action is run. */
+struct act_ops {
+	/* Under the hold; NULL: not run under one (a wait, run by the CLI). */
+	enum je_exit (*run)(struct target *t, struct act_session *s, const struct act *a,
+			    struct act_result *r);
+	/* After the release (writing the file its step names), or NULL. */
+	enum je_exit (*finish)(struct target *t, const struct act *a, struct act_result *r);
+};
+
+static const struct act_ops ops[] = {
+	[ACT_STATUS] = { run_status, NULL },
+	[ACT_ACTIVATE] = { run_activate, NULL },
+	[ACT_DEACTIVATE] = { run_deactivate, NULL },
+	[ACT_DUMP] = { run_dump, act_dump_finish },
+	[ACT_GET] = { run_get, NULL },
+	[ACT_SET] = { run_set, NULL },
+	[ACT_STATS] = { run_stats, NULL },
+	[ACT_STATS_FULL] = { run_stats_full, NULL },
+	[ACT_RESET] = { run_reset, NULL },
+	[ACT_GDUMP] = { run_gdump, NULL },
+	[ACT_THREAD_ACTIVE_INIT] = { run_thread_active_init, NULL },
+	[ACT_PURGE] = { run_purge, NULL },
+	[ACT_DECAY] = { run_decay, NULL },
+	/* Finished only with --baseline, which makes it write a profile. */
+	[ACT_FOR_BEGIN] = { act_for_begin, act_dump_finish },
+	[ACT_FOR_END] = { run_for_end, NULL },
+	/* Run by the command line, with no thread held and no tracer. */
+	[ACT_WAIT] = { NULL, NULL },
+	[ACT_NAME_THREADS] = { run_name_threads, NULL },
+	[ACT_FRAG] = { run_frag, act_frag_finish },
+	[ACT_RECENT_BEGIN] = { act_recent_begin, NULL },
+	[ACT_RECENT_DUMP] = { run_recent_dump, act_recent_finish },
+	[ACT_RECENT_END] = { run_recent_end, NULL },
+};
+
+enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
+		     struct act_result *r)
+{
+	r->ran = 1;
+	if (!ops[a->kind].run)
+		return act_fail(r, JE_EXIT_INTERNAL, "a %s is not run under a hold",
+				act_name(a->kind));
+	return ops[a->kind].run(t, s, a, r);
+}
+
+enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r)
+{
+	if (!r->ran || r->code != JE_EXIT_OK)
+		return r->code;
+	/* --for's beginning writes a file only with --baseline. */
+	if (!ops[a->kind].finish || (a->kind == ACT_FOR_BEGIN && !a->baseline))
+		return r->code;
+	return ops[a->kind].finish(t, a, r);
+}
