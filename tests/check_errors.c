@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include "target_struct.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -113,6 +114,59 @@ START_TEST(rows_by_stage_and_condition)
 	c.why = "";
 	je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "cannot dump a heap profile: the process exited");
+}
+END_TEST
+
+/* A reason recorded as data says the same words it said when it was
+ * written as text at each site (errors_reason.c). */
+START_TEST(reasons_in_words)
+{
+	char buf[512];
+	struct je_reason r = { .kind = JE_WHY_NONE };
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");
+	r = (struct je_reason){ .kind = JE_WHY_NOT_THREAD, .pid = 7, .tid = 9 };
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "thread 9 is not a thread of process 7");
+	r = (struct je_reason){ .kind = JE_WHY_NO_SAFE_POINT };
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "no thread was at a safe point before the timeout (none could be "
+			      "stopped)");
+	snprintf(r.detail, sizeof(r.detail), "thread 5 is inside jemalloc");
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "no thread was at a safe point before the timeout (thread 5 is "
+			      "inside jemalloc)");
+	r = (struct je_reason){ .kind = JE_WHY_NO_SCRATCH, .err = ENOMEM, .n = 1088 };
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "(mmap of 1088 KiB: Cannot allocate memory)"));
+	ck_assert_ptr_nonnull(strstr(buf, "RLIMIT_AS or vm.max_map_count is reached"));
+	r.err = EPERM;
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "; nothing was done"));
+	r = (struct je_reason){ .kind = JE_WHY_CALL_SIGNAL, .sig = SIGSEGV, .addr = 0x28f8 };
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "the injected call got signal 11 (Segmentation fault) at 0x28f8");
+	r = (struct je_reason){ .kind = JE_WHY_SELFLOCK, .tid = 3, .addr = 0x1000 };
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "thread 3 waited on a lock it holds itself (the mutex at 0x1000) "
+			      "inside the injected call");
+	r = (struct je_reason){ .kind = JE_WHY_SECCOMP_KILLS, .n = SECCOMP_RET_KILL_THREAD };
+	snprintf(r.detail, sizeof(r.detail), "pipe2");
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "the borrowed thread on pipe2 (filter action 0)");
+	r.n = SECCOMP_RET_KILL_PROCESS;
+	je_reason_render(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "the process on pipe2 (filter action 0x80000000)");
+	/* Every kind has words, and none overflows a short buffer. */
+	for (int k = JE_WHY_TEXT; k <= JE_WHY_SECCOMP_KILLS; k++) {
+		r = (struct je_reason){ .kind = (enum je_why)k, .tid = 1, .sig = 9 };
+		snprintf(r.detail, sizeof(r.detail), "d");
+		je_reason_render(&r, buf, sizeof(buf));
+		ck_assert_int_gt((int)strlen(buf), 0);
+		char small[8];
+		je_reason_render(&r, small, sizeof(small));
+		ck_assert_int_lt((int)strlen(small), 8);
+	}
 }
 END_TEST
 
@@ -224,6 +278,7 @@ int main(void)
 	tcase_add_test(tc, every_code_at_every_stage);
 	tcase_add_test(tc, codes_have_words);
 	tcase_add_test(tc, rows_by_stage_and_condition);
+	tcase_add_test(tc, reasons_in_words);
 	tcase_add_test(tc, denied_only_when_named);
 	tcase_add_test(tc, truncates_whole);
 	tcase_add_test(tc, causes_from_what_is_there);

@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include "target_struct.h"
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "kernel_restart.h"
 #include "rcall_internal.h"
 #include "rcall_reads.h"
+#include "sym.h"
 #include "sym_maps.h"
 #include "target.h"
 
@@ -218,7 +220,7 @@ static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
 START_TEST(wait_kinds)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket };
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL };
 	const uint64_t sigwait[6] = { 0x1000, 0, AT, 8 }, sigwait_forever[6] = { 0x1000, 0, 0, 8 };
 	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait, 1, 0), RCALL_WAIT_TIMED);
 	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait_forever, 1, 0), 0);
@@ -279,13 +281,113 @@ static int woken(unsigned long long arrivals, unsigned long long sleeps,
 START_TEST(woken_before_the_interrupt)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket };
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL };
 	ck_assert_int_eq(woken(21, 11, 3), 1);
 	ck_assert_int_eq(woken(22, 11, 4), 1); /* preempted on its way out too */
 	ck_assert_int_eq(woken(22, 12, 3), 0); /* slept twice: entered the call after the look */
 	ck_assert_int_eq(woken(21, 11, 4), 0); /* on a CPU at the look, preempted since */
 	ck_assert_int_eq(woken(0, 11, 3), 0);  /* not known */
 	rcall_reads = real;
+}
+END_TEST
+
+/* Which stacks take the frames of the calls made before the scratch
+ * mapping exists (rcall_scratch.c), from recorded mappings: the main
+ * thread's [stack] and a stack glibc made with its guard do; a coroutine's
+ * stack carved from a heap block, however deep its thread's signal frames
+ * would have been, does not (victim_coro -t: 2 KiB, every signal blocked). */
+static struct sym_map rec_maps[5];
+static int recorded_maps(pid_t pid, struct sym_maps *out)
+{
+	(void)pid;
+	out->v = malloc(sizeof(rec_maps));
+	if (!out->v)
+		return -ENOMEM;
+	memcpy(out->v, rec_maps, sizeof(rec_maps));
+	for (size_t i = 0; i < 5; i++)
+		out->v[i].path = strdup(rec_maps[i].path);
+	out->n = 5;
+	return 0;
+}
+
+START_TEST(stack_known_for_the_first_frames)
+{
+	rec_maps[0] = stack_map(0x1000, 0x200000, 1, 1, "");          /* the heap */
+	rec_maps[1] = stack_map(0x300000, 0x301000, 0, 0, "");        /* glibc's guard */
+	rec_maps[2] = stack_map(0x301000, 0xb01000, 1, 1, "");        /* a thread's stack */
+	rec_maps[3] = stack_map(0xc00000, 0xd80000, 1, 1, "[stack]"); /* the main thread's */
+	rec_maps[4] = stack_map(0xe00000, 0xf00000, 1, 1, "/lib/x.so");
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.io_pid = 4242;
+	struct rcall_reads real = rcall_reads;
+	rcall_reads.maps = recorded_maps;
+	struct rcall_held h = { .tid = 4243 };
+	arch_check_set_stack(&h.regs, 0xb00000, 0xb00f00); /* a glibc thread, its tp on top */
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 1);
+	arch_check_set_stack(&h.regs, 0x301000 + 0x200, 0xb00f00); /* near its guard: no room */
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 0);
+	arch_check_set_stack(&h.regs, 0x10800, 0xb00f00); /* a coroutine in a heap block */
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 0);
+	arch_check_set_stack(&h.regs, 0xd7f000, 0); /* the main thread */
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 1);
+	/* The main thread's stack as target_open saw it, no read needed. */
+	struct sym_map snap[] = { stack_map(0xc00000, 0xd80000, 1, 1, "[stack]") };
+	t.maps = (struct sym_maps){ snap, 1 };
+	rcall_reads.maps = NULL; /* a read would crash the test */
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 1);
+	rcall_reads = real;
+}
+END_TEST
+
+/* A thread with child processes is not stopped while the process has
+ * another thread (rcall_stop.c): from /proc's children file as recorded. */
+static const char *rec_children;
+static char *recorded_children(pid_t pid, pid_t tid, const char *name)
+{
+	(void)pid, (void)tid;
+	return !strcmp(name, "children") && rec_children ? strdup(rec_children) : NULL;
+}
+
+START_TEST(children_keep_a_thread)
+{
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.io_pid = 4242;
+	char why[200] = "";
+	struct rcall_reads real = rcall_reads;
+	rcall_reads.task_file = recorded_children;
+	rec_children = "4300 4301 ";
+	ck_assert_int_eq(rcall_has_children(&t, 4243, 0, why, sizeof(why)), 1);
+	ck_assert_ptr_nonnull(strstr(why, "thread 4243 has child processes"));
+	ck_assert_int_eq(rcall_has_children(&t, 4243, 1, why, sizeof(why)), 0); /* alone */
+	rec_children = "";
+	ck_assert_int_eq(rcall_has_children(&t, 4243, 0, why, sizeof(why)), 0);
+	rec_children = NULL; /* unreadable (no CONFIG_PROC_CHILDREN): as none */
+	ck_assert_int_eq(rcall_has_children(&t, 4243, 0, why, sizeof(why)), 0);
+	rcall_reads = real;
+}
+END_TEST
+
+/* The safe-point rule frame by frame (rcall_safepoint.c): a thread
+ * stopped in clone's return inside _Fork, between jemalloc's prefork and
+ * parent handlers, has no jemalloc frame but holds every jemalloc lock
+ * (the part-3 robustness issue's mid-fork hang). */
+START_TEST(frames_that_make_a_thread_unsafe)
+{
+	struct sym_jemalloc je;
+	memset(&je, 0, sizeof(je));
+	ck_assert_int_eq(sym_ranges_add(&je.unsafe, 0x10000, 0x20000), 0);   /* jemalloc */
+	ck_assert_int_eq(sym_ranges_add(&je.forking, 0x50000, 0x50400), 0);  /* _Fork */
+	sym_ranges_sort(&je.unsafe);
+	sym_ranges_sort(&je.forking);
+	ck_assert_int_eq(rcall_frame_verdict(&je, 0x10008, 0), RCALL_FRAME_ALLOCATOR);
+	ck_assert_int_eq(rcall_frame_verdict(&je, 0x50010, 0), RCALL_FRAME_FORKING);
+	ck_assert_int_eq(rcall_frame_verdict(&je, 0x60000, 1), RCALL_FRAME_SIGNAL);
+	ck_assert_int_eq(rcall_frame_verdict(&je, 0x60000, 0), RCALL_FRAME_SAFE);
+	ck_assert_int_eq(rcall_frame_verdict(&je, 0x20000, 0), RCALL_FRAME_SAFE); /* end excluded */
+	sym_ranges_free(&je.unsafe);
+	sym_ranges_free(&je.forking);
 }
 END_TEST
 
@@ -299,6 +401,9 @@ int main(void)
 	tcase_add_test(tc, remade_call_caught_again);
 	tcase_add_test(tc, wait_kinds);
 	tcase_add_test(tc, woken_before_the_interrupt);
+	tcase_add_test(tc, stack_known_for_the_first_frames);
+	tcase_add_test(tc, children_keep_a_thread);
+	tcase_add_test(tc, frames_that_make_a_thread_unsafe);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

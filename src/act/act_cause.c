@@ -18,6 +18,7 @@
 #include "core_read.h"
 #include "rcall.h"
 #include "target_limits.h"
+#include "target_struct.h"
 
 /* The held thread's, else the process's "Seccomp:" mode: 0 none, 1
  * strict, 2 filter; -1 unknown. */

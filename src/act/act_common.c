@@ -14,6 +14,7 @@
 #include "act.h"
 #include "core_grow.h"
 #include "errors.h"
+#include "target_struct.h"
 
 /* A key set twice keeps its place and takes the later value: an action
  * that runs another (--for's baseline dump) may set the same key, and a
@@ -89,8 +90,9 @@ enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, 
 
 enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
 {
-	struct je_err_ctx c = { .pid = t->pid, .why = t->why, .doing = doing };
-	char fate[300];
+	char why[400], fate[300];
+	target_why_text(t, why, sizeof(why));
+	struct je_err_ctx c = { .pid = t->pid, .why = why, .doing = doing };
 	if (e == -ESRCH) { /* the thread went away: say what became of the process */
 		target_fate(t, fate, sizeof(fate));
 		c.why = fate;

@@ -24,108 +24,32 @@ static enum je_exit run_dump(struct target *t, struct act_session *s, const stru
 }
 
 /* The rows' adapters: each action's own function with the arguments it
- * takes from the step. */
-#define UNUSED_SA (void)s, (void)a
-static enum je_exit run_status(struct target *t, struct act_session *s, const struct act *a,
-			       struct act_result *r)
-{
-	UNUSED_SA;
-	return act_status(t, r);
-}
-static enum je_exit run_activate(struct target *t, struct act_session *s, const struct act *a,
-				 struct act_result *r)
-{
-	return act_set_active(t, s, a, r, 1);
-}
-static enum je_exit run_deactivate(struct target *t, struct act_session *s, const struct act *a,
-				   struct act_result *r)
-{
-	return act_set_active(t, s, a, r, 0);
-}
-static enum je_exit run_get(struct target *t, struct act_session *s, const struct act *a,
-			    struct act_result *r)
-{
-	(void)s;
-	return act_get(t, a->arg, r);
-}
-static enum je_exit run_set(struct target *t, struct act_session *s, const struct act *a,
-			    struct act_result *r)
-{
-	(void)s;
-	return act_set(t, a->arg, r);
-}
-static enum je_exit run_stats(struct target *t, struct act_session *s, const struct act *a,
-			      struct act_result *r)
-{
-	UNUSED_SA;
-	return act_stats(t, r);
-}
-static enum je_exit run_stats_full(struct target *t, struct act_session *s, const struct act *a,
-				   struct act_result *r)
-{
-	(void)s;
-	return act_stats_full(t, a->arg != NULL, r); /* arg "json" */
-}
-static enum je_exit run_reset(struct target *t, struct act_session *s, const struct act *a,
-			      struct act_result *r)
-{
-	(void)s;
-	return act_reset(t, a->arg, r);
-}
-static enum je_exit run_gdump(struct target *t, struct act_session *s, const struct act *a,
-			      struct act_result *r)
-{
-	(void)s;
-	return act_set_bool(t, "prof.gdump", a->arg, r);
-}
-static enum je_exit run_thread_active_init(struct target *t, struct act_session *s,
-					   const struct act *a, struct act_result *r)
-{
-	(void)s;
-	return act_set_bool(t, "prof.thread_active_init", a->arg, r);
-}
-static enum je_exit run_purge(struct target *t, struct act_session *s, const struct act *a,
-			      struct act_result *r)
-{
-	UNUSED_SA;
-	return act_arena_op(t, "purge", r);
-}
-static enum je_exit run_decay(struct target *t, struct act_session *s, const struct act *a,
-			      struct act_result *r)
-{
-	UNUSED_SA;
-	return act_arena_op(t, "decay", r);
-}
-static enum je_exit run_for_end(struct target *t, struct act_session *s, const struct act *a,
-				struct act_result *r)
-{
-	(void)a;
-	return act_for_end(t, s, r);
-}
-static enum je_exit run_name_threads(struct target *t, struct act_session *s,
-				     const struct act *a, struct act_result *r)
-{
-	(void)a;
-	return act_name_threads(t, s, r);
-}
-static enum je_exit run_frag(struct target *t, struct act_session *s, const struct act *a,
-			     struct act_result *r)
-{
-	UNUSED_SA;
-	return act_frag(t, r);
-}
-static enum je_exit run_recent_dump(struct target *t, struct act_session *s, const struct act *a,
-				    struct act_result *r)
-{
-	UNUSED_SA;
-	return act_recent_dump(t, r);
-}
-static enum je_exit run_recent_end(struct target *t, struct act_session *s, const struct act *a,
-				   struct act_result *r)
-{
-	(void)a;
-	return act_recent_end(t, s, r);
-}
+ * takes from the step (a: the step, s: what the run's holds share). */
+#define RUN(name, call)                                                                   \
+	static enum je_exit name(struct target *t, struct act_session *s, const struct act *a, \
+				 struct act_result *r)                                         \
+	{                                                                                 \
+		(void)s, (void)a;                                                         \
+		return call;                                                              \
+	}
+RUN(run_status, act_status(t, r))
+RUN(run_activate, act_set_active(t, s, a, r, 1))
+RUN(run_deactivate, act_set_active(t, s, a, r, 0))
+RUN(run_get, act_get(t, a->arg, r))
+RUN(run_set, act_set(t, a->arg, r))
+RUN(run_stats, act_stats(t, r))
+RUN(run_stats_full, act_stats_full(t, a->arg != NULL, r)) /* arg "json": its JSON form */
+RUN(run_reset, act_reset(t, a->arg, r))
+RUN(run_gdump, act_set_bool(t, "prof.gdump", a->arg, r))
+RUN(run_thread_active_init, act_set_bool(t, "prof.thread_active_init", a->arg, r))
+RUN(run_purge, act_arena_op(t, "purge", r))
+RUN(run_decay, act_arena_op(t, "decay", r))
+RUN(run_for_end, act_for_end(t, s, r))
+RUN(run_name_threads, act_name_threads(t, s, r))
+RUN(run_frag, act_frag(t, r))
+RUN(run_recent_dump, act_recent_dump(t, r))
+RUN(run_recent_end, act_recent_end(t, s, r))
+#undef RUN
 
 /* How an action is run. */
 struct act_ops {

@@ -28,6 +28,7 @@
 #include "rcall.h"
 #include "rproc.h"
 #include "target_limits.h"
+#include "target_struct.h"
 
 /* First bytes of every heap profile format jemalloc has written. */
 static int looks_like_profile(const char *buf, size_t n)

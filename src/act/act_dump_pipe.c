@@ -58,6 +58,7 @@
 #include "core_read.h"
 #include "errors.h"
 #include "rproc.h"
+#include "target_struct.h"
 
 /* 4 x jemalloc's largest write (PROF_DUMP_BUFSIZE, 64 KiB in every 4.x and
  * 5.x): a pipe that many pages long takes any write whole once drained. It

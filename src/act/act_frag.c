@@ -11,6 +11,7 @@
 #include "act.h"
 #include "frag.h"
 #include "rproc.h"
+#include "target_struct.h"
 
 /* malloc_stats_print's options (jemalloc(3), stats.c's
  * STATS_PRINT_OPTIONS): J for JSON, then what is left out: d destroyed

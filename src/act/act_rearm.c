@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "act.h"
+#include "target_struct.h"
 
 /* Write prof.active (the old value in *previous when asked). */
 enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,

@@ -29,6 +29,7 @@
 #include "core_json.h"
 #include "core_read.h"
 #include "errors.h"
+#include "target_struct.h"
 
 /* A process's maps are a few hundred KB even with thousands of threads. */
 #define RECENT_MAPS_MAX (64u << 20)

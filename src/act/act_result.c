@@ -10,6 +10,12 @@
 #include "act.h"
 #include "frag.h"
 
+static void free_text(char **p)
+{
+	free(*p);
+	*p = NULL;
+}
+
 void act_result_init(struct act_result *r, enum act_kind kind)
 {
 	memset(r, 0, sizeof(*r));
@@ -31,8 +37,7 @@ void act_result_drop_dump(struct act_result *r)
 	if (r->out.dump.fd >= 0)
 		close(r->out.dump.fd);
 	r->out.dump.fd = -1;
-	free(r->out.dump.prof_prefix);
-	r->out.dump.prof_prefix = NULL;
+	free_text(&r->out.dump.prof_prefix);
 }
 
 void act_result_free(struct act_result *r)
@@ -42,18 +47,15 @@ void act_result_free(struct act_result *r)
 		act_result_drop_dump(r);
 		break;
 	case ACT_RES_FULL:
-		free(r->out.full.text);
-		r->out.full.text = NULL;
+		free_text(&r->out.full.text);
 		break;
 	case ACT_RES_FRAG:
-		free(r->out.frag.text);
-		r->out.frag.text = NULL;
+		free_text(&r->out.frag.text);
 		frag_report_free(r->out.frag.report);
 		r->out.frag.report = NULL;
 		break;
 	case ACT_RES_RECENT:
-		free(r->out.recent.json);
-		r->out.recent.json = NULL;
+		free_text(&r->out.recent.json);
 		break;
 	case ACT_RES_FIELDS:
 		break;

@@ -20,6 +20,7 @@
 #include "core_open.h"
 #include "core_read.h"
 #include "core_stamp.h"
+#include "target_struct.h"
 
 /* The most objects stamped: a process mapping more files than this is
  * strange enough that the rest go unstamped rather than cost seconds. */

@@ -9,6 +9,7 @@
 #include "act.h"
 #include "core_json.h"
 #include "rproc.h"
+#include "target_struct.h"
 
 static const struct {
 	const char *key, *ctl;

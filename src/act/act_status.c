@@ -8,6 +8,7 @@
 #include <string.h>
 #include "act.h"
 #include "core_read.h"
+#include "target_struct.h"
 
 static const struct {
 	const char *key, *ctl;

@@ -25,6 +25,7 @@
 #include "act.h"
 #include "core_read.h"
 #include "errors.h"
+#include "target_struct.h"
 
 /* "comm/TID", with bytes jemalloc would refuse replaced by '?'. */
 static void thread_label(pid_t pid, pid_t tid, char *buf, size_t len)

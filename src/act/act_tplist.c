@@ -16,16 +16,18 @@
 
 #include <stdlib.h>
 #include "act_tplist.h"
-#include "pt.h"
+#include "rcall.h"
 
+/* The target's memory, through the remote-call layer (rcall_read: the
+ * held thread's, else the process's), never ptrace itself. */
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	return pt_read(*(pid_t *)ctx, addr, buf, len) ? -1 : 0;
+	return rcall_read(ctx, addr, buf, len) ? -1 : 0;
 }
 
-void act_tplist_learn(struct act_counters *k, pid_t pid)
+void act_tplist_learn(struct act_counters *k, struct target *t)
 {
-	struct tplist_mem m = { read_target, &pid };
+	struct tplist_mem m = { read_target, t };
 	if (k->state != 1 || k->list || !k->tid)
 		return;
 	if (!tplist_find(&m, k->tp, k->tid, &k->node_off)) {
@@ -66,7 +68,7 @@ uint64_t act_tplist_tp(const struct tplist_thread *v, int n, pid_t tid)
 	return 0;
 }
 
-int act_tplist_locate(struct act_counters *k, pid_t pid, const pid_t *tids, int n,
+int act_tplist_locate(struct act_counters *k, struct target *t, const pid_t *tids, int n,
 		      uint64_t alt_tp, struct tplist_thread *out)
 {
 	if (!k->list || n <= 0)
@@ -78,7 +80,7 @@ int act_tplist_locate(struct act_counters *k, pid_t pid, const pid_t *tids, int 
 		sorted[i] = tids[i];
 	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_pid);
 	struct want w = { sorted, n };
-	struct tplist_mem m = { read_target, &pid };
+	struct tplist_mem m = { read_target, t };
 	/* About two reads a node: each thread's, a few heads and ended
 	 * threads' descriptors, the neighbouring lists' probes. */
 	int budget = 4 * n + 256;
@@ -94,7 +96,7 @@ int act_tplist_locate(struct act_counters *k, pid_t pid, const pid_t *tids, int 
 	 * it was found (it lasts as long as the process, mostly), else the
 	 * one borrowed if it still is, else any. The first one's node may
 	 * by now be on glibc's cache of ended threads' stacks. */
-	uint64_t next = got > 0 ? act_tplist_tp(out, got, pid) : 0;
+	uint64_t next = got > 0 ? act_tplist_tp(out, got, target_io_pid(t)) : 0;
 	if (!next && got > 0 && !act_tplist_tp(out, got, k->tid))
 		next = out[0].tp;
 	if (next)

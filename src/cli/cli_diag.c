@@ -51,20 +51,21 @@ void cli_diag_ptrace_denied(const struct target *t, char *buf, size_t len)
 {
 	int cap = have_cap_sys_ptrace(), yama = yama_scope();
 	uid_t me = geteuid();
-	if (t->info.tracer && t->info.tracer != getpid())
+	const struct target_info *in = target_get_info(t);
+	if (in->tracer && in->tracer != getpid())
 		snprintf(buf, len,
 			 "it is already traced by pid %d (%s); a process has one tracer at a time: "
 			 "detach that debugger or tracer first",
-			 (int)t->info.tracer, t->info.tracer_comm[0] ? t->info.tracer_comm : "?");
+			 (int)in->tracer, in->tracer_comm[0] ? in->tracer_comm : "?");
 	else if (yama == 3)
 		snprintf(buf, len,
 			 "Yama's kernel.yama.ptrace_scope is 3, which forbids ptrace for everyone "
 			 "until reboot; nothing can attach on this host");
-	else if (!cap && t->info.uid != me)
+	else if (!cap && in->uid != me)
 		snprintf(buf, len,
 			 "it runs as uid %u and you are uid %u without CAP_SYS_PTRACE; run jeattach "
 			 "as root or as uid %u",
-			 (unsigned)t->info.uid, (unsigned)me, (unsigned)t->info.uid);
+			 (unsigned)in->uid, (unsigned)me, (unsigned)in->uid);
 	else if (!cap && yama == 2)
 		snprintf(buf, len,
 			 "Yama's kernel.yama.ptrace_scope is 2 (admin only); run jeattach as root or "

@@ -99,7 +99,7 @@ static int idle(struct cli_run *run, const struct sym_maps *maps, uint64_t tp)
 	if (k->state != 1)
 		return 0;
 	if (act_counters_at(k, maps, tp, at) ||
-	    rcall_read(&run->t, at[0], &v[0], 8) || rcall_read(&run->t, at[1], &v[1], 8))
+	    rcall_read(run->t, at[0], &v[0], 8) || rcall_read(run->t, at[1], &v[1], 8))
 		return -1;
 	return !v[0] && !v[1];
 }
@@ -125,7 +125,7 @@ static int peek_idle(struct cli_run *run, pid_t tid, struct each_tally *y,
 		return tp && idle(run, &y->maps, tp) > 0;
 	}
 	y->peeked++;
-	if (rcall_peek(&run->t, tid, deadline, &tp))
+	if (rcall_peek(run->t, tid, deadline, &tp))
 		return 0;
 	return idle(run, &y->maps, tp) > 0;
 }
@@ -134,11 +134,11 @@ static int peek_idle(struct cli_run *run, pid_t tid, struct each_tally *y,
 static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 		       struct each_tally *y)
 {
-	struct target *t = &run->t;
+	struct target *t = run->t;
 	int64_t budget = CLI_EACH_BUDGET_US;
 	if (o->timeout_s * 1e6 < (double)budget)
 		budget = (int64_t)(o->timeout_s * 1e6);
-	t->why[0] = 0;
+	target_reason(t, (struct je_reason){ .kind = JE_WHY_NONE });
 	pt_usec_t t0 = pt_now_us();
 	if (peek_idle(run, tid, y, t0 + (pt_usec_t)budget)) {
 		y->idle++;
@@ -208,15 +208,15 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	int n = tids ? target_threads(run->pid, tids, CLI_EACH_MAX_THREADS) : -ENOMEM;
 	y.us = n > 0 ? calloc((size_t)n, sizeof(*y.us)) : NULL;
 	/* After the listing: every thread listed has its stack mapped. */
-	if (s->counters.state == 2 && sym_maps_read(run->t.io_pid, &y.maps)) {
+	if (s->counters.state == 2 && sym_maps_read(target_io_pid(run->t), &y.maps)) {
 		s->counters.state = -1; /* cannot locate: threads a second old only */
 		snprintf(s->counters.why, sizeof(s->counters.why), "its maps cannot be read");
 	}
 	act_counters_check(&s->counters, &y.maps);
-	act_tplist_learn(&s->counters, run->t.io_pid);
+	act_tplist_learn(&s->counters, run->t);
 	y.listed = n > 0 ? malloc(sizeof(*y.listed) * (size_t)n) : NULL;
 	y.nlisted = y.listed && s->counters.state == 1 ?
-			    act_tplist_locate(&s->counters, run->t.io_pid, tids, n, 0, y.listed) :
+			    act_tplist_locate(&s->counters, run->t, tids, n, 0, y.listed) :
 			    -1;
 	pt_usec_t t0 = pt_now_us();
 	for (int i = 0; y.us && i < n; i++) {
@@ -224,14 +224,14 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 			missed(&y, tids[i], "interrupted: not tried");
 			continue;
 		}
-		if (run->t.io_pid != run->pid && tids[i] == run->pid)
+		if (target_io_pid(run->t) != run->pid && tids[i] == run->pid)
 			continue; /* the main thread has ended (a zombie): nothing to borrow */
 		if (o->tid && tids[i] != o->tid) {
 			missed(&y, tids[i], "--tid names another thread");
 			continue;
 		}
 		double age;
-		if (s->counters.state != 1 && !target_thread_age(run->t.io_pid, tids[i], &age) &&
+		if (s->counters.state != 1 && !target_thread_age(target_io_pid(run->t), tids[i], &age) &&
 		    age < CLI_EACH_MIN_AGE_S) {
 			missed(&y, tids[i], "started less than a second ago: not borrowed");
 			continue;
@@ -243,7 +243,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	report(r, s, &y, pt_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
 	char fate[300];
-	if (target_fate(&run->t, fate, sizeof(fate)) != TARGET_AS_WAS) {
+	if (target_fate(run->t, fate, sizeof(fate)) != TARGET_AS_WAS) {
 		snprintf(run->msg, sizeof(run->msg),
 			 "%s while jeattach borrowed its threads one by one", fate);
 		run->code = JE_EXIT_GONE;

@@ -31,7 +31,7 @@ static int write_report(int fd, const struct cli_run *run, const struct act_resu
 		return e;
 	}
 	if (svg) {
-		cli_frag_svg(f, r->out.frag.report, (int)run->pid, run->t.info.comm);
+		cli_frag_svg(f, r->out.frag.report, (int)run->pid, target_get_info(run->t)->comm);
 	} else {
 		cli_frag_json(f, r);
 		fputc('\n', f);

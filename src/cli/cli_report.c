@@ -20,8 +20,8 @@ void cli_report_error(const struct cli_run *run)
 
 void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run)
 {
-	char buf[4200 * 4], comm[sizeof(run->t.info.comm) * 4];
-	core_text_escape(run->t.info.comm, comm, sizeof(comm));
+	char buf[4200 * 4], comm[sizeof(target_get_info(run->t)->comm) * 4];
+	core_text_escape(target_get_info(run->t)->comm, comm, sizeof(comm));
 	for (int i = 0; i < run->nsteps; i++) {
 		const struct act_result *r = &run->res[i];
 		if (r->skipped) {
@@ -46,7 +46,7 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 	}
 	if (o->verbose) {
 		struct rcall_timing tm;
-		rcall_timing(&run->t, &tm);
+		rcall_timing(run->t, &tm);
 		fprintf(stderr,
 			"jeattach: %d: held %d time(s), longest %" PRId64 " us, total %" PRId64
 			" us; wall %" PRId64 " us\n",
@@ -67,9 +67,10 @@ static void json_fields(FILE *out, const struct act_result *r)
 
 void cli_report_json(FILE *out, const struct cli_run *run)
 {
-	const struct target *t = &run->t;
-	fprintf(out, "{\"pid\":%d,\"ns_pid\":%d,\"comm\":", (int)run->pid, (int)t->info.ns_pid);
-	core_json_put_string(out, t->info.comm);
+	static const struct target_info none;
+	const struct target_info *in = run->t ? target_get_info(run->t) : &none;
+	fprintf(out, "{\"pid\":%d,\"ns_pid\":%d,\"comm\":", (int)run->pid, (int)in->ns_pid);
+	core_json_put_string(out, in->comm);
 	fprintf(out, ",\"ok\":%s,\"exit_code\":%d,\"error\":", run->code ? "false" : "true",
 		(int)run->code);
 	if (run->code)
@@ -78,12 +79,13 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		fputs("null", out);
 	fputs(",\"jemalloc\":", out);
 	if (run->located) {
+		const struct sym_jemalloc *je = target_jemalloc(run->t);
 		fputs("{\"object\":", out);
-		core_json_put_string(out, t->je.object);
+		core_json_put_string(out, je->object);
 		fputs(",\"symbol_prefix\":", out);
-		core_json_put_string(out, t->je.prefix);
-		fprintf(out, ",\"static\":%s,\"deleted\":%s}", t->je.is_main_executable ? "true" : "false",
-			t->je.object_deleted ? "true" : "false");
+		core_json_put_string(out, je->prefix);
+		fprintf(out, ",\"static\":%s,\"deleted\":%s}", je->is_main_executable ? "true" : "false",
+			je->object_deleted ? "true" : "false");
 	} else {
 		fputs("null", out);
 	}
@@ -120,7 +122,7 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		fputc('}', out);
 	}
 	struct rcall_timing tm;
-	rcall_timing(t, &tm);
+	rcall_timing(run->t, &tm);
 	fprintf(out,
 		"],\"crash_safe\":%s,\"holds\":%d,\"hold_us_max\":%" PRId64
 		",\"hold_us_total\":%" PRId64 ",\"wall_us\":%" PRId64 "}\n",

@@ -53,8 +53,10 @@ static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt
 static enum je_exit stage_error(struct cli_run *run, const struct options *o,
 				enum je_stage stage, int e)
 {
-	struct je_err_ctx c = { .pid = run->pid, .why = run->t.why, .prefix = o->prefix,
-				.denied = cli_diag_denied, .arg = &run->t };
+	char why[400];
+	target_why_text(run->t, why, sizeof(why));
+	struct je_err_ctx c = { .pid = run->pid, .why = why, .prefix = o->prefix,
+				.denied = cli_diag_denied, .arg = run->t };
 	char msg[sizeof(run->msg)];
 	enum je_exit code = je_err_explain(stage, e, &c, msg, sizeof(msg));
 	return fail(run, code, "%s", msg);
@@ -109,14 +111,14 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 
 enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
 {
-	struct target *t = &run->t;
+	struct target *t = run->t = target_new();
 	run->start = pt_now_us();
 	run->sess.prev_active = -1;
 	run->sess.recent_prev = -1;
 	run->sess.pass_step = -1;
 	run->plan = p;
 	run->res = calloc((size_t)p->nsteps, sizeof(*run->res));
-	if (!run->res)
+	if (!run->res || !t)
 		return fail(run, JE_EXIT_INTERNAL, "out of memory");
 	run->nsteps = p->nsteps;
 	for (int i = 0; i < p->nsteps; i++)
@@ -125,7 +127,7 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	if (e)
 		return stage_error(run, o, JE_AT_OPEN, e);
 	run->opened = 1;
-	narrate(o, run->pid, "%s, %zu mappings", t->info.comm, t->maps.n);
+	narrate(o, run->pid, "%s, %zu mappings", target_get_info(t)->comm, target_nmaps(t));
 	e = target_locate(t, o->prefix);
 	char fate[300];
 	if (e && (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED))
@@ -145,10 +147,11 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	if (e)
 		return stage_error(run, o, JE_AT_LOCATE, e);
 	run->located = 1;
-	narrate(o, run->pid, "jemalloc: %s (prefix '%s'%s%s), mallctl at %#llx", t->je.object,
-		t->je.prefix, t->je.is_main_executable ? ", linked into the program" : "",
-		t->je.found_by_link_map ? ", confirmed by link_map" : "",
-		(unsigned long long)t->je.mallctl);
+	const struct sym_jemalloc *je = target_jemalloc(t);
+	narrate(o, run->pid, "jemalloc: %s (prefix '%s'%s%s), mallctl at %#llx", je->object,
+		je->prefix, je->is_main_executable ? ", linked into the program" : "",
+		je->found_by_link_map ? ", confirmed by link_map" : "",
+		(unsigned long long)je->mallctl);
 	return JE_EXIT_OK;
 }
 
@@ -157,12 +160,13 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 static enum je_exit run_held(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
-	struct target *t = &run->t;
-	if (t->info.shadow_stack)
+	struct target *t = run->t;
+	const struct target_info *in = target_get_info(t);
+	if (in->shadow_stack)
 		return fail(run, JE_EXIT_UNSAFE,
 			    "cannot attach safely: the process runs with x86 shadow stacks (CET), "
 			    "which an injected call's return would violate; this is not supported yet");
-	if (t->info.tracer) /* the main thread's TracerPid, read by target_open */
+	if (in->tracer) /* the main thread's TracerPid, read by target_open */
 		return stage_error(run, o, JE_AT_ATTACH, -EPERM);
 	/* Another program since jeattach located jemalloc (an execve during a
 	 * --for or --every wait): its addresses are no longer the process's;
@@ -197,7 +201,7 @@ static enum je_exit run_held(struct cli_run *run, const struct options *o,
  * failure that got here stays the run's outcome. */
 static void restore_after(struct cli_run *run, const struct options *o, int i)
 {
-	struct target *t = &run->t;
+	struct target *t = run->t;
 	struct act_result *r = &run->res[i];
 	int recent = run->plan->steps[i].kind == ACT_RECENT_END;
 	long long prev = (long long)run->sess.recent_prev;
@@ -254,7 +258,7 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 {
 	char fate[300];
 	/* Gone, or another program now (execve): nothing of ours to put back. */
-	if (run->code == JE_EXIT_OK || target_fate(&run->t, fate, sizeof(fate)) != TARGET_AS_WAS)
+	if (run->code == JE_EXIT_OK || target_fate(run->t, fate, sizeof(fate)) != TARGET_AS_WAS)
 		return;
 	for (int i = seg->first; i < run->nsteps; i++) {
 		enum act_kind k = run->plan->steps[i].kind;
@@ -269,7 +273,7 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
-	struct target *t = &run->t;
+	struct target *t = run->t;
 	if (run->done || seg->kind != PLAN_HOLD)
 		return run->code;
 	/* --timeout bounds each hold, the waits between them are the user's. */
@@ -333,7 +337,11 @@ void cli_run_close(struct cli_run *run)
 		act_result_free(&run->res[i]);
 	free(run->res);
 	run->res = NULL;
-	rproc_free(&run->t);
-	rcall_free(&run->t);
-	target_close(&run->t);
+	if (!run->t)
+		return;
+	rproc_free(run->t);
+	rcall_free(run->t);
+	target_close(run->t);
+	target_delete(run->t);
+	run->t = NULL;
 }

@@ -11,7 +11,7 @@
 
 struct cli_run {
 	pid_t pid;
-	struct target t;
+	struct target *t;
 	struct act_session sess;
 	int opened;               /* target_open succeeded */
 	int located;              /* jemalloc was found */

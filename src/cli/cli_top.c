@@ -31,7 +31,7 @@
 
 struct top_run {
 	const struct options *o;
-	struct target t;
+	struct target *t;
 	int opened, prepared;
 	struct top_view v;
 	struct top_threads th;
@@ -46,23 +46,27 @@ static int fail(struct top_run *tr, int code, int e, enum je_stage stage)
 {
 	/* EPERM's reason (another tracer...) is cli_diag's, as in every run:
 	 * without it the line ended in "permission denied: ". */
-	struct je_err_ctx c = { .pid = tr->v.pid, .why = tr->t.why, .prefix = tr->o->prefix,
-				.denied = cli_diag_denied, .arg = &tr->t };
+	char why[400];
+	target_why_text(tr->t, why, sizeof(why));
+	struct je_err_ctx c = { .pid = tr->v.pid, .why = why, .prefix = tr->o->prefix,
+				.denied = cli_diag_denied, .arg = tr->t };
 	enum je_exit x = je_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
 	return x ? (int)x : code;
 }
 
 static int open_target(struct top_run *tr)
 {
-	int e = target_open(&tr->t, tr->v.pid);
+	if (!(tr->t = target_new()))
+		return fail(tr, JE_EXIT_INTERNAL, -ENOMEM, JE_AT_OPEN);
+	int e = target_open(tr->t, tr->v.pid);
 	if (e)
 		return fail(tr, JE_EXIT_GONE, e, JE_AT_OPEN);
 	tr->opened = 1;
-	snprintf(tr->v.comm, sizeof(tr->v.comm), "%s", tr->t.info.comm);
+	snprintf(tr->v.comm, sizeof(tr->v.comm), "%s", target_get_info(tr->t)->comm);
 	struct rcall_opts ro = { .only_tid = tr->o->tid };
-	e = target_locate(&tr->t, tr->o->prefix);
+	e = target_locate(tr->t, tr->o->prefix);
 	if (!e)
-		e = rcall_prepare(&tr->t, &ro);
+		e = rcall_prepare(tr->t, &ro);
 	if (e)
 		return fail(tr, JE_EXIT_NOJEMALLOC, e, JE_AT_LOCATE);
 	tr->prepared = 1;
@@ -72,8 +76,8 @@ static int open_target(struct top_run *tr)
 /* The one hold of a refresh. */
 static int hold_for_stats(struct top_run *tr)
 {
-	struct target *t = &tr->t;
-	if (t->info.tracer)
+	struct target *t = tr->t;
+	if (target_get_info(t)->tracer)
 		return fail(tr, JE_EXIT_PERM, -EPERM, JE_AT_ATTACH);
 	struct rcall_timing tm;
 	rcall_timing(t, &tm); /* holds only: a thread's peek is not one */
@@ -108,7 +112,7 @@ static void read_arenas(struct top_run *tr, double dt)
 		uint64_t pages = 0;
 		struct iovec l = { &pages, 8 }, r = { (void *)(uintptr_t)v->st.pactivep[i], 8 };
 		int ok = v->st.pactivep[i] &&
-			 process_vm_readv(tr->t.io_pid, &l, 1, &r, 1, 0) == 8;
+			 process_vm_readv(target_io_pid(tr->t), &l, 1, &r, 1, 0) == 8;
 		uint64_t bytes = pages * v->st.page;
 		v->arena_rate[i] = ok && v->arena_ok[i] && dt > 0 ?
 					   ((double)bytes - (double)v->arena_active[i]) / dt : 0;
@@ -133,7 +137,7 @@ static int refresh(struct top_run *tr)
 		v->rate[i] = v->dt > 0 ? ((double)v->st.v[i] - (double)before[i]) / v->dt : 0;
 	read_arenas(tr, v->dt);
 	pt_usec_t budget = (pt_usec_t)((double)v->interval_us * TOP_LOCATE_SHARE);
-	cli_top_threads_refresh(&tr->t, &tr->th, &v->st.counters, now + budget, v->dt);
+	cli_top_threads_refresh(tr->t, &tr->th, &v->st.counters, now + budget, v->dt);
 	cli_top_threads_sort(&tr->th, v->sort);
 	return 0;
 }
@@ -194,7 +198,7 @@ static int wait_next(struct top_run *tr, pt_usec_t until)
 		struct pollfd p[2] = { { tr->sfd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
 		int ms = (int)((left < RCALL_TICK_US ? left : RCALL_TICK_US) + 999) / 1000;
 		int n = poll(p, tr->keys ? 2 : 1, ms);
-		rcall_sweep(&tr->t);
+		rcall_sweep(tr->t);
 		if (n > 0 && (p[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 			if (read(tr->sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGWINCH &&
@@ -216,7 +220,7 @@ static int wait_next(struct top_run *tr, pt_usec_t until)
 static int ended(struct top_run *tr)
 {
 	char fate[300];
-	if (target_fate(&tr->t, fate, sizeof(fate)) == TARGET_AS_WAS)
+	if (target_fate(tr->t, fate, sizeof(fate)) == TARGET_AS_WAS)
 		return 0;
 	snprintf(tr->msg, sizeof(tr->msg), "%s; the view ends", fate);
 	return 1;
@@ -310,8 +314,9 @@ int cli_top_main(const struct options *o)
 		fprintf(stderr, "jeattach: %d: %s\n", (int)tr.v.pid, tr.msg);
 	cli_top_threads_free(&tr.th);
 	if (tr.prepared)
-		rcall_free(&tr.t);
+		rcall_free(tr.t);
 	if (tr.opened)
-		target_close(&tr.t);
+		target_close(tr.t);
+	target_delete(tr.t);
 	return code;
 }

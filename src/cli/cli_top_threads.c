@@ -134,8 +134,8 @@ static void first_read(struct target *t, struct top_thread *x)
 	uint64_t v[2];
 	unsigned long long start;
 	char comm[sizeof(x->comm)];
-	if (read_one(t->io_pid, x, v) ||
-	    target_thread_stat(t->pid, x->tid, comm, sizeof(comm), &start) || start != x->start) {
+	if (read_one(target_io_pid(t), x, v) ||
+	    target_thread_stat(target_pid(t), x->tid, comm, sizeof(comm), &start) || start != x->start) {
 		x->allocp = x->deallocp = 0; /* gone: its addresses are no one's */
 		return;
 	}
@@ -188,7 +188,7 @@ static int to_locate(struct target *t, struct top_threads *th, struct top_thread
 		struct top_thread *x = &th->v[i];
 		/* An ended leader (a zombie) has no thread to stop. */
 		if (!x->allocp && x->tries < TOP_PEEK_TRIES &&
-		    !(t->io_pid != t->pid && x->tid == t->pid))
+		    !(target_io_pid(t) != target_pid(t) && x->tid == target_pid(t)))
 			out[m++] = x;
 	}
 	qsort(out, (size_t)m, sizeof(*out), by_tid);
@@ -211,7 +211,7 @@ static int locate_listed(struct target *t, struct top_threads *th, struct act_co
 		tids[n++] = th->v[i].tid;
 		alt = th->v[i].allocp && th->v[i].tp ? th->v[i].tp : alt;
 	}
-	int got = tids && v ? act_tplist_locate(k, t->io_pid, tids, n, alt, v) : -1;
+	int got = tids && v ? act_tplist_locate(k, t, tids, n, alt, v) : -1;
 	for (int j = 0; got >= 0 && j < m; j++) {
 		struct top_thread *x = todo[j];
 		uint64_t at[2];
@@ -283,10 +283,10 @@ static void locate_new(struct target *t, struct top_threads *th, struct act_coun
 		return;
 	int first, m = to_locate(t, th, todo, &first);
 	/* Read after the listing: every thread listed has its stack. */
-	int have = (m || k->state == 2) && !sym_maps_read(t->io_pid, &maps);
+	int have = (m || k->state == 2) && !sym_maps_read(target_io_pid(t), &maps);
 	if (have && k->state == 2) { /* the first refresh: what its hold learnt */
 		act_counters_check(k, &maps);
-		act_tplist_learn(k, t->io_pid);
+		act_tplist_learn(k, t);
 	}
 	if (!have || k->state != 1)
 		m = 0; /* maps not read: at the next refresh */
@@ -305,11 +305,11 @@ void cli_top_threads_refresh(struct target *t, struct top_threads *th,
 	uint64_t *vals = calloc(cap * 2, sizeof(*vals));
 	char *ok = calloc(cap, 1);
 	if (vals && ok) /* before the listing: a read counts if listed on both sides */
-		read_counters(t->io_pid, th, vals, ok); /* a live thread: an ended leader has no mm */
-	int n = vals && ok ? target_threads(t->pid, th->tids, TOP_MAX_THREADS) : -1;
+		read_counters(target_io_pid(t), th, vals, ok); /* a live thread: an ended leader has no mm */
+	int n = vals && ok ? target_threads(target_pid(t), th->tids, TOP_MAX_THREADS) : -1;
 	struct top_thread *fresh = n > 0 ? calloc((size_t)n, sizeof(*fresh)) : NULL;
 	if (fresh) {
-		int m = relist(t->pid, th, vals, ok, dt, fresh, th->tids, n);
+		int m = relist(target_pid(t), th, vals, ok, dt, fresh, th->tids, n);
 		free(th->v);
 		th->v = fresh;
 		th->n = m;

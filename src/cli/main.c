@@ -236,7 +236,8 @@ static int wait_interruptibly(struct invocation *in, int64_t us, const char *the
 		if (sig > 0 && sig != SIGPIPE)
 			return sig;
 		for (int k = 0; k < in->o.npids; k++)
-			rcall_sweep(&in->runs[k].t);
+			if (in->runs[k].t)
+				rcall_sweep(in->runs[k].t);
 	}
 }
 

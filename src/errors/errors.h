@@ -42,6 +42,41 @@ enum je_err {
 /* What a code (positive: an errno or a je_err) means, in a few words. */
 const char *je_err_text(int code);
 
+/* Why a failure happened, as data: the engine records it beside the code it
+ * returns (target_reason), the caller decides on it by its kind, and
+ * je_reason_render (errors_reason.c) says it in words, the message's
+ * {why}. A detail is text from a layer that has its own words (the symbol
+ * search, a thread's safe-point verdict, a cgroup's account). */
+enum je_why {
+	JE_WHY_NONE,
+	JE_WHY_TEXT,            /* detail */
+	JE_WHY_NO_SYSCALL_INSN,
+	JE_WHY_NOT_THREAD,      /* tid is not a thread of pid */
+	JE_WHY_STOPPED_PEER,    /* detail: which thread, why it may hold a lock */
+	JE_WHY_FROZEN,          /* detail: the cgroup's account */
+	JE_WHY_FROZEN_IN_CALL,  /* detail: the cgroup's account */
+	JE_WHY_NO_SAFE_POINT,   /* detail: the last thread's verdict, or none */
+	JE_WHY_NO_SCRATCH,      /* err from the mmap of n KiB */
+	JE_WHY_NO_DONTFORK,     /* err from madvise */
+	JE_WHY_SELFLOCK,        /* tid waited on the mutex at addr */
+	JE_WHY_LEFT,            /* tid finishes the call */
+	JE_WHY_CALL_SIGNAL,     /* sig at addr */
+	JE_WHY_SECCOMP_UNREADABLE, /* tid's filter n: err */
+	JE_WHY_SECCOMP_TOO_MANY,   /* tid has more than n filters */
+	JE_WHY_SECCOMP_KILLS,   /* detail: the call; n: the filter's action */
+};
+
+struct je_reason {
+	enum je_why kind;
+	pid_t pid, tid;
+	int sig, err;
+	unsigned long long addr, n;
+	char detail[200];
+};
+
+/* The words of r ("" for none), at most len - 1 bytes. */
+void je_reason_render(const struct je_reason *r, char *buf, size_t len);
+
 /* Where in a run a failure happened: the same code says different things
  * (ESRCH while reading /proc is "no such process", during a call "the
  * process exited"). */
@@ -56,7 +91,7 @@ enum je_stage {
 /* What a message may name. */
 struct je_err_ctx {
 	pid_t pid;
-	const char *why;    /* the detail the engine recorded (target->why), or "" */
+	const char *why;    /* the engine's reason in words (je_reason_render), or "" */
 	const char *doing;  /* JE_AT_CALL: "cannot dump a heap profile"... */
 	const char *prefix; /* --prefix, or NULL */
 	/* Why ptrace is refused and what to do (cli_diag), asked for only by

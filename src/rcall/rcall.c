@@ -184,8 +184,8 @@ static int leave_call(struct target *t, pid_t tid, int stopped)
 	}
 out:
 	if (h->frozen)
-		return -JE_ERR_FROZEN; /* why says so: set by tick */
-	target_why(t, "its thread %d finishes the call and restores itself", (int)tid);
+		return -JE_ERR_FROZEN; /* its reason says so: set by tick */
+	target_reason(t, (struct je_reason){ .kind = JE_WHY_LEFT, .tid = tid });
 	return -JE_ERR_LEFT;
 }
 
@@ -219,8 +219,8 @@ static int on_fault(struct target *t, int sig)
 	/* A fault inside the call: do not deliver it (the target would die of
 	 * our mistake); report it. */
 	if (si.si_code > 0 || sig == SIGSYS) {
-		target_why(t, "the injected call got signal %d (%s) at %#llx", sig, strsignal(sig),
-			   (unsigned long long)(uintptr_t)si.si_addr);
+		target_reason(t, (struct je_reason){ .kind = JE_WHY_CALL_SIGNAL, .sig = sig,
+						     .addr = (uintptr_t)si.si_addr });
 		return sig == SIGSYS ? -JE_ERR_SECCOMP : -JE_ERR_FAULT;
 	}
 	return 1;
@@ -243,7 +243,7 @@ static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t
 	 * by itself; another can only be waited for. */
 	char frozen[300];
 	if (can_leave && target_frozen(t, frozen, sizeof(frozen))) {
-		target_why(t, "the process was frozen while the call ran (%s)", frozen);
+		target_reason_text(t, JE_WHY_FROZEN_IN_CALL, "%s", frozen);
 		t->rc->hold->frozen = 1;
 		return 1;
 	}

@@ -102,7 +102,7 @@ int rcall_held_tp(const struct target *t, uint64_t *tp);
 
 /* Call fn(args...) in the held thread; *ret gets its return value. An
  * injected call that faults returns -JE_ERR_FAULT, or -JE_ERR_SECCOMP for
- * SIGSYS (nothing is delivered to the target; t->why names the signal and
+ * SIGSYS (nothing is delivered to the target; its reason (target_last_reason) names the signal and
  * address); one that was left
  * running at the progress hook's request returns -JE_ERR_LEFT, and so does
  * every call after it in the same hold. */

@@ -96,7 +96,7 @@ static int hold_candidates(struct target *t, pid_t *tids, int *all)
 			tids[0] = only;
 			return 1;
 		}
-	target_why(t, "thread %d is not a thread of process %d", (int)only, (int)t->pid);
+	target_reason(t, (struct je_reason){ .kind = JE_WHY_NOT_THREAD, .tid = only });
 	return -JE_ERR_NOT_THREAD;
 }
 
@@ -261,7 +261,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		drop_hold(h);
 		if (e < 0)
 			return e;
-		target_why(t, "%s", reason);
+		target_reason_text(t, JE_WHY_STOPPED_PEER, "%s", reason);
 		return -JE_ERR_STOPPED_LOCK;
 	}
 	int seccomp_trap = h->no_sigreturn;
@@ -300,7 +300,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		/* No mapping (the process's limits or filter) and this
 		 * thread's stack cannot take the calls either: another
 		 * thread's may (rcall_hold ends the search after a round). */
-		snprintf(c->no_scratch_why, sizeof(c->no_scratch_why), "%s", t->why);
+		c->no_scratch_why = *target_last_reason(t);
 		c->no_scratch_n++;
 		snprintf(reason, rlen, "thread %d: no room for the calls", (int)h->tid);
 		rcall_release(t);
@@ -324,7 +324,7 @@ int rcall_hold(struct target *t)
 	rcall_sweep(t);
 	char frozen[300];
 	if (target_frozen(t, frozen, sizeof(frozen))) {
-		target_why(t, "%s", frozen);
+		target_reason_text(t, JE_WHY_FROZEN, "%s", frozen);
 		return -JE_ERR_FROZEN;
 	}
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
@@ -341,7 +341,7 @@ int rcall_hold(struct target *t)
 	 * nanosleep, poll and timed futex waits are re-made at release
 	 * instead (rcall_wait.c), and borrowed crash-safe as any thread. */
 	int round = 0, e = 0;
-	c->no_scratch_why[0] = 0;
+	c->no_scratch_why.kind = JE_WHY_NONE;
 	c->no_scratch_n = 0;
 	for (;;) {
 		/* A thread passed over as slow to stop (a loaded machine) may
@@ -366,8 +366,8 @@ int rcall_hold(struct target *t)
 		 * no room for the calls: the process's limits will not change
 		 * by waiting. One only momentarily unsafe (in the allocator,
 		 * slow to stop) may still have room: the search goes on. */
-		if (round >= 1 && c->no_scratch_why[0] && !others) {
-			target_why(t, "%s", c->no_scratch_why);
+		if (round >= 1 && c->no_scratch_why.kind && !others) {
+			target_reason(t, c->no_scratch_why);
 			e = -JE_ERR_NO_SCRATCH;
 			break;
 		}
@@ -388,12 +388,11 @@ int rcall_hold(struct target *t)
 		return e;
 	/* Some thread had no room, the others were never safe: the limit
 	 * is what can be acted on. */
-	if (c->no_scratch_why[0]) {
-		target_why(t, "%s", c->no_scratch_why);
+	if (c->no_scratch_why.kind) {
+		target_reason(t, c->no_scratch_why);
 		return -JE_ERR_NO_SCRATCH;
 	}
-	target_why(t, "no thread was at a safe point before the timeout (%s)",
-		   reason[0] ? reason : "none could be stopped");
+	target_reason_text(t, JE_WHY_NO_SAFE_POINT, "%s", reason);
 	c->miss = reason[0] ? RCALL_MISS_UNSAFE : RCALL_MISS_NOT_STOPPED;
 	snprintf(c->miss_reason, sizeof(c->miss_reason), "%s", reason);
 	return -ETIMEDOUT;

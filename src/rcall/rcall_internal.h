@@ -8,6 +8,7 @@
 #define JEATTACH_RCALL_INTERNAL_H
 
 #include <linux/filter.h>
+#include "target_struct.h"
 #include "arch.h"
 #include "pt.h"
 #include "rcall.h"
@@ -134,7 +135,7 @@ struct rcall_ctx {
 	char miss_reason[200];
 	/* Why the last thread safe to hold had no scratch memory (no mapping,
 	 * no guarded stack with room), or "": rcall_hold's verdict. */
-	char no_scratch_why[256];
+	struct je_reason no_scratch_why;
 	unsigned no_scratch_n;    /* threads refused for it in this hold's search */
 	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
@@ -199,6 +200,14 @@ int rcall_scratch_close(struct target *t, struct rcall_held *h);
  * need bytes above its start (rcall_scratch.c). */
 struct sym_maps;
 int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint64_t need);
+/* What one frame of a thread's stack says of it (rcall_safepoint.c): a
+ * frame in jemalloc or the dynamic linker (a lock may be held), in libc's
+ * fork path (jemalloc's prefork handler holds every jemalloc lock there
+ * with no jemalloc frame), or a signal frame, makes the thread unsafe. */
+enum rcall_frame { RCALL_FRAME_SAFE, RCALL_FRAME_ALLOCATOR, RCALL_FRAME_FORKING, RCALL_FRAME_SIGNAL };
+struct sym_jemalloc;
+enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
+				     int signal_frame);
 /* Has the held thread's stack room, by that rule, for the calls made before
  * the mapping exists (a signal frame and a little more)? */
 int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h);

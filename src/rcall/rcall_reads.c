@@ -8,6 +8,7 @@
 #include "core_read.h"
 #include "pt.h"
 #include "rcall_reads.h"
+#include "sym_maps.h"
 
 static char *task_file(pid_t pid, pid_t tid, const char *name)
 {
@@ -33,4 +34,4 @@ static int is_socket(pid_t pid, uint64_t fd)
 	return n >= 7 && !memcmp(link, "socket:", 7);
 }
 
-struct rcall_reads rcall_reads = { task_file, memory, is_socket };
+struct rcall_reads rcall_reads = { task_file, memory, is_socket, sym_maps_read };

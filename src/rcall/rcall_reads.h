@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* What the thread level's decisions read of a live thread (is its wait
- * timed, and how long; was it woken before the interrupt), through one
+ * timed, and how long; was it woken before the interrupt; has it children;
+ * has its stack room for a frame), through one
  * table of function pointers: the real /proc and memory readers by default,
  * recorded states in unit tests (tests/check_rcall.c), as jemalloc's
  * JET_MUTABLE hooks let its tests replace what prof_sys.c reads. Nothing
@@ -12,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct sym_maps;
+
 struct rcall_reads {
 	/* /proc/PID/task/TID/NAME ("status", "syscall", "schedstat") as a
 	 * NUL-terminated string the caller frees (bounded: CORE_READ_PROC_MAX);
@@ -21,6 +24,8 @@ struct rcall_reads {
 	int (*memory)(pid_t pid, uint64_t addr, void *buf, size_t len);
 	/* Is descriptor fd of pid a socket? 1 or 0. */
 	int (*is_socket)(pid_t pid, uint64_t fd);
+	/* pid's mappings now (sym_maps_read): 0, or -errno. */
+	int (*maps)(pid_t pid, struct sym_maps *out);
 };
 
 extern struct rcall_reads rcall_reads;

@@ -227,19 +227,33 @@ void rcall_unwind_free(struct rcall_ctx *c)
 	c->unwind_tables = NULL;
 }
 
+enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
+				     int signal_frame)
+{
+	if (sym_ranges_contains(&je->unsafe, ip))
+		return RCALL_FRAME_ALLOCATOR;
+	/* Between jemalloc's fork handlers the thread holds every jemalloc
+	 * lock with no jemalloc frame on its stack (sym.c, fork_functions). */
+	if (sym_ranges_contains(&je->forking, ip))
+		return RCALL_FRAME_FORKING;
+	return signal_frame ? RCALL_FRAME_SIGNAL : RCALL_FRAME_SAFE;
+}
+
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
 			 size_t whylen)
 {
 	uint64_t pc = arch_pc(r);
-	if (sym_ranges_contains(&t->je.unsafe, pc)) {
+	switch (rcall_frame_verdict(&t->je, pc, 0)) {
+	case RCALL_FRAME_ALLOCATOR:
 		snprintf(why, whylen, "thread %d is running allocator or linker code at %#llx",
 			 (int)tid, (unsigned long long)pc);
 		return 0;
-	}
-	if (sym_ranges_contains(&t->je.forking, pc)) {
+	case RCALL_FRAME_FORKING:
 		snprintf(why, whylen, "thread %d is inside fork() (at %#llx)", (int)tid,
 			 (unsigned long long)pc);
 		return 0;
+	default:
+		break;
 	}
 	struct rcall_ctx *rc = t->rc;
 	if (!rc->unwind_as) {
@@ -265,24 +279,17 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 		unw_word_t ip;
 		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
 			break;
-		if (sym_ranges_contains(&t->je.unsafe, ip)) {
+		const enum rcall_frame v = rcall_frame_verdict(&t->je, ip, unw_is_signal_frame(&cur) > 0);
+		if (v == RCALL_FRAME_ALLOCATOR)
 			snprintf(why, whylen,
 				 "thread %d has allocator or linker code at frame %d (%#llx)",
 				 (int)tid, depth, (unsigned long long)ip);
-			safe = 0;
-			break;
-		}
-		/* Between jemalloc's fork handlers the thread holds every
-		 * jemalloc lock with no jemalloc frame on its stack
-		 * (sym.c, fork_functions). */
-		if (sym_ranges_contains(&t->je.forking, ip)) {
+		else if (v == RCALL_FRAME_FORKING)
 			snprintf(why, whylen, "thread %d is inside fork() (frame %d, %#llx)",
 				 (int)tid, depth, (unsigned long long)ip);
-			safe = 0;
-			break;
-		}
-		if (unw_is_signal_frame(&cur) > 0) {
+		else if (v == RCALL_FRAME_SIGNAL)
 			snprintf(why, whylen, "thread %d is running a signal handler", (int)tid);
+		if (v != RCALL_FRAME_SAFE) {
 			safe = 0;
 			break;
 		}

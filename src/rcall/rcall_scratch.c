@@ -58,6 +58,7 @@
 #include <sys/syscall.h>
 #include "errors.h"
 #include "rcall_internal.h"
+#include "rcall_reads.h"
 #include "sym_maps.h"
 
 /* The mapping: the callee's stack below, pushed objects in the top
@@ -133,7 +134,7 @@ int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h)
 	if (m && !strcmp(m->path, "[stack]") && sp - m->start >= need)
 		return 1;
 	struct sym_maps maps = { 0 };
-	int room = !sym_maps_read(t->io_pid, &maps) &&
+	int room = !rcall_reads.maps(t->io_pid, &maps) &&
 		   rcall_stack_room(&maps, sp, arch_thread_pointer(&h->regs), need);
 	sym_maps_free(&maps);
 	return room;
@@ -146,20 +147,15 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, int e)
 	struct sym_maps maps = { 0 };
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
 	/* The thread may be newer than target_open's snapshot: read now. */
-	int room = !sym_maps_read(t->io_pid, &maps) &&
+	int room = !rcall_reads.maps(t->io_pid, &maps) &&
 		   rcall_stack_room(&maps, sp, arch_thread_pointer(&h->regs), SCRATCH_MAP_LEN);
 	sym_maps_free(&maps);
 	if (room) {
 		use_dead_stack(h);
 		return 0;
 	}
-	target_why(t,
-		   "no scratch memory can be mapped in the target for the calls (mmap of %d KiB: "
-		   "%s) and no thread's stack is a guarded one with that much free; %s",
-		   SCRATCH_MAP_LEN / 1024, je_err_text(-e),
-		   e == -ENOMEM ? "RLIMIT_AS or vm.max_map_count is reached: raise it "
-				  "(prlimit --pid PID --as=...)"
-				: "nothing was done");
+	target_reason(t, (struct je_reason){ .kind = JE_WHY_NO_SCRATCH, .err = -e,
+					     .n = SCRATCH_MAP_LEN / 1024 });
 	return -JE_ERR_NO_SCRATCH;
 }
 
@@ -197,9 +193,8 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	if (e == -JE_ERR_LEFT || e == -ESRCH)
 		return e;
 	if (e || ret) {
-		target_why(t, "the scratch mapping cannot be kept from fork children (madvise: %s); "
-			      "nothing was done",
-			   je_err_text(e ? -e : (int)-ret));
+		target_reason(t, (struct je_reason){ .kind = JE_WHY_NO_DONTFORK,
+						     .err = e ? -e : (int)-ret });
 		return -JE_ERR_NO_SCRATCH;
 	}
 	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;

@@ -63,14 +63,15 @@ static int read_filters(struct target *t, struct rcall_held *h)
 		if (n >= 0)
 			n = pt_seccomp_filter(h->tid, i, h->filters[i], (size_t)n);
 		if (n < 0) {
-			target_why(t, "thread %d; PTRACE_SECCOMP_GET_FILTER: %s", (int)h->tid,
-				   strerror(-n));
+			target_reason(t, (struct je_reason){ .kind = JE_WHY_SECCOMP_UNREADABLE,
+							     .tid = h->tid, .err = -n });
 			return n == -ENOMEM ? n : -JE_ERR_SECCOMP_UNREADABLE;
 		}
 		h->filter_len[i] = (size_t)n;
 		h->nfilters = i + 1;
 	}
-	target_why(t, "thread %d has more than %d seccomp filters", (int)h->tid, MAX_FILTERS);
+	target_reason(t, (struct je_reason){ .kind = JE_WHY_SECCOMP_TOO_MANY, .tid = h->tid,
+					     .n = MAX_FILTERS });
 	return -JE_ERR_SECCOMP_UNREADABLE;
 }
 

@@ -63,9 +63,7 @@ int rcall_selflock(struct target *t, pid_t tid, long nr, const uint64_t args[6])
 		return 0;
 	if (!rcall_selflock_decide(nr, args, mutex, tid))
 		return 0;
-	target_why(t, "thread %d waited on a lock it holds itself (the mutex at %#llx) inside the "
-		      "injected call",
-		   (int)tid, (unsigned long long)args[0]);
+	target_reason(t, (struct je_reason){ .kind = JE_WHY_SELFLOCK, .tid = tid, .addr = args[0] });
 	return 1;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include "core_grow.h"
 #include "rcall_internal.h"
+#include "rcall_reads.h"
 
 /* How long a thread may take to stop after PTRACE_INTERRUPT before it is
  * passed over: microseconds normally, longer only on a saturated machine;
@@ -231,7 +232,16 @@ static int first_stop(struct target *t, pid_t tid, struct rcall_held *h, int sta
  * where it is ignored as ever. 1 (why in reason) or 0. */
 int rcall_has_children(struct target *t, pid_t tid, int alone, char *reason, size_t rlen)
 {
-	if (alone || target_thread_has_children(t->io_pid, tid) != 1)
+	if (alone)
+		return 0;
+	/* /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): the ids of the
+	 * processes it forked; unreadable is taken as none, as before. */
+	char *text = rcall_reads.task_file(t->io_pid, tid, "children");
+	int some = 0;
+	for (const char *p = text; p && *p && !some; p++)
+		some = *p >= '0' && *p <= '9';
+	free(text);
+	if (!some)
 		return 0;
 	snprintf(reason, rlen,
 		 "thread %d has child processes, whose signals would interrupt the process's "

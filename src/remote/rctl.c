@@ -9,6 +9,7 @@
 #include <string.h>
 #include "rcall.h"
 #include "rctl.h"
+#include "target_struct.h"
 
 static size_t type_size(enum rctl_type type)
 {

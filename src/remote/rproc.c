@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "rcall.h"
 #include "rproc.h"
 #include "sec_bpf.h"
+#include "target_struct.h"
 
 /* The system calls of each use, with the arguments that can matter to a
  * filter (pointers cannot: seccomp sees only registers). A dump: pipe2 and
@@ -74,11 +76,12 @@ int rproc_check_seccomp(struct target *t, enum rproc_use use)
 		if (e)
 			return e;
 		if (sec_bpf_kills(ret)) {
-			target_why(t, "%s on %s (filter action %#x)",
-				   (ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_THREAD
-					   ? "the borrowed thread"
-					   : "the process",
-				   v[i].name, ret & SECCOMP_RET_ACTION_FULL);
+			struct je_reason r = {
+				.kind = JE_WHY_SECCOMP_KILLS,
+				.n = ret & SECCOMP_RET_ACTION_FULL,
+			};
+			snprintf(r.detail, sizeof(r.detail), "%s", v[i].name);
+			target_reason(t, r);
 			return -JE_ERR_SECCOMP_KILL;
 		}
 	}

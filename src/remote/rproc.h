@@ -37,7 +37,7 @@ enum rproc_use {
  * a system call this use makes (the injected ones, and those jemalloc makes
  * inside the call, with the arguments it passes)? 0 if not (ERRNO and TRAP
  * answers are handled as the calls run); -JE_ERR_SECCOMP_KILL with the
- * call named in t->why; -JE_ERR_SECCOMP_UNREADABLE. Filters that decide by
+ * call named in its reason (JE_WHY_SECCOMP_KILLS); -JE_ERR_SECCOMP_UNREADABLE. Filters that decide by
  * an argument jemalloc passes differently than assumed here (or by the
  * instruction pointer) are not foreseen. */
 int rproc_check_seccomp(struct target *t, enum rproc_use use);

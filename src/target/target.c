@@ -15,14 +15,67 @@
 #include <dirent.h>
 #include "core_read.h"
 #include "errors.h"
-#include "target.h"
+#include "target_struct.h"
 
-void target_why(struct target *t, const char *fmt, ...)
+struct target *target_new(void)
 {
+	return calloc(1, sizeof(struct target));
+}
+
+void target_delete(struct target *t)
+{
+	free(t);
+}
+
+pid_t target_pid(const struct target *t)
+{
+	return t->pid;
+}
+
+pid_t target_io_pid(const struct target *t)
+{
+	return t->io_pid;
+}
+
+const struct target_info *target_get_info(const struct target *t)
+{
+	return &t->info;
+}
+
+const struct sym_jemalloc *target_jemalloc(const struct target *t)
+{
+	return &t->je;
+}
+
+size_t target_nmaps(const struct target *t)
+{
+	return t->maps.n;
+}
+
+void target_reason(struct target *t, struct je_reason r)
+{
+	r.pid = t->pid;
+	t->reason = r;
+}
+
+void target_reason_text(struct target *t, enum je_why kind, const char *fmt, ...)
+{
+	struct je_reason r = { .kind = kind };
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	vsnprintf(r.detail, sizeof(r.detail), fmt, ap);
 	va_end(ap);
+	target_reason(t, r);
+}
+
+const struct je_reason *target_last_reason(const struct target *t)
+{
+	return &t->reason;
+}
+
+void target_why_text(const struct target *t, char *buf, size_t len)
+{
+	je_reason_render(&t->reason, buf, len);
 }
 
 static void read_comm(pid_t pid, char *buf, size_t len)
@@ -202,7 +255,10 @@ int target_open(struct target *t, pid_t pid)
 
 int target_locate(struct target *t, const char *prefix)
 {
-	return sym_locate_jemalloc(t->io_pid, &t->maps, prefix, &t->je, t->why, sizeof(t->why));
+	struct je_reason r = { .kind = JE_WHY_TEXT };
+	int e = sym_locate_jemalloc(t->io_pid, &t->maps, prefix, &t->je, r.detail, sizeof(r.detail));
+	target_reason(t, r);
+	return e;
 }
 
 void target_close(struct target *t)

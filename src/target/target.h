@@ -7,6 +7,8 @@
 #ifndef JEATTACH_TARGET_H
 #define JEATTACH_TARGET_H
 
+#include "errors.h"
+
 #include <stdint.h>
 #include <sys/types.h>
 #include "arch.h"
@@ -42,24 +44,20 @@ struct target_info {
 struct rcall_ctx; /* rcall_prepare .. rcall_free: gadgets, unwinder, the hold */
 struct rproc_ctx; /* rproc_prepare .. rproc_free: libc functions the services call */
 
-struct target {
-	pid_t pid;
-	/* Whose /proc entry and memory stand for the process: pid, or a live
-	 * thread of it when the main thread has ended (pthread_exit): the
-	 * leader is then a zombie with empty maps, mem, fd, root and exe,
-	 * while /proc/TID of any thread shows the process's own. */
-	pid_t io_pid;
-	struct target_info info;
-	struct sym_maps maps;
-	struct sym_jemalloc je; /* where jemalloc and its functions are */
-	struct rcall_ctx *rc;
-	struct rproc_ctx *rp;
-	char why[256];          /* detail behind the last error, for the CLI */
-	/* A thread jeattach traced ended: its waitpid status (WIFEXITED or
-	 * WIFSIGNALED: the whole process's exit status, or 0 when an execve
-	 * by another thread killed it), for target_fate. */
-	int ended_status, ended_known;
-};
+/* The target (target_struct.h): opaque outside the engine; the command
+ * line reads it through the functions below. */
+struct target;
+
+/* A target, empty (calloc'd), for target_open; target_delete frees it
+ * after target_close. */
+struct target *target_new(void);
+void target_delete(struct target *t);
+pid_t target_pid(const struct target *t);
+/* Whose /proc entry and memory stand for the process (target_struct.h). */
+pid_t target_io_pid(const struct target *t);
+const struct target_info *target_get_info(const struct target *t);
+const struct sym_jemalloc *target_jemalloc(const struct target *t);
+size_t target_nmaps(const struct target *t);
 
 /* Read /proc for pid (no stop yet). Errors: -ESRCH (no such process),
  * -EPERM/-EACCES, and for processes jeattach cannot work on (errors.h):
@@ -70,8 +68,16 @@ int target_locate(struct target *t, const char *prefix);
 /* Free what target_open and target_locate made. The layers' contexts must
  * be freed first (rcall_free, rproc_free): this module does not know them. */
 void target_close(struct target *t);
-/* Record why something failed, for the message the CLI prints. */
-void target_why(struct target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Record why something failed (r's pid is filled in), for the caller to
+ * decide on and errors.c to say. */
+void target_reason(struct target *t, struct je_reason r);
+/* A reason that is text from a layer with its own words (JE_WHY_TEXT, or
+ * kind with that detail). */
+void target_reason_text(struct target *t, enum je_why kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const struct je_reason *target_last_reason(const struct target *t);
+/* The reason in words, for a message's {why}. */
+void target_why_text(const struct target *t, char *buf, size_t len);
 
 /* What became of the process, for a message that tells it truly
  * (target_fate.c): AS_WAS (alive, the same program), EXECED (the pid lives
@@ -113,8 +119,5 @@ int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned l
 double target_uptime_ticks(void);
 /* How long thread tid has lived, in seconds; -1 when gone. */
 int target_thread_age(pid_t pid, pid_t tid, double *seconds);
-/* Has thread tid child processes (/proc/PID/task/TID/children, the
- * processes it forked, CONFIG_PROC_CHILDREN)? 1 yes, 0 no, -1 unknown. */
-int target_thread_has_children(pid_t pid, pid_t tid);
 
 #endif

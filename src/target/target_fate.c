@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "core_read.h"
 #include "target.h"
+#include "target_struct.h"
 
 void target_thread_ended(struct target *t, int status)
 {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "target.h"
 #include "target_cgroup.h"
+#include "target_struct.h"
 
 /* cgroup v2: this cgroup or an ancestor asked to freeze. */
 static int frozen_v2(struct target_cgroup *cg, char *why, size_t wlen)

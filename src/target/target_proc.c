@@ -114,16 +114,3 @@ int target_thread_age(pid_t pid, pid_t tid, double *seconds)
 	return 0;
 }
 
-int target_thread_has_children(pid_t pid, pid_t tid)
-{
-	char path[80], *text;
-	size_t len;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
-	if (core_read_file(path, 4096, &text, &len))
-		return -1;
-	int some = 0;
-	for (size_t i = 0; i < len && !some; i++)
-		some = text[i] >= '0' && text[i] <= '9';
-	free(text);
-	return some;
-}

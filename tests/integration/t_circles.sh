@@ -6,9 +6,15 @@
 # (tests/tools/circles.py).
 : "${top_builddir:?run through make check}"
 command -v nm >/dev/null || { echo "SKIP: no nm (binutils) to read the objects"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3 to read the graph"; exit 77; }
 objs=$(find "$top_builddir/src" "$top_builddir/lib" "$top_builddir/libcore" "$top_builddir/jeheap" \
 	-name '*.o' | sort)
 [ -n "$objs" ] || { echo "FAIL: no objects under $top_builddir: build first"; exit 1; }
 # shellcheck disable=SC2086
 python3 "$top_srcdir/tests/tools/circles.py" $objs || { echo "FAIL: a circle of source files (above)"; exit 1; }
 echo "ok: no circle of source files"
+# The command line sees the engine through its headers only: struct target
+# and the remote-call core's state are opaque to it (doc/design.md).
+private=$(grep -lE '#include "(target_struct|rcall_internal)\.h"' "$top_srcdir"/src/cli/*.c "$top_srcdir"/src/cli/*.h 2>/dev/null)
+[ -z "$private" ] || { echo "FAIL: the command line includes the engine's private headers: $private"; exit 1; }
+echo "ok: the command line includes no private header of the engine"

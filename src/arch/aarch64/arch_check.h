@@ -92,4 +92,11 @@ static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 	return w->present ? 0 : r->g.regs[30];
 }
 
+/* A thread whose stack pointer is sp and whose thread pointer is tp. */
+static inline void arch_check_set_stack(arch_gpregs_t *r, uint64_t sp, uint64_t tp)
+{
+	r->g.sp = sp;
+	r->tls = tp;
+}
+
 #endif

@@ -84,4 +84,11 @@ static inline int arch_check_set_por(arch_gpregs_t *r, uint64_t por)
 	return 0;
 }
 
+/* A thread whose stack pointer is sp and whose thread pointer is tp. */
+static inline void arch_check_set_stack(arch_gpregs_t *r, uint64_t sp, uint64_t tp)
+{
+	r->rsp = sp;
+	r->fs_base = tp;
+}
+
 #endif
