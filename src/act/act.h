@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "act_counters.h"
+#include "core_clock.h"
 #include "exitcode.h"
 #include "rctl.h"
 #include "target.h"
@@ -98,7 +99,7 @@ struct act_field {
  * needs among the fields meant for the report. */
 struct act_dump_out {
 	int fd;             /* our handle on the profile, copied after release; -1: none */
-	pt_usec_t us;       /* time jemalloc took to write it */
+	core_usec_t us;       /* time jemalloc took to write it */
 	struct timespec done; /* CLOCK_REALTIME when prof.dump returned: the
 			       * dump's time, stamped into the file */
 	char *prof_prefix;  /* opt.prof_prefix, which starts jemalloc's automatic

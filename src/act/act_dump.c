@@ -171,9 +171,9 @@ static int dump_call(struct target *t, struct act_result *r, struct dump_pipe *p
 	struct rctl_value newv = { .type = RCTL_STRING };
 	rcall_scratch_reset(t);
 	rcall_set_drain(t, dump_pipe_hook, p);
-	pt_usec_t t0 = pt_now_us();
+	core_usec_t t0 = core_now_us();
 	int e = rctl_write(t, "prof.dump", &newv, NULL, merr);
-	r->out.dump.us = pt_now_us() - t0;
+	r->out.dump.us = core_now_us() - t0;
 	rcall_set_drain(t, NULL, NULL);
 	/* The profile's moment: jemalloc wrote its counts during the call,
 	 * and its end is when they were last true (a series of dumps is put

@@ -60,10 +60,10 @@ enum je_exit act_frag(struct target *t, struct act_result *r)
 		return c;
 	int remote_errno;
 	/* jemalloc's own work, apart from the hold's fixed cost (report_us) */
-	pt_usec_t t0 = pt_now_us();
+	core_usec_t t0 = core_now_us();
 	e = rproc_stats_print(t, FRAG_PRINT_OPTS, ACT_FRAG_MAX_REPORT, &r->out.frag.text,
 			      &remote_errno);
-	act_field_u64(r, "report_us", (uint64_t)(pt_now_us() - t0));
+	act_field_u64(r, "report_us", (uint64_t)(core_now_us() - t0));
 	if (e == -E2BIG)
 		return act_fail(r, JE_EXIT_MALLCTL,
 				"%s: jemalloc's report is longer than %lu MiB; not read (jeattach "

@@ -115,7 +115,7 @@ static int idle(struct cli_run *run, const struct sym_maps *maps, uint64_t tp)
  * wait's timer has woken before it left the call, and stretch that wait
  * (doc/robustness.md): the fallback, not the rule. */
 static int peek_idle(struct cli_run *run, pid_t tid, struct each_tally *y,
-		     pt_usec_t deadline)
+		     core_usec_t deadline)
 {
 	uint64_t tp;
 	if (run->sess.counters.state != 1)
@@ -139,14 +139,14 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	if (o->timeout_s * 1e6 < (double)budget)
 		budget = (int64_t)(o->timeout_s * 1e6);
 	target_reason(t, (struct je_reason){ .kind = JE_WHY_NONE });
-	pt_usec_t t0 = pt_now_us();
-	if (peek_idle(run, tid, y, t0 + (pt_usec_t)budget)) {
+	core_usec_t t0 = core_now_us();
+	if (peek_idle(run, tid, y, t0 + (core_usec_t)budget)) {
 		y->idle++;
 		return;
 	}
 	/* The hold's budget its own: a thread in a timed wait was watched
 	 * by the peek until its wait began, and is again by the hold. */
-	int e = rcall_hold_tid(t, tid, pt_now_us() + (pt_usec_t)budget);
+	int e = rcall_hold_tid(t, tid, core_now_us() + (core_usec_t)budget);
 	if (e) {
 		missed(y, tid, hold_failure(t, e));
 		return;
@@ -165,7 +165,7 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	}
 	if (none < 0)
 		e = -EIO;
-	y->us[y->nus++] = pt_now_us() - t0;
+	y->us[y->nus++] = core_now_us() - t0;
 	if (e || r) {
 		missed(y, tid, e ? why : "could not be restored");
 		return;
@@ -218,7 +218,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	y.nlisted = y.listed && s->counters.state == 1 ?
 			    act_tplist_locate(&s->counters, run->t, tids, n, 0, y.listed) :
 			    -1;
-	pt_usec_t t0 = pt_now_us();
+	core_usec_t t0 = core_now_us();
 	for (int i = 0; y.us && i < n; i++) {
 		if (cli_pending_signal()) {
 			missed(&y, tids[i], "interrupted: not tried");
@@ -240,7 +240,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	}
 	if (!y.us)
 		missed(&y, run->pid, n < 0 ? je_err_text(-n) : "out of memory");
-	report(r, s, &y, pt_now_us() - t0);
+	report(r, s, &y, core_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
 	char fate[300];
 	if (target_fate(run->t, fate, sizeof(fate)) != TARGET_AS_WAS) {

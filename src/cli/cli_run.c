@@ -112,7 +112,7 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
 {
 	struct target *t = run->t = target_new();
-	run->start = pt_now_us();
+	run->start = core_now_us();
 	run->sess.prev_active = -1;
 	run->sess.recent_prev = -1;
 	run->sess.pass_step = -1;
@@ -207,7 +207,7 @@ static void restore_after(struct cli_run *run, const struct options *o, int i)
 	long long prev = (long long)run->sess.recent_prev;
 	narrate(o, run->pid, "putting %s back after a failure",
 		act_row(run->plan->steps[i].kind)->restores);
-	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
+	rcall_set_deadline(t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
 	int e = rcall_hold(t);
 	if (!e)
 		act_run(t, &run->sess, &run->plan->steps[i], r);
@@ -277,7 +277,7 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	if (run->done || seg->kind != PLAN_HOLD)
 		return run->code;
 	/* --timeout bounds each hold, the waits between them are the user's. */
-	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(o->timeout_s * 1e6));
+	rcall_set_deadline(t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
 	run_held(run, o, seg);
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);

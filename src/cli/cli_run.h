@@ -6,6 +6,7 @@
 #define JEATTACH_CLI_RUN_H
 
 #include "cli_event.h"
+#include "core_clock.h"
 #include "options.h"
 #include "plan.h"
 
@@ -21,7 +22,7 @@ struct cli_run {
 	int nsteps;
 	enum je_exit code;        /* the target's outcome */
 	char msg[1024];           /* "what happened: why; what to do" if not OK */
-	pt_usec_t start, wall_us;
+	core_usec_t start, wall_us;
 	int verbose;              /* -v: progress also when stderr is no terminal */
 	int current;              /* the step running now */
 	int64_t progress_s;       /* the last second of a running call said */

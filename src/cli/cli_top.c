@@ -82,7 +82,7 @@ static int hold_for_stats(struct top_run *tr)
 	struct rcall_timing tm;
 	rcall_timing(t, &tm); /* holds only: a thread's peek is not one */
 	int64_t held_before = tm.us_total;
-	rcall_set_deadline(t, pt_now_us() + (pt_usec_t)(tr->o->timeout_s * 1e6));
+	rcall_set_deadline(t, core_now_us() + (core_usec_t)(tr->o->timeout_s * 1e6));
 	int e = rcall_hold(t);
 	if (e)
 		return fail(tr, JE_EXIT_UNSAFE, e, JE_AT_ATTACH);
@@ -129,14 +129,14 @@ static int refresh(struct top_run *tr)
 	int code = hold_for_stats(tr);
 	if (code)
 		return code;
-	pt_usec_t now = pt_now_us();
+	core_usec_t now = core_now_us();
 	v->dt = v->seq ? (double)(now - v->at) / 1e6 : 0;
 	v->at = now;
 	v->seq++;
 	for (int i = 0; i < ACT_TOP_NSTATS; i++)
 		v->rate[i] = v->dt > 0 ? ((double)v->st.v[i] - (double)before[i]) / v->dt : 0;
 	read_arenas(tr, v->dt);
-	pt_usec_t budget = (pt_usec_t)((double)v->interval_us * TOP_LOCATE_SHARE);
+	core_usec_t budget = (core_usec_t)((double)v->interval_us * TOP_LOCATE_SHARE);
 	cli_top_threads_refresh(tr->t, &tr->th, &v->st.counters, now + budget, v->dt);
 	cli_top_threads_sort(&tr->th, v->sort);
 	return 0;
@@ -189,10 +189,10 @@ static int key(struct top_run *tr)
 
 /* Until the next refresh: keys, signals, threads slow to stop let go.
  * Returns -1 to go on, or the exit code. */
-static int wait_next(struct top_run *tr, pt_usec_t until)
+static int wait_next(struct top_run *tr, core_usec_t until)
 {
 	for (;;) {
-		pt_usec_t left = until - pt_now_us();
+		core_usec_t left = until - core_now_us();
 		if (left <= 0)
 			return -1;
 		struct pollfd p[2] = { { tr->sfd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
@@ -230,7 +230,7 @@ static int loop(struct top_run *tr)
 {
 	const struct options *o = tr->o;
 	int once = !o->top && !o->interval_us;
-	pt_usec_t next = pt_now_us();
+	core_usec_t next = core_now_us();
 	for (;;) {
 		if (!tr->v.paused || !tr->v.seq) {
 			if (ended(tr))
@@ -244,8 +244,8 @@ static int loop(struct top_run *tr)
 		if (once || (o->count && tr->v.seq >= (unsigned)o->count))
 			return 0;
 		next += tr->v.interval_us;
-		if (next < pt_now_us())
-			next = pt_now_us(); /* a slow refresh: no burst to catch up */
+		if (next < core_now_us())
+			next = core_now_us(); /* a slow refresh: no burst to catch up */
 		int code = wait_next(tr, next);
 		if (code >= 0)
 			return code;

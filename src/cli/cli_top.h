@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include "act_top.h"
 #include "options.h"
-#include "pt.h"
+#include "core_clock.h"
 
 struct top_thread {
 	pid_t tid;
@@ -45,7 +45,7 @@ struct top_view {
 	char comm[64];
 	int64_t interval_us;
 	unsigned seq;
-	pt_usec_t at;          /* when the hold ended */
+	core_usec_t at;          /* when the hold ended */
 	double dt;             /* seconds since the previous refresh, 0 at the first */
 	struct act_top_stats st;
 	double rate[ACT_TOP_NSTATS];       /* bytes/s */
@@ -69,7 +69,7 @@ int cli_top_main(const struct options *o);
  * new ones' counters from their thread pointers (k) until deadline. */
 struct target;
 void cli_top_threads_refresh(struct target *t, struct top_threads *th,
-			     struct act_counters *k, pt_usec_t deadline, double dt);
+			     struct act_counters *k, core_usec_t deadline, double dt);
 void cli_top_threads_sort(struct top_threads *th, enum top_sort how);
 void cli_top_threads_free(struct top_threads *th);
 /* "1.2 MiB" */

@@ -149,13 +149,13 @@ static void first_read(struct target *t, struct top_thread *x)
  * thread in a timed wait is watched until its next wait begins, for as
  * long as the refresh's budget allows (rcall_peek). */
 static int peek(struct target *t, struct top_threads *th, struct top_thread *x,
-		const struct act_counters *k, const struct sym_maps *maps, pt_usec_t deadline,
+		const struct act_counters *k, const struct sym_maps *maps, core_usec_t deadline,
 		uint64_t at[2])
 {
 	th->peeked++;
-	pt_usec_t t0 = pt_now_us();
+	core_usec_t t0 = core_now_us();
 	int e = rcall_peek(t, x->tid, deadline, &x->tp);
-	int64_t us = pt_now_us() - t0;
+	int64_t us = core_now_us() - t0;
 	th->peek_us_max = us > th->peek_us_max ? us : th->peek_us_max;
 	if (e)
 		return e;
@@ -238,12 +238,12 @@ static int locate_listed(struct target *t, struct top_threads *th, struct act_co
  * where glibc's list is not known: until deadline or a signal. */
 static void locate_peeked(struct target *t, struct top_threads *th, struct act_counters *k,
 			  const struct sym_maps *maps, struct top_thread **todo, int m,
-			  int first, pt_usec_t deadline)
+			  int first, core_usec_t deadline)
 {
 	for (int j = 0; j < m; j++) {
 		struct top_thread *x = todo[(first + j) % m];
 		uint64_t at[2];
-		if (pt_now_us() >= deadline || cli_pending_signal()) {
+		if (core_now_us() >= deadline || cli_pending_signal()) {
 			th->pending += m - j; /* at the next refresh */
 			break;
 		}
@@ -272,7 +272,7 @@ static void locate_peeked(struct target *t, struct top_threads *th, struct act_c
  * later epoch walks into (a SIGSEGV with jemalloc's ctl lock taken, seen
  * on victim_dyn -c; act_counters.c). */
 static void locate_new(struct target *t, struct top_threads *th, struct act_counters *k,
-		       pt_usec_t deadline)
+		       core_usec_t deadline)
 {
 	struct sym_maps maps = { 0 };
 	struct top_thread **todo = k->state == 1 || k->state == 2 ?
@@ -297,7 +297,7 @@ static void locate_new(struct target *t, struct top_threads *th, struct act_coun
 }
 
 void cli_top_threads_refresh(struct target *t, struct top_threads *th,
-			     struct act_counters *k, pt_usec_t deadline, double dt)
+			     struct act_counters *k, core_usec_t deadline, double dt)
 {
 	if (!th->tids && !(th->tids = malloc(sizeof(*th->tids) * TOP_MAX_THREADS)))
 		return;

@@ -25,7 +25,6 @@
 #include "cli_top.h"
 #include "options.h"
 #include "plan.h"
-#include "pt.h"
 #include "rcall.h"
 
 /* One dump's file for one target, before any target is touched (so the
@@ -141,7 +140,8 @@ struct invocation {
 
 static void tune_scheduling(void)
 {
-	/* Default timer slack (50 us) would stretch pt_wait's ppoll deadlines. */
+	/* Default timer slack (50 us) would stretch the ptrace layer's ppoll
+	 * deadlines (pt_wait). */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	/* Every injected call is a round trip: the target thread runs, stops,
 	 * and jeattach must run at once to answer. On a machine whose cores
@@ -179,7 +179,7 @@ static int setup(struct invocation *in, int argc, char **argv)
  * and the directories the dumps go to writable. */
 static int find_targets(struct invocation *in)
 {
-	int e = pt_init();
+	int e = rcall_init();
 	if (e) {
 		fprintf(stderr, "jeattach: cannot set up: %s\n", strerror(-e));
 		return JE_EXIT_INTERNAL;
@@ -221,9 +221,9 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
  * and the time left is told (then: what follows the wait). */
 static int wait_interruptibly(struct invocation *in, int64_t us, const char *then)
 {
-	pt_usec_t until = pt_now_us() + us;
+	core_usec_t until = core_now_us() + us;
 	for (;;) {
-		pt_usec_t left = until - pt_now_us();
+		core_usec_t left = until - core_now_us();
 		if (left <= 0)
 			return 0;
 		struct cli_event e = { .kind = CLI_EV_WAIT, .remaining_us = left, .total_us = us,
@@ -274,17 +274,17 @@ static void wait_segment(struct invocation *in, const struct plan_seg *seg)
 {
 	char then[200];
 	then_text(in, seg, then, sizeof(then));
-	pt_usec_t t0 = pt_now_us();
+	core_usec_t t0 = core_now_us();
 	int skipped = in->interrupted != 0;
 	int sig = skipped ? in->interrupted : wait_interruptibly(in, seg->wait_us, then);
 	if (sig)
 		in->interrupted = sig;
-	struct cli_event e = { .kind = CLI_EV_WAIT_END, .elapsed_us = pt_now_us() - t0,
+	struct cli_event e = { .kind = CLI_EV_WAIT_END, .elapsed_us = core_now_us() - t0,
 			       .interrupted = sig != 0 };
 	if (!skipped) /* a wait skipped after an interruption never began */
 		cli_progress_event(&in->progress, &e);
 	for (int k = 0; k < in->o.npids; k++)
-		cli_run_waited(&in->runs[k], seg, pt_now_us() - t0, sig != 0);
+		cli_run_waited(&in->runs[k], seg, core_now_us() - t0, sig != 0);
 }
 
 /* Every target through the plan, segment by segment. */
@@ -351,7 +351,7 @@ static int report(struct invocation *in)
 	enum je_exit first_fail = JE_EXIT_OK;
 	for (int k = 0; k < in->o.npids; k++) {
 		struct cli_run *run = &in->runs[k];
-		run->wall_us = pt_now_us() - run->start;
+		run->wall_us = core_now_us() - run->start;
 		if (in->o.json)
 			cli_report_json(stdout, run);
 		else if (!in->o.quiet)

@@ -20,13 +20,6 @@
 #include <unistd.h>
 #include "pt.h"
 
-pt_usec_t pt_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (pt_usec_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static int ret_errno(long r)
 {
 	return r < 0 ? -errno : 0;
@@ -94,7 +87,7 @@ static void drain_chld(void)
 		;
 }
 
-int pt_wait(pid_t tid, pt_usec_t deadline, int *status)
+int pt_wait(pid_t tid, core_usec_t deadline, int *status)
 {
 	for (;;) {
 		/* Drain first, then look: a SIGCHLD arriving after the look
@@ -106,7 +99,7 @@ int pt_wait(pid_t tid, pt_usec_t deadline, int *status)
 			return 0;
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		pt_usec_t left = deadline - pt_now_us();
+		core_usec_t left = deadline - core_now_us();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };

@@ -8,11 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "core_clock.h"
 #include "arch.h"
-
-/* A monotonic deadline in microseconds (CLOCK_MONOTONIC). */
-typedef int64_t pt_usec_t;
-pt_usec_t pt_now_us(void);
 
 /* Once, before any other pt_ call: blocks SIGCHLD and opens the signalfd
  * pt_wait sleeps on. Without it pt_wait polls. */
@@ -36,7 +33,7 @@ void pt_parse_blocked_call(const char *text, struct arch_blocked_call *b);
 
 /* Wait for the next ptrace event of tid until deadline; -ETIMEDOUT when it
  * passes. *status is waitpid's. */
-int pt_wait(pid_t tid, pt_usec_t deadline, int *status);
+int pt_wait(pid_t tid, core_usec_t deadline, int *status);
 
 int pt_get_gpregs(pid_t tid, arch_gpregs_t *r);
 int pt_set_gpregs(pid_t tid, const arch_gpregs_t *r);

@@ -168,7 +168,7 @@ static int leave_call(struct target *t, pid_t tid, int stopped)
 	}
 	pt_interrupt(tid);
 	for (;;) {
-		int e = pt_wait(tid, pt_now_us() + 1000000, &status);
+		int e = pt_wait(tid, core_now_us() + 1000000, &status);
 		if (e == -ETIMEDOUT) { /* let go at its first stop, as a thread slow to stop */
 			rcall_add_straggler(t, tid, NULL); /* stopped in the call, not its own */
 			break;
@@ -230,13 +230,13 @@ static int on_fault(struct target *t, int sig)
  * running or stopped at one of its syscalls): tell the progress hook; 1 if
  * it asks to leave and the call can be left (RUN_SYSCALL: a crash-safe call,
  * it ends in rt_sigreturn). */
-static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t *next)
+static int tick(struct target *t, enum run_mode mode, core_usec_t start, core_usec_t *next)
 {
 	const struct rcall_ctx *c = t->rc;
 	/* RUN_SYSCALL: a crash-safe call, or one a drain hook watches (which
 	 * can be left only if crash-safe). */
 	int can_leave = mode == RUN_SYSCALL && rcall_crash_safe(t);
-	*next = pt_now_us() + RCALL_TICK_US;
+	*next = core_now_us() + RCALL_TICK_US;
 	rcall_sweep(t); /* a thread passed over may have stopped meanwhile */
 	/* Frozen by its cgroup since the hold began: the thread will not run
 	 * the call before the thaw. A crash-safe call is left to finish then
@@ -247,7 +247,7 @@ static int tick(struct target *t, enum run_mode mode, pt_usec_t start, pt_usec_t
 		t->rc->hold->frozen = 1;
 		return 1;
 	}
-	return c->progress && c->progress(c->progress_arg, pt_now_us() - start, can_leave) &&
+	return c->progress && c->progress(c->progress_arg, core_now_us() - start, can_leave) &&
 	       can_leave;
 }
 
@@ -263,7 +263,7 @@ static int abandon_selflock(pid_t tid)
 {
 	int status;
 	pt_interrupt(tid);
-	int e = pt_wait(tid, pt_now_us() + 1000000, &status);
+	int e = pt_wait(tid, core_now_us() + 1000000, &status);
 	if (e)
 		return e == -ECHILD ? -ESRCH : e;
 	return WIFSTOPPED(status) ? -JE_ERR_SELFLOCK : -ESRCH;
@@ -324,7 +324,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	 * a call that has started runs to its end, however long it takes. */
 	if (h->left)
 		return -JE_ERR_LEFT;
-	pt_usec_t start = pt_now_us(), next_tick = start + RCALL_TICK_US, next_drain = start;
+	core_usec_t start = core_now_us(), next_tick = start + RCALL_TICK_US, next_drain = start;
 	int abandoned = 0, pend = 0;
 	long pend_val = 0;
 	h->dirty = 1;
@@ -345,11 +345,11 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		int status;
 		/* A drain hook wakes every RCALL_DRAIN_TICK_US (cheap: no
 		 * /proc read, unlike a tick). */
-		if (c->drain && next_drain <= pt_now_us())
-			next_drain = pt_now_us() + RCALL_DRAIN_TICK_US;
+		if (c->drain && next_drain <= core_now_us())
+			next_drain = core_now_us() + RCALL_DRAIN_TICK_US;
 		e = pt_wait(tid, c->drain && next_drain < next_tick ? next_drain : next_tick, &status);
 		if (e == -ETIMEDOUT) { /* still running */
-			const int due = pt_now_us() >= next_tick;
+			const int due = core_now_us() >= next_tick;
 			/* A call that returns through the trap makes no
 			 * syscall stops: a wait on its own lock is seen here. */
 			if (due && mode == RUN_CONT && rcall_selflock_blocked(t, tid))
@@ -433,7 +433,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 		if (sig == (SIGTRAP | 0x80)) { /* another syscall of the callee */
 			/* A dump's writes stop here every few milliseconds: the
 			 * tick must come between them too. */
-			if (pt_now_us() >= next_tick && tick(t, mode, start, &next_tick))
+			if (core_now_us() >= next_tick && tick(t, mode, start, &next_tick))
 				return leave_call(t, tid, 1);
 			e = resume(tid, mode, 0);
 			continue;

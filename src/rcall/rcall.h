@@ -29,6 +29,9 @@ struct rcall_timing {
 	int64_t us_max, us_total;
 };
 
+/* Once per process, before any target is touched: what ptrace needs of
+ * jeattach itself (SIGCHLD blocked, the signalfd waits sleep on: pt_init). */
+int rcall_init(void);
 /* Find the code calls need in the target (a syscall instruction, libc's
  * errno, the crash-safe return path) and make the context. No thread is
  * stopped. */
@@ -37,7 +40,7 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o);
  * thread's calls are not bounded by it: a call that has started is never cut
  * off (abandoning prof.dump mid-way left jemalloc's dump lock taken, and
  * every sampled allocation of the process blocked on it forever). */
-void rcall_set_deadline(struct target *t, pt_usec_t deadline);
+void rcall_set_deadline(struct target *t, core_usec_t deadline);
 
 /* Called about every RCALL_TICK_US while a call runs: elapsed is how long
  * it has run; can_leave tells whether the call is crash-safe (it ends in
@@ -87,7 +90,7 @@ enum rcall_miss rcall_hold_miss(const struct target *t, const char **reason);
 /* Hold thread tid (and no other) at a safe point, trying until deadline
  * (rcall_each.c): the per-thread pass. Errors as rcall_hold's, and
  * -JE_ERR_NOT_THREAD when tid is no longer a thread of the target. */
-int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline);
+int rcall_hold_tid(struct target *t, pid_t tid, core_usec_t deadline);
 
 /* Stop thread tid, read its thread pointer (where glibc's descriptor and
  * jemalloc's tsd are found) and let it go at once (rcall_peek.c):
@@ -96,7 +99,7 @@ int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline);
  * waiting on a socket is not stopped. 0 read, 1 not now (gone, taking a
  * signal, slow to stop, in such a wait),
  * -EBUSY while a thread is held, other <0 errors. */
-int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp);
+int rcall_peek(struct target *t, pid_t tid, core_usec_t deadline, uint64_t *tp);
 /* The held thread's thread pointer, as found. Layers above see no register. */
 int rcall_held_tp(const struct target *t, uint64_t *tp);
 

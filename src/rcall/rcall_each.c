@@ -9,7 +9,7 @@
 #include <errno.h>
 #include "rcall_internal.h"
 
-int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline)
+int rcall_hold_tid(struct target *t, pid_t tid, core_usec_t deadline)
 {
 	struct rcall_ctx *c = t->rc;
 	if (!c)
@@ -17,7 +17,7 @@ int rcall_hold_tid(struct target *t, pid_t tid, pt_usec_t deadline)
 	if (c->hold)
 		return -EBUSY;
 	pid_t only = c->only_tid;
-	pt_usec_t until = c->deadline;
+	core_usec_t until = c->deadline;
 	c->only_tid = tid;
 	c->deadline = deadline;
 	int e = rcall_hold(t);

@@ -125,7 +125,7 @@ static int stopped_peers_safe(struct target *t, pid_t held, char *why, size_t wl
 		arch_gpregs_t r;
 		if (tids[i] == held || (t->io_pid != t->pid && tids[i] == t->pid))
 			continue;
-		if (pt_now_us() >= t->rc->deadline) {
+		if (core_now_us() >= t->rc->deadline) {
 			snprintf(why, wlen, "its %d threads could not all be looked at before the timeout",
 				 n);
 			clear = 0;
@@ -193,7 +193,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	/* Not even seized. */
 	if (rcall_has_children(t, tid, alone, reason, rlen))
 		return 1;
-	pt_usec_t began;
+	core_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
 	struct rcall_held *h = calloc(1, sizeof(*h));
@@ -354,13 +354,13 @@ int rcall_hold(struct target *t)
 		}
 		e = 1;
 		int others = 0; /* passed over for another reason than room */
-		for (int i = 0; i < n && pt_now_us() < c->deadline; i++) {
+		for (int i = 0; i < n && core_now_us() < c->deadline; i++) {
 			const unsigned no_room = c->no_scratch_n;
 			if ((e = try_thread(t, tids[i], round, all == 1, reason, sizeof(reason))) <= 0)
 				break;
 			others += c->no_scratch_n == no_room;
 		}
-		if (e <= 0 || pt_now_us() >= c->deadline)
+		if (e <= 0 || core_now_us() >= c->deadline)
 			break;
 		/* Every thread has been tried, and every one was safe but had
 		 * no room for the calls: the process's limits will not change
@@ -408,7 +408,7 @@ enum rcall_miss rcall_hold_miss(const struct target *t, const char **reason)
 /* The hold is over: count it for --json's timings, and forget it. */
 static void end_hold(struct rcall_ctx *c, struct rcall_held *h, int crash_safe)
 {
-	int64_t held = pt_now_us() - h->since;
+	int64_t held = core_now_us() - h->since;
 	if (held > c->timing.us_max)
 		c->timing.us_max = held;
 	c->timing.us_total += held;

@@ -42,14 +42,14 @@ struct rcall_reissue {
 	long nr;                 /* 0: none */
 	enum rcall_reissue_how how;
 	int arg;
-	pt_usec_t ends;          /* CLOCK_MONOTONIC deadline (pt_now_us) */
+	core_usec_t ends;          /* CLOCK_MONOTONIC deadline (core_now_us) */
 	uint64_t uring[3];       /* RCALL_REISSUE_URING: the program's struct, as read */
 };
 
 /* One held thread, as found and as changed. */
 struct rcall_held {
 	pid_t tid;
-	pt_usec_t since;        /* when the thread was stopped */
+	core_usec_t since;        /* when the thread was stopped */
 	arch_gpregs_t regs;     /* as found */
 	unsigned char *fpstate; /* as found, fplen bytes */
 	size_t fplen;
@@ -82,8 +82,8 @@ struct rcall_held {
 	struct rcall_sched before;
 	/* Its wait began no later than this (rcall_wait.c): 0 unknown, <0 the
 	 * instant of the interrupt (taken by rcall_stop_thread). */
-	pt_usec_t wait_began;
-	pt_usec_t wait_ends;    /* its rewound register timeout ends then, or 0 */
+	core_usec_t wait_began;
+	core_usec_t wait_ends;    /* its rewound register timeout ends then, or 0 */
 	/* Its call, re-made at release so that it ends when it would have
 	 * (rcall_wait.c): nr 0 if not. */
 	struct rcall_reissue reissue;
@@ -109,7 +109,7 @@ struct rcall_held {
  * was blocked in (where the stop no longer shows it: arm64). */
 struct rcall_straggler {
 	pid_t tid;
-	pt_usec_t wait_began;
+	core_usec_t wait_began;
 	struct arch_blocked_call blocked;
 	struct rcall_sched before;
 };
@@ -137,7 +137,7 @@ struct rcall_ctx {
 	 * no guarded stack with room), or "": rcall_hold's verdict. */
 	struct je_reason no_scratch_why;
 	unsigned no_scratch_n;    /* threads refused for it in this hold's search */
-	pt_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
+	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
 	rcall_drain_fn drain;    /* rcall_set_drain */
@@ -165,7 +165,7 @@ int rcall_has_children(struct target *t, pid_t tid, int alone, char *reason, siz
 int rcall_held_gpregs(const struct rcall_held *h, pid_t tid, arch_gpregs_t *r);
 /* Sweep until no straggler is left but those in an uninterruptible wait,
  * for at most budget_us. */
-void rcall_sweep_wait(struct target *t, pt_usec_t budget_us);
+void rcall_sweep_wait(struct target *t, core_usec_t budget_us);
 /* tid was interrupted and has not stopped yet: let go at its first stop
  * (rcall_sweep). h: the hold that stopped it (its wait and blocked call
  * are kept), or NULL when nothing of them applies (a call was running). */
@@ -235,11 +235,11 @@ int rcall_syscall_crash_safe(const struct target *t, int nargs);
 int rcall_wait_timed(struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
-int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began);
+int rcall_wait_watch(struct target *t, pid_t tid, core_usec_t deadline, core_usec_t *began);
 /* Before tid is stopped: may it be now (0, *began as rcall_stop_thread
  * wants it), or is it to be passed over, in a timed wait (1, why in
  * reason)? last_round: nothing else is left to take. */
-int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *began, char *reason,
+int rcall_wait_check(struct target *t, pid_t tid, int last_round, core_usec_t *began, char *reason,
 		     size_t rlen);
 /* tid's scheduling counters now (s->valid 0 if the kernel has none). */
 void rcall_sched_read(struct target *t, pid_t tid, struct rcall_sched *s);
@@ -295,7 +295,7 @@ size_t rcall_wait_frame_copy(const struct rcall_held *h, arch_gpregs_t *r, uint6
  * thread did not stop again and is let go at its stop (rcall_sweep). */
 int rcall_remake(struct target *t, struct rcall_held *h);
 /* A register timeout rewound by rcall_wait_resume: what is left now. */
-void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends);
+void rcall_wait_shorten(arch_gpregs_t *r, core_usec_t ends);
 /* Does tid, entering or blocked in system call nr with args, wait on a
  * glibc mutex it owns itself (rcall_selflock.c)? 1 yes (why set), 0 no.
  * rcall_selflock_decide: the same, given the five ints at args[0]. */

@@ -26,7 +26,7 @@
 #include <errno.h>
 #include "rcall_internal.h"
 
-int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp)
+int rcall_peek(struct target *t, pid_t tid, core_usec_t deadline, uint64_t *tp)
 {
 	struct rcall_ctx *c = t->rc;
 	if (!c)
@@ -51,7 +51,7 @@ int rcall_peek(struct target *t, pid_t tid, pt_usec_t deadline, uint64_t *tp)
 	/* rcall_wait_check watches a timed wait until this deadline, as it
 	 * does for the one thread of --tid. */
 	pid_t only = c->only_tid;
-	pt_usec_t until = c->deadline;
+	core_usec_t until = c->deadline;
 	c->only_tid = tid;
 	c->deadline = deadline;
 	struct rcall_held h = { .tid = tid, .look_only = 1 };

@@ -9,6 +9,11 @@
 #include "errors.h"
 #include "rcall_internal.h"
 
+int rcall_init(void)
+{
+	return pt_init();
+}
+
 int rcall_prepare(struct target *t, const struct rcall_opts *o)
 {
 	if (t->rc)
@@ -45,7 +50,7 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 	return 0;
 }
 
-void rcall_set_deadline(struct target *t, pt_usec_t deadline)
+void rcall_set_deadline(struct target *t, core_usec_t deadline)
 {
 	if (t->rc)
 		t->rc->deadline = deadline;

@@ -27,7 +27,7 @@ static int to_signal_stop(struct rcall_held *h)
 		e = pt_cont(h->tid, 0);
 	while (!e) {
 		int status;
-		if ((e = pt_wait(h->tid, pt_now_us() + 1000000, &status)))
+		if ((e = pt_wait(h->tid, core_now_us() + 1000000, &status)))
 			break;
 		if (!WIFSTOPPED(status))
 			return -ESRCH;
@@ -58,7 +58,7 @@ int rcall_remake(struct target *t, struct rcall_held *h)
 		rcall_add_straggler(t, h->tid, NULL);
 		return 1;
 	}
-	pt_usec_t left = p->ends - pt_now_us();
+	core_usec_t left = p->ends - core_now_us();
 	if (left < 0)
 		left = 0; /* up: made with no time, it returns as timed out by itself */
 	if (p->how == RCALL_REISSUE_MS) {

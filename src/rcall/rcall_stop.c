@@ -129,15 +129,15 @@ int rcall_sweep(struct target *t)
 	return (int)kept;
 }
 
-void rcall_sweep_wait(struct target *t, pt_usec_t budget_us)
+void rcall_sweep_wait(struct target *t, core_usec_t budget_us)
 {
 	/* A straggler merely slow to stop (a loaded machine: runnable, or
 	 * woken from its wait by our interrupt) will stop soon, and its EINTR
 	 * must be undone at that stop: left to the kernel's detach at
 	 * jeattach's exit, the EINTR would reach the program. One in an
 	 * uninterruptible wait (vfork, D) was not woken: it may stay. */
-	pt_usec_t end = pt_now_us() + budget_us;
-	while (rcall_sweep(t) > 0 && pt_now_us() < end) {
+	core_usec_t end = core_now_us() + budget_us;
+	while (rcall_sweep(t) > 0 && core_now_us() < end) {
 		struct rcall_ctx *c = t->rc;
 		int slow = 0;
 		for (size_t i = 0; i < c->nstragglers && !slow; i++)
@@ -156,7 +156,7 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h)
 		return 1; /* the thread ended meanwhile */
 	if (e)
 		return e;
-	h->since = pt_now_us();
+	h->since = core_now_us();
 	if (h->wait_began < 0)
 		h->wait_began = h->since; /* no later than the interrupt */
 	/* Read as late as possible: the thread may still leave that call
@@ -184,7 +184,7 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h)
 	 * stop within its budget is remembered and let go when it does
 	 * (rcall_sweep); meanwhile other threads are tried. */
 	int status;
-	e = pt_wait(tid, pt_now_us() + STOP_BUDGET_US, &status);
+	e = pt_wait(tid, core_now_us() + STOP_BUDGET_US, &status);
 	if (e == -ECHILD || e == -ESRCH)
 		return 1;
 	if (e == -ETIMEDOUT)

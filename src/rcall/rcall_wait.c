@@ -323,19 +323,19 @@ int rcall_wait_timed(struct target *t, pid_t tid)
 	return e > 0 ? e : 0;
 }
 
-int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t *began)
+int rcall_wait_watch(struct target *t, pid_t tid, core_usec_t deadline, core_usec_t *began)
 {
 	unsigned long long prev, now;
-	pt_usec_t end = pt_now_us() + WATCH_MAX_US;
+	core_usec_t end = core_now_us() + WATCH_MAX_US;
 	if (t->rc->only_tid || end > deadline)
 		end = deadline;
-	pt_usec_t last = pt_now_us(), strict_until = last + (end - last) / 2;
+	core_usec_t last = core_now_us(), strict_until = last + (end - last) / 2;
 	int e = look(t, tid, &prev);
-	while (e >= 0 && pt_now_us() < end) {
+	while (e >= 0 && core_now_us() < end) {
 		struct timespec ts = { 0, WATCH_STEP_NS };
 		nanosleep(&ts, NULL);
 		e = look(t, tid, &now);
-		pt_usec_t at = pt_now_us(), gap = at - last;
+		core_usec_t at = core_now_us(), gap = at - last;
 		last = at;
 		/* Asleep in such a wait again since the last look: it began
 		 * after that look. Seen out of it is not enough: /proc shows a
@@ -360,7 +360,7 @@ int rcall_wait_watch(struct target *t, pid_t tid, pt_usec_t deadline, pt_usec_t 
  * as it is (*began 0). Any other: a wait it enters before the interrupt
  * began no later than the interrupt (*began -1: rcall_stop_thread takes
  * the time). 0 go on, 1 pass it over (why in reason). */
-int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *began, char *reason,
+int rcall_wait_check(struct target *t, pid_t tid, int last_round, core_usec_t *began, char *reason,
 		     size_t rlen)
 {
 	struct rcall_ctx *c = t->rc;
@@ -378,7 +378,7 @@ int rcall_wait_check(struct target *t, pid_t tid, int last_round, pt_usec_t *beg
 		/* Watched for one timeout at most (it is no longer than
 		 * WATCH_MAX_US), --tid or not; undated, taken as it is
 		 * (*began 0: rcall_wait_plan keeps its restart block). */
-		pt_usec_t until = pt_now_us() + WATCH_MAX_US;
+		core_usec_t until = core_now_us() + WATCH_MAX_US;
 		if (rcall_wait_watch(t, tid, until < c->deadline ? until : c->deadline, began))
 			*began = 0;
 		return 0;
@@ -402,11 +402,11 @@ static void syscall_args(const arch_gpregs_t *r, uint64_t *args)
 /* A register timeout set to what is left until ends, rounded up: never
  * earlier than the original. c is the call's, looked up before a rewind
  * (which takes the thread out of its syscall, number and all). */
-static void shorten(const struct timed_call *c, arch_gpregs_t *r, pt_usec_t ends)
+static void shorten(const struct timed_call *c, arch_gpregs_t *r, core_usec_t ends)
 {
 	if (!ends || !c || c->at != IN_REGISTER_MS)
 		return;
-	pt_usec_t left = ends - pt_now_us();
+	core_usec_t left = ends - core_now_us();
 	arch_set_syscall_arg(r, c->arg, left > 0 ? (uint64_t)((left + 999) / 1000) : 0);
 }
 
@@ -482,7 +482,7 @@ static int woken_out_of(struct target *t, const struct rcall_held *h, const stru
 /* Plan re-making call c (made with args) of held thread h at release, its
  * timeout cut to end at ends (rcall_remake.c). */
 static void plan(struct target *t, struct rcall_held *h, const struct timed_call *c,
-		 const uint64_t *args, pt_usec_t ends)
+		 const uint64_t *args, core_usec_t ends)
 {
 	struct rcall_reissue *p = &h->reissue;
 	memset(p, 0, sizeof(*p));
@@ -513,7 +513,7 @@ int rcall_wait_resume(struct target *t, struct rcall_held *h, arch_gpregs_t *r)
 	const struct timed_call *c = timed_call(arch_syscall_nr(r));
 	uint64_t args[6];
 	syscall_args(r, args);
-	pt_usec_t began = h->wait_began;
+	core_usec_t began = h->wait_began;
 	h->wait_ends = 0;
 	if (woken_out_of(t, h, c, args, 1)) {
 		/* Woken before the interrupt and stopped on its way out: by its
@@ -529,7 +529,7 @@ int rcall_wait_resume(struct target *t, struct rcall_held *h, arch_gpregs_t *r)
 		arch_syscall_rewind(r);
 		return 0;
 	}
-	if (pt_now_us() >= began + timeout) {
+	if (core_now_us() >= began + timeout) {
 		/* Its time was up when the interrupt came (the thread may have
 		 * been woken by its timer already): it returns as it would
 		 * have, not into a whole new wait. */
@@ -567,7 +567,7 @@ int rcall_wait_forgotten(struct target *t, struct rcall_held *h, arch_gpregs_t *
 	return 1;
 }
 
-void rcall_wait_shorten(arch_gpregs_t *r, pt_usec_t ends)
+void rcall_wait_shorten(arch_gpregs_t *r, core_usec_t ends)
 {
 	shorten(timed_call(arch_syscall_nr(r)), r, ends);
 }
@@ -630,7 +630,7 @@ static int plan_remade(struct target *t, struct rcall_held *h, const char *insn)
 	int64_t left = timeout_us(t, c, args);
 	if (left <= 0)
 		return 0;
-	plan(t, h, c, args, pt_now_us() + left);
+	plan(t, h, c, args, core_now_us() + left);
 	return h->reissue.nr != 0;
 }
 
@@ -661,7 +661,7 @@ int rcall_wait_plan(struct target *t, struct rcall_held *h)
 		 * the kernel's own restart (NOT_SHORTENED). */
 		int64_t left = timespec_us(t, args[c->arg]);
 		if (left > 0)
-			plan(t, h, c, args, pt_now_us() + left);
+			plan(t, h, c, args, core_now_us() + left);
 		return block;
 	}
 	if (ret != -ERESTART_RESTARTBLOCK)
@@ -709,7 +709,7 @@ size_t rcall_wait_frame_copy(const struct rcall_held *h, arch_gpregs_t *r, uint6
 	/* The program's own timeout is no longer known: a copy of what is
 	 * left now, in the frame's siginfo, which rt_sigreturn does not read
 	 * and nothing writes before the thread makes the call again. */
-	pt_usec_t left = p->ends - pt_now_us();
+	core_usec_t left = p->ends - core_now_us();
 	if (left < 0)
 		left = 0;
 	size_t len = 16, ts = 0;
