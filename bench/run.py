@@ -15,7 +15,7 @@ was stopped), the wall time of the command, the ticker's gap; then the same
 mallctl through `gdb -p PID -batch -ex 'call ...'`, M runs. EINTRs leaked are
 what each victim counted in its blocked threads, one victim per tool.
 
-Heap: ../shared/bench/bigprof.c profiles (20,000 stacks; with --big also
+Heap: bench/bigprof.c profiles (20,000 stacks; with --big also
 200,000 stacks, ~68 MB): `jeheap top` against `jeprof --text`, wall time and
 peak RSS, and jeheap's parsing throughput.
 
@@ -239,8 +239,7 @@ def jeheap_of(build):
 
 def make_profiles(big):
     """bigprof.c's profiles: [(stacks, path)], and the directory to remove."""
-    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench")
-    src = os.path.join(shared, "bigprof.c")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bigprof.c")
     if not os.path.exists(src):
         return None, None, None
     work = tempfile.mkdtemp(prefix="bench-heap-")
@@ -291,7 +290,7 @@ def compare_attach(new, builds, runs):
 def compare_heap(builds, runs, big):
     work, _, heaps = make_profiles(big)
     if not heaps:
-        print("\nbigprof.c not found next to the repository (../shared/bench): jeheap skipped")
+        print("\nbench/bigprof.c not found: jeheap skipped")
         return
     print("\n| profile | command | old wall, s | new | new/old | old peak RSS, MB | new |")
     print("|---|---|---|---|---|---|---|")
@@ -369,7 +368,7 @@ def bench_trend(build, heap, work, n, runs, out2):
 def bench_trend_only(build, runs):
     work, _, heaps = make_profiles(False)
     if not heaps:
-        raise SystemExit("bigprof.c not found next to the repository (../shared/bench)")
+        raise SystemExit("bench/bigprof.c not found")
     out2 = []
     bench_trend(build, heaps[0][1], work, heaps[0][0], runs, out2)
     print("\n| profile | command | wall | peak RSS | peer (same run) |")
@@ -380,7 +379,7 @@ def bench_trend_only(build, runs):
 def bench_heap(build, big, runs, out, out2):
     work, exe, heaps = make_profiles(big)
     if not heaps:
-        out.append("bigprof.c not found next to the repository (../shared/bench): heap benchmark skipped")
+        out.append("bench/bigprof.c not found: heap benchmark skipped")
         return
     for n, heap in heaps:
         size = os.path.getsize(heap)
