@@ -32,25 +32,25 @@ static void denied(void *arg, char *buf, size_t len)
 	snprintf(buf, len, "Yama says no; ask an admin");
 }
 
-static const enum je_stage stages[] = { JE_AT_OPEN, JE_AT_LOCATE, JE_AT_ATTACH, JE_AT_CALL,
-					JE_AT_RELEASE };
+static const enum ja_stage stages[] = { JA_AT_OPEN, JA_AT_LOCATE, JA_AT_ATTACH, JA_AT_CALL,
+					JA_AT_RELEASE };
 
 START_TEST(every_code_at_every_stage)
 {
-	struct je_err_ctx c = { .pid = 42, .why = "", .doing = "cannot x", .denied = denied };
+	struct ja_err_ctx c = { .pid = 42, .why = "", .doing = "cannot x", .denied = denied };
 	int errnos[] = { ESRCH, EPERM, EACCES, ENOENT, ETIMEDOUT, EIO, ENOMEM, 0 };
 	char buf[1024];
 	for (size_t s = 0; s < sizeof(stages) / sizeof(stages[0]); s++) {
-		for (int code = JE_ERR_BASE + 1; code < JE_ERR_END; code++) {
-			enum je_exit x = je_err_explain(stages[s], -code, &c, buf, sizeof(buf));
-			ck_assert_int_ne(x, JE_EXIT_OK);
+		for (int code = JA_ERR_BASE + 1; code < JA_ERR_END; code++) {
+			enum ja_exit x = ja_err_explain(stages[s], -code, &c, buf, sizeof(buf));
+			ck_assert_int_ne(x, JA_EXIT_OK);
 			ck_assert_uint_gt(strlen(buf), 10);
 			ck_assert_ptr_null(strchr(buf, '{')); /* every placeholder filled */
 			ck_assert_ptr_null(strchr(buf, '\n'));
 		}
 		for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
-			enum je_exit x = je_err_explain(stages[s], -errnos[i], &c, buf, sizeof(buf));
-			ck_assert_int_ne(x, JE_EXIT_OK);
+			enum ja_exit x = ja_err_explain(stages[s], -errnos[i], &c, buf, sizeof(buf));
+			ck_assert_int_ne(x, JA_EXIT_OK);
 			ck_assert_ptr_null(strchr(buf, '{'));
 		}
 	}
@@ -59,60 +59,60 @@ END_TEST
 
 START_TEST(codes_have_words)
 {
-	for (int code = JE_ERR_BASE + 1; code < JE_ERR_END; code++) {
-		const char *t = je_err_text(code);
+	for (int code = JA_ERR_BASE + 1; code < JA_ERR_END; code++) {
+		const char *t = ja_err_text(code);
 		ck_assert_ptr_nonnull(t);
 		ck_assert_ptr_null(strstr(t, "Unknown error"));
 	}
 	/* Past the errno range: no code is an errno with a private meaning. */
-	ck_assert_int_gt(JE_ERR_BASE, 4095);
-	ck_assert_str_eq(je_err_text(ESRCH), strerror(ESRCH));
+	ck_assert_int_gt(JA_ERR_BASE, 4095);
+	ck_assert_str_eq(ja_err_text(ESRCH), strerror(ESRCH));
 }
 END_TEST
 
 START_TEST(rows_by_stage_and_condition)
 {
-	struct je_err_ctx c = { .pid = 7, .why = "", .denied = denied };
+	struct ja_err_ctx c = { .pid = 7, .why = "", .denied = denied };
 	char buf[1024];
-	ck_assert_int_eq(je_err_explain(JE_AT_OPEN, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_int_eq(ja_err_explain(JA_AT_OPEN, -ESRCH, &c, buf, sizeof(buf)), JA_EXIT_GONE);
 	ck_assert_str_eq(buf, "no such process; check the pid (ps -e)");
-	ck_assert_int_eq(je_err_explain(JE_AT_OPEN, -JE_ERR_THREAD_ID, &c, buf, sizeof(buf)),
-			 JE_EXIT_USAGE);
+	ck_assert_int_eq(ja_err_explain(JA_AT_OPEN, -JA_ERR_THREAD_ID, &c, buf, sizeof(buf)),
+			 JA_EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(buf, "/proc/7/status"));
 	/* ESRCH at attach: the engine's detail when there is one. */
-	ck_assert_int_eq(je_err_explain(JE_AT_ATTACH, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_int_eq(ja_err_explain(JA_AT_ATTACH, -ESRCH, &c, buf, sizeof(buf)), JA_EXIT_GONE);
 	ck_assert_str_eq(buf, "the process exited while jeattach attached");
 	c.why = "thread 9 is not a thread of process 7";
-	je_err_explain(JE_AT_ATTACH, -ESRCH, &c, buf, sizeof(buf));
+	ja_err_explain(JA_AT_ATTACH, -ESRCH, &c, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "cannot attach: thread 9 is not a thread of process 7");
 	/* {why|fallback} and {:why} */
 	c.why = "";
-	ck_assert_int_eq(je_err_explain(JE_AT_ATTACH, -ETIMEDOUT, &c, buf, sizeof(buf)),
-			 JE_EXIT_TIMEOUT);
+	ck_assert_int_eq(ja_err_explain(JA_AT_ATTACH, -ETIMEDOUT, &c, buf, sizeof(buf)),
+			 JA_EXIT_TIMEOUT);
 	ck_assert_str_eq(buf, "cannot attach: timeout; retry, or give a larger --timeout");
-	je_err_explain(JE_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
+	ja_err_explain(JA_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "cannot locate jemalloc: Input/output error");
 	c.why = "libx.so replaced";
-	je_err_explain(JE_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
+	ja_err_explain(JA_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "cannot locate jemalloc: Input/output error: libx.so replaced");
 	/* --prefix picks its own row. */
 	c.why = "";
-	je_err_explain(JE_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf));
+	ja_err_explain(JA_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(buf, "je_mallctl or _rjem_mallctl"));
 	c.prefix = "my_";
-	ck_assert_int_eq(je_err_explain(JE_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf)),
-			 JE_EXIT_NOJEMALLOC);
+	ck_assert_int_eq(ja_err_explain(JA_AT_LOCATE, -ENOENT, &c, buf, sizeof(buf)),
+			 JA_EXIT_NOJEMALLOC);
 	ck_assert_ptr_nonnull(strstr(buf, "defines my_mallctl; check --prefix"));
 	/* ESRCH during a call: target_fate's account, "exited" only when
 	 * nothing better is known. */
 	c.prefix = NULL;
 	c.doing = "cannot dump a heap profile";
 	c.why = "the process replaced its program (execve: now /usr/bin/sleep)";
-	ck_assert_int_eq(je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf)), JE_EXIT_GONE);
+	ck_assert_int_eq(ja_err_explain(JA_AT_CALL, -ESRCH, &c, buf, sizeof(buf)), JA_EXIT_GONE);
 	ck_assert_str_eq(buf, "cannot dump a heap profile: the process replaced its program "
 			      "(execve: now /usr/bin/sleep)");
 	c.why = "";
-	je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
+	ja_err_explain(JA_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "cannot dump a heap profile: the process exited");
 }
 END_TEST
@@ -122,49 +122,49 @@ END_TEST
 START_TEST(reasons_in_words)
 {
 	char buf[512];
-	struct je_reason r = { .kind = JE_WHY_NONE };
-	je_reason_render(&r, buf, sizeof(buf));
+	struct ja_reason r = { .kind = JA_WHY_NONE };
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "");
-	r = (struct je_reason){ .kind = JE_WHY_NOT_THREAD, .pid = 7, .tid = 9 };
-	je_reason_render(&r, buf, sizeof(buf));
+	r = (struct ja_reason){ .kind = JA_WHY_NOT_THREAD, .pid = 7, .tid = 9 };
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "thread 9 is not a thread of process 7");
-	r = (struct je_reason){ .kind = JE_WHY_NO_SAFE_POINT };
-	je_reason_render(&r, buf, sizeof(buf));
+	r = (struct ja_reason){ .kind = JA_WHY_NO_SAFE_POINT };
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "no thread was at a safe point before the timeout (none could be "
 			      "stopped)");
 	snprintf(r.detail, sizeof(r.detail), "thread 5 is inside jemalloc");
-	je_reason_render(&r, buf, sizeof(buf));
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "no thread was at a safe point before the timeout (thread 5 is "
 			      "inside jemalloc)");
-	r = (struct je_reason){ .kind = JE_WHY_NO_SCRATCH, .err = ENOMEM, .n = 1088 };
-	je_reason_render(&r, buf, sizeof(buf));
+	r = (struct ja_reason){ .kind = JA_WHY_NO_SCRATCH, .err = ENOMEM, .n = 1088 };
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(buf, "(mmap of 1088 KiB: Cannot allocate memory)"));
 	ck_assert_ptr_nonnull(strstr(buf, "RLIMIT_AS or vm.max_map_count is reached"));
 	r.err = EPERM;
-	je_reason_render(&r, buf, sizeof(buf));
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(buf, "; nothing was done"));
-	r = (struct je_reason){ .kind = JE_WHY_CALL_SIGNAL, .sig = SIGSEGV, .addr = 0x28f8 };
-	je_reason_render(&r, buf, sizeof(buf));
+	r = (struct ja_reason){ .kind = JA_WHY_CALL_SIGNAL, .sig = SIGSEGV, .addr = 0x28f8 };
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "the injected call got signal 11 (Segmentation fault) at 0x28f8");
-	r = (struct je_reason){ .kind = JE_WHY_SELFLOCK, .tid = 3, .addr = 0x1000 };
-	je_reason_render(&r, buf, sizeof(buf));
+	r = (struct ja_reason){ .kind = JA_WHY_SELFLOCK, .tid = 3, .addr = 0x1000 };
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "thread 3 waited on a lock it holds itself (the mutex at 0x1000) "
 			      "inside the injected call");
-	r = (struct je_reason){ .kind = JE_WHY_SECCOMP_KILLS, .n = SECCOMP_RET_KILL_THREAD };
+	r = (struct ja_reason){ .kind = JA_WHY_SECCOMP_KILLS, .n = SECCOMP_RET_KILL_THREAD };
 	snprintf(r.detail, sizeof(r.detail), "pipe2");
-	je_reason_render(&r, buf, sizeof(buf));
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "the borrowed thread on pipe2 (filter action 0)");
 	r.n = SECCOMP_RET_KILL_PROCESS;
-	je_reason_render(&r, buf, sizeof(buf));
+	ja_reason_render(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "the process on pipe2 (filter action 0x80000000)");
 	/* Every kind has words, and none overflows a short buffer. */
-	for (int k = JE_WHY_TEXT; k <= JE_WHY_SECCOMP_KILLS; k++) {
-		r = (struct je_reason){ .kind = (enum je_why)k, .tid = 1, .sig = 9 };
+	for (int k = JA_WHY_TEXT; k <= JA_WHY_SECCOMP_KILLS; k++) {
+		r = (struct ja_reason){ .kind = (enum ja_why)k, .tid = 1, .sig = 9 };
 		snprintf(r.detail, sizeof(r.detail), "d");
-		je_reason_render(&r, buf, sizeof(buf));
+		ja_reason_render(&r, buf, sizeof(buf));
 		ck_assert_int_gt((int)strlen(buf), 0);
 		char small[8];
-		je_reason_render(&r, small, sizeof(small));
+		ja_reason_render(&r, small, sizeof(small));
 		ck_assert_int_lt((int)strlen(small), 8);
 	}
 }
@@ -172,13 +172,13 @@ END_TEST
 
 START_TEST(denied_only_when_named)
 {
-	struct je_err_ctx c = { .pid = 7, .why = "", .denied = denied };
+	struct ja_err_ctx c = { .pid = 7, .why = "", .denied = denied };
 	char buf[1024];
 	denied_calls = 0;
 	/* At locate EPERM means map_files/root: no ptrace diagnosis. */
-	ck_assert_int_eq(je_err_explain(JE_AT_LOCATE, -EPERM, &c, buf, sizeof(buf)), JE_EXIT_PERM);
+	ck_assert_int_eq(ja_err_explain(JA_AT_LOCATE, -EPERM, &c, buf, sizeof(buf)), JA_EXIT_PERM);
 	ck_assert_int_eq(denied_calls, 0);
-	ck_assert_int_eq(je_err_explain(JE_AT_ATTACH, -EPERM, &c, buf, sizeof(buf)), JE_EXIT_PERM);
+	ck_assert_int_eq(ja_err_explain(JA_AT_ATTACH, -EPERM, &c, buf, sizeof(buf)), JA_EXIT_PERM);
 	ck_assert_int_eq(denied_calls, 1);
 	ck_assert_str_eq(buf, "cannot attach: permission denied: Yama says no; ask an admin");
 }
@@ -186,9 +186,9 @@ END_TEST
 
 START_TEST(truncates_whole)
 {
-	struct je_err_ctx c = { .pid = 7, .why = "", .doing = "cannot do something long" };
+	struct ja_err_ctx c = { .pid = 7, .why = "", .doing = "cannot do something long" };
 	char buf[16];
-	je_err_explain(JE_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
+	ja_err_explain(JA_AT_CALL, -ESRCH, &c, buf, sizeof(buf));
 	ck_assert_uint_eq(strlen(buf), sizeof(buf) - 1);
 	ck_assert_str_eq(buf, "cannot do somet");
 }
@@ -257,7 +257,7 @@ START_TEST(causes_from_what_is_there)
 	act_syscall_cause(&t, "pipe2", ENOSYS, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(buf, "this kernel has no pipe2"));
 	act_result_init(&r, ACT_DUMP);
-	ck_assert_int_eq(act_syscall_failed(&t, &r, "cannot dump", "pipe2", EMFILE), JE_EXIT_UNSAFE);
+	ck_assert_int_eq(act_syscall_failed(&t, &r, "cannot dump", "pipe2", EMFILE), JA_EXIT_UNSAFE);
 	ck_assert_ptr_nonnull(strstr(r.msg, "cannot dump: pipe2 in the target failed: the "
 					    "process has no free file descriptor"));
 	act_result_free(&r);

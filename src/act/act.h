@@ -152,7 +152,7 @@ enum act_out_kind {
 struct act_result {
 	const char *action; /* "status", "activate"... */
 	int ran;
-	enum je_exit code;  /* JE_EXIT_OK or why it failed */
+	enum ja_exit code;  /* JA_EXIT_OK or why it failed */
 	char msg[768];      /* "what happened: why; what to do" when code != OK */
 	char warning[256];  /* the result is true but may mislead: why ("" none) */
 	struct act_field *f; /* grown as fields are added */
@@ -193,11 +193,11 @@ enum act_output act_step_output(const struct act *a);
 /* The option that names that file: "--dump", "--recent-out"; NULL none. */
 const char *act_output_option(enum act_output o);
 /* Run during the hold. Returns the result's code. */
-enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r);
 /* After the target is released: work that needs no hold (writing a dump
  * to the file its step names). */
-enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
+enum ja_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
 /* Does the pattern give each dump of a series interval_us apart its own
@@ -217,33 +217,33 @@ void act_field_str(struct act_result *r, const char *key, const char *s);
 void act_field_u64(struct act_result *r, const char *key, uint64_t u);
 void act_field_bool(struct act_result *r, const char *key, int b);
 void act_field_double(struct act_result *r, const char *key, double d);
-enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, ...)
+enum ja_exit act_fail(struct act_result *r, enum ja_exit code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* mallctl's own error (ENOENT, EPERM, EINVAL...), explained for ctl. */
-enum je_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
 			       const char *ctl, int merr);
 /* Map an rctl/rcall transport error to a result. */
-enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e);
+enum ja_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e);
 /* Read a control into a field; absent (ENOENT) gives null. Returns transport error. */
 int act_read_field(struct target *t, struct act_result *r, const char *key, const char *ctl);
 /* Check that profiling can work here; fills r and returns non-OK if not. */
-enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing);
+enum ja_exit act_need_prof(struct target *t, struct act_result *r, const char *doing);
 /* Read a bool control: *on 1 if it is there and true. Fills r on a
  * transport error. */
-enum je_exit act_read_flag(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit act_read_flag(struct target *t, struct act_result *r, const char *doing,
 			   const char *ctl, int *on);
 /* The environment variable that carries jemalloc's options for this prefix. */
 void act_conf_var(const struct target *t, char *buf, size_t len);
 
-enum je_exit act_status(struct target *t, struct act_result *r);
-enum je_exit act_set_active(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_status(struct target *t, struct act_result *r);
+enum ja_exit act_set_active(struct target *t, struct act_session *s, const struct act *a,
 			    struct act_result *r, int on);
 /* prof.active=true, and on jemalloc 5.2 prof.reset and a per-thread pass
  * asked of the CLI (act_rearm.c). *previous gets prof.active's old value. */
-enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
+enum ja_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
 			  struct act_result *r, const char *doing, int *previous);
 /* --name-threads: check that names can be set, and ask for the pass. */
-enum je_exit act_name_threads(struct target *t, struct act_session *s, struct act_result *r);
+enum ja_exit act_name_threads(struct target *t, struct act_session *s, struct act_result *r);
 /* Does prof.active=true alone reach threads that already allocated on
  * jemalloc `version`? 1 yes, 0 no (5.2.x), -1 unknown (act_version.c). */
 int act_activation_reaches_all(const char *version);
@@ -268,9 +268,9 @@ int act_release_of(struct target *t, struct act_release *rel);
 int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, int *named,
 		    char *why, size_t whylen);
 /* Write prof.active; *previous (if given) gets the value it had. */
-enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
+enum ja_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
 			      int *previous);
-enum je_exit act_dump(struct target *t, struct act_result *r);
+enum ja_exit act_dump(struct target *t, struct act_result *r);
 /* The totals of the profile behind our handle fd: 0, or -1 (no header). */
 int act_dump_totals(int fd, struct act_totals *tot);
 /* Make a heap_v2 profile in fd whole: its MAPPED_LIBRARIES section, if it
@@ -279,7 +279,7 @@ int act_dump_totals(int fd, struct act_totals *tot);
  * ("jemalloc", "jeattach"). 0, -ENOENT (needed, maps NULL), -errno. */
 int act_dump_complete_maps(int fd, const char *maps, uint64_t addr, const char **how);
 /* file: a pattern, or NULL for jemalloc's automatic name. */
-enum je_exit act_dump_finish(struct target *t, const struct act *a,
+enum ja_exit act_dump_finish(struct target *t, const struct act *a,
 			     struct act_result *r);
 /* Give the written temporary tmp its final name file: 0, or -errno
  * (-EEXIST: file exists and force is 0, or it is not a regular file;
@@ -295,44 +295,44 @@ const char *act_output_kind(const char *file);
 int act_temp_beside(const char *file, char *tmp, size_t len);
 /* Why a file could not be published at file (e: -errno), in one line;
  * what: "the profile", "the record"... */
-enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
+enum ja_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
 /* Why a system call the target made for jeattach failed (act_cause.c):
  * told from what is there, a seccomp filter blamed only where
  * /proc/PID/status shows one. call: its name; err: its errno (positive). */
 void act_syscall_cause(const struct target *t, const char *call, int err, char *buf, size_t len);
 /* The one-line failure of system call call that the target made for
  * jeattach and that answered -err: why, from act_syscall_cause; exit 10. */
-enum je_exit act_syscall_failed(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit act_syscall_failed(struct target *t, struct act_result *r, const char *doing,
 				const char *call, int err);
 /* The profile text, symbolized from the target's binaries, to out. */
 int act_write_symbolized(pid_t pid, const char *text, size_t len, FILE *out);
-enum je_exit act_stats(struct target *t, struct act_result *r);
+enum ja_exit act_stats(struct target *t, struct act_result *r);
 /* config.stats is true, or r says why nothing can be reported. */
-enum je_exit act_need_stats(struct target *t, struct act_result *r, const char *doing);
+enum ja_exit act_need_stats(struct target *t, struct act_result *r, const char *doing);
 /* Write "epoch": jemalloc refreshes its stats.* snapshot. */
-enum je_exit act_epoch(struct target *t, struct act_result *r, const char *doing);
-enum je_exit act_stats_full(struct target *t, int json, struct act_result *r);
+enum ja_exit act_epoch(struct target *t, struct act_result *r, const char *doing);
+enum ja_exit act_stats_full(struct target *t, int json, struct act_result *r);
 /* --frag: during the hold, jemalloc's JSON report and the settings the
  * advice depends on; after the release, the analysis (and with a heap
  * profile, the sites behind the worst classes). */
-enum je_exit act_frag(struct target *t, struct act_result *r);
-enum je_exit act_frag_finish(struct target *t, const struct act *a, struct act_result *r);
+enum ja_exit act_frag(struct target *t, struct act_result *r);
+enum ja_exit act_frag_finish(struct target *t, const struct act *a, struct act_result *r);
 /* --frag's bound on jemalloc's report: longer is refused, not cut. */
 #define ACT_FRAG_MAX_REPORT (8UL << 20) /* ~40 KB from jemalloc, whatever the arenas */
-enum je_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
-enum je_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
+enum ja_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
+enum ja_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
 			  struct act_result *r);
-enum je_exit act_arena_op(struct target *t, const char *op, struct act_result *r);
-enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_arena_op(struct target *t, const char *op, struct act_result *r);
+enum ja_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r);
-enum je_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r);
-enum je_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r);
+enum ja_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
 			      struct act_result *r);
-enum je_exit act_recent_dump(struct target *t, struct act_result *r);
-enum je_exit act_recent_end(struct target *t, struct act_session *s, struct act_result *r);
+enum ja_exit act_recent_dump(struct target *t, struct act_result *r);
+enum ja_exit act_recent_end(struct target *t, struct act_session *s, struct act_result *r);
 /* After the release: the record to its file (a->arg, or an automatic name). */
-enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r);
-enum je_exit act_get(struct target *t, const char *name, struct act_result *r);
-enum je_exit act_set(struct target *t, const char *assignment, struct act_result *r);
+enum ja_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r);
+enum ja_exit act_get(struct target *t, const char *name, struct act_result *r);
+enum ja_exit act_set(struct target *t, const char *assignment, struct act_result *r);
 
 #endif

@@ -81,11 +81,11 @@ void act_syscall_cause(const struct target *t, const char *call, int err, char *
 	}
 }
 
-enum je_exit act_syscall_failed(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit act_syscall_failed(struct target *t, struct act_result *r, const char *doing,
 				const char *call, int err)
 {
 	char why[400];
 	act_syscall_cause(t, call, err, why, sizeof(why));
-	return act_fail(r, JE_EXIT_UNSAFE, "%s: %s in the target failed: %s; nothing was changed",
+	return act_fail(r, JA_EXIT_UNSAFE, "%s: %s in the target failed: %s; nothing was changed",
 			doing, call, why);
 }

@@ -78,7 +78,7 @@ void act_field_bool(struct act_result *r, const char *key, int b)
 	f->v.u = b != 0;
 }
 
-enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, ...)
+enum ja_exit act_fail(struct act_result *r, enum ja_exit code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -88,16 +88,16 @@ enum je_exit act_fail(struct act_result *r, enum je_exit code, const char *fmt, 
 	return code;
 }
 
-enum je_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
+enum ja_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
 {
 	char why[400], fate[300];
 	target_why_text(t, why, sizeof(why));
-	struct je_err_ctx c = { .pid = t->pid, .why = why, .doing = doing };
+	struct ja_err_ctx c = { .pid = t->pid, .why = why, .doing = doing };
 	if (e == -ESRCH) { /* the thread went away: say what became of the process */
 		target_fate(t, fate, sizeof(fate));
 		c.why = fate;
 	}
-	r->code = je_err_explain(JE_AT_CALL, e, &c, r->msg, sizeof(r->msg));
+	r->code = ja_err_explain(JA_AT_CALL, e, &c, r->msg, sizeof(r->msg));
 	return r->code;
 }
 
@@ -125,7 +125,7 @@ void act_conf_var(const struct target *t, char *buf, size_t len)
 	snprintf(buf + o, len - o, "MALLOC_CONF");
 }
 
-enum je_exit act_read_flag(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit act_read_flag(struct target *t, struct act_result *r, const char *doing,
 			   const char *ctl, int *on)
 {
 	struct rctl_value v;
@@ -134,16 +134,16 @@ enum je_exit act_read_flag(struct target *t, struct act_result *r, const char *d
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	*on = !merr && v.u;
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *doing)
+enum ja_exit act_need_prof(struct target *t, struct act_result *r, const char *doing)
 {
 	char var[80];
 	int on;
-	enum je_exit c = act_read_flag(t, r, doing, "config.prof", &on);
+	enum ja_exit c = act_read_flag(t, r, doing, "config.prof", &on);
 	if (c || !on)
-		return c ? c : act_fail(r, JE_EXIT_NOPROF,
+		return c ? c : act_fail(r, JA_EXIT_NOPROF,
 				"%s: this jemalloc was built without profiling (config.prof is "
 				"false); use a build configured with --enable-prof (Debian's is)",
 				doing);
@@ -151,34 +151,34 @@ enum je_exit act_need_prof(struct target *t, struct act_result *r, const char *d
 	 * prof.active when opt.prof is false, and do nothing (doc/jemalloc-versions.md). */
 	act_conf_var(t, var, sizeof(var));
 	if ((c = act_read_flag(t, r, doing, "opt.prof", &on)) || !on)
-		return c ? c : act_fail(r, JE_EXIT_NOPROF,
+		return c ? c : act_fail(r, JA_EXIT_NOPROF,
 				"%s: jemalloc was started without prof:true, which cannot be turned "
 				"on at run time; restart the process with "
 				"%s=prof:true,prof_active:false (no overhead until activated)",
 				doing, var);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
 			       const char *name, int merr)
 {
 	switch (merr) {
 	case ENOENT:
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: this jemalloc has no control named %s (ENOENT); see "
 				"'jeattach -p %d --status' for its version",
 				doing, name, (int)t->pid);
 	case EPERM:
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: %s is read-only (EPERM)", doing, name);
+		return act_fail(r, JA_EXIT_MALLCTL, "%s: %s is read-only (EPERM)", doing, name);
 	case EINVAL:
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: jemalloc rejected the value or its size for %s (EINVAL)", doing,
 				name);
 	case EAGAIN:
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: %s: jemalloc is busy (EAGAIN); retry",
+		return act_fail(r, JA_EXIT_MALLCTL, "%s: %s: jemalloc is busy (EAGAIN); retry",
 				doing, name);
 	default:
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: mallctl(\"%s\") returned %d (%s)", doing,
+		return act_fail(r, JA_EXIT_MALLCTL, "%s: mallctl(\"%s\") returned %d (%s)", doing,
 				name, merr, strerror(merr));
 	}
 }

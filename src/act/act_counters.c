@@ -57,7 +57,7 @@ int act_counters_held(struct target *t, uint64_t *allocp, uint64_t *deallocp, ch
 		int merr = 0;
 		int e = rctl_read(t, names[i], &v, &merr);
 		if (e) {
-			snprintf(why, whylen, "%s", je_err_text(-e));
+			snprintf(why, whylen, "%s", ja_err_text(-e));
 			return e;
 		}
 		if (merr || !v.u) {

@@ -9,11 +9,11 @@
 
 /* A dump while prof.active is false repeats old samples: said once per
  * run, not once per dump of a series (--every). */
-static enum je_exit run_dump(struct target *t, struct act_session *s, const struct act *a,
+static enum ja_exit run_dump(struct target *t, struct act_session *s, const struct act *a,
 			     struct act_result *r)
 {
 	r->out.dump.max = a->max_bytes;
-	enum je_exit c = act_dump(t, r);
+	enum ja_exit c = act_dump(t, r);
 	if (c || r->out.dump.prof_active || s->warned_inactive)
 		return c;
 	snprintf(r->warning, sizeof(r->warning),
@@ -26,7 +26,7 @@ static enum je_exit run_dump(struct target *t, struct act_session *s, const stru
 /* The rows' adapters: each action's own function with the arguments it
  * takes from the step (a: the step, s: what the run's holds share). */
 #define RUN(name, call)                                                                   \
-	static enum je_exit name(struct target *t, struct act_session *s, const struct act *a, \
+	static enum ja_exit name(struct target *t, struct act_session *s, const struct act *a, \
 				 struct act_result *r)                                         \
 	{                                                                                 \
 		(void)s, (void)a;                                                         \
@@ -54,10 +54,10 @@ RUN(run_recent_end, act_recent_end(t, s, r))
 /* How an action is run. */
 struct act_ops {
 	/* Under the hold; NULL: not run under one (a wait, run by the CLI). */
-	enum je_exit (*run)(struct target *t, struct act_session *s, const struct act *a,
+	enum ja_exit (*run)(struct target *t, struct act_session *s, const struct act *a,
 			    struct act_result *r);
 	/* After the release (writing the file its step names), or NULL. */
-	enum je_exit (*finish)(struct target *t, const struct act *a, struct act_result *r);
+	enum ja_exit (*finish)(struct target *t, const struct act *a, struct act_result *r);
 };
 
 static const struct act_ops ops[] = {
@@ -86,19 +86,19 @@ static const struct act_ops ops[] = {
 	[ACT_RECENT_END] = { run_recent_end, NULL },
 };
 
-enum je_exit act_run(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r)
 {
 	r->ran = 1;
 	if (!ops[a->kind].run)
-		return act_fail(r, JE_EXIT_INTERNAL, "a %s is not run under a hold",
+		return act_fail(r, JA_EXIT_INTERNAL, "a %s is not run under a hold",
 				act_name(a->kind));
 	return ops[a->kind].run(t, s, a, r);
 }
 
-enum je_exit act_finish(struct target *t, const struct act *a, struct act_result *r)
+enum ja_exit act_finish(struct target *t, const struct act *a, struct act_result *r)
 {
-	if (!r->ran || r->code != JE_EXIT_OK)
+	if (!r->ran || r->code != JA_EXIT_OK)
 		return r->code;
 	/* --for's beginning writes a file only with --baseline. */
 	if (!ops[a->kind].finish || (a->kind == ACT_FOR_BEGIN && !a->baseline))

@@ -77,7 +77,7 @@ static int keep_prefix(struct act_dump_out *out, const struct rctl_value *prefix
 #define DUMP_MEM_NEED (4ULL << 20)
 
 /* The target's limits, before anything is made in it. */
-static enum je_exit check_limits(struct target *t, struct act_result *r, const char *doing)
+static enum ja_exit check_limits(struct target *t, struct act_result *r, const char *doing)
 {
 	struct target_limits l;
 	/* Through the held thread: /proc/PID/fd of a leader that ended with
@@ -85,7 +85,7 @@ static enum je_exit check_limits(struct target *t, struct act_result *r, const c
 	 * process's table); and a v1 cgroup can differ by thread. */
 	target_limits_read(rcall_held_tid(t) ? rcall_held_tid(t) : t->io_pid, &l);
 	if (l.nofile && l.fds_free < DUMP_FDS)
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: the process has %llu free descriptor(s) under its RLIMIT_NOFILE "
 				"of %llu, and a dump needs %d at once (a pipe's two ends, then "
 				"jemalloc's open of /proc/self/maps); raise its limit first: "
@@ -93,23 +93,23 @@ static enum je_exit check_limits(struct target *t, struct act_result *r, const c
 				doing, (unsigned long long)l.fds_free, (unsigned long long)l.nofile,
 				DUMP_FDS, (int)t->pid, (unsigned long long)l.nofile + 16);
 	if (l.mem_headroom < DUMP_MEM_NEED)
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: the process's memory cgroup can take only %llu more bytes "
 				"(%s), and a dump may charge it %llu MiB (a pipe's buffer, "
 				"jeattach's scratch, jemalloc's work); raise that limit or let the "
 				"process free memory first",
 				doing, (unsigned long long)l.mem_headroom, l.mem_file,
 				(unsigned long long)(DUMP_MEM_NEED >> 20));
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* What prof.dump's call came to: the transport's word (e), then
  * jemalloc's (merr), then the pipe's. */
-static enum je_exit dump_outcome(struct target *t, struct act_result *r, const char *doing, int e,
+static enum ja_exit dump_outcome(struct target *t, struct act_result *r, const char *doing, int e,
 				 int merr, int denied, const struct dump_pipe *p)
 {
-	if (e == -JE_ERR_LEFT)
-		return act_fail(r, JE_EXIT_INTERNAL,
+	if (e == -JA_ERR_LEFT)
+		return act_fail(r, JA_EXIT_INTERNAL,
 				"%s: interrupted while jemalloc wrote the profile (%llu bytes so far); "
 				"the target keeps the pipe's read end (descriptor %ld), so jemalloc "
 				"meets a full pipe, not a closed one: its dump fails, and its thread "
@@ -121,47 +121,47 @@ static enum je_exit dump_outcome(struct target *t, struct act_result *r, const c
 		/* Even when prof.dump reports success the profile is not whole:
 		 * jemalloc 5.3 ignores a failure to open /proc/self/maps and
 		 * writes a profile without MAPPED_LIBRARIES. */
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: the target's seccomp filter forbids system call %d, which "
 				"jemalloc needs to write a whole profile; jeattach answered it with "
 				"EPERM, jemalloc went on cleanly, and the incomplete profile was "
 				"discarded (prof.dump returned %d)",
 				doing, denied, merr);
 	if (p->received > p->written)
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: the pipe brought %llu bytes but jemalloc wrote %llu: another "
 				"thread of the process wrote into it; nothing was written",
 				doing, (unsigned long long)p->received,
 				(unsigned long long)p->written);
 	if (p->oversize)
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: jemalloc wrote a piece larger than the pipe (%zu bytes), which "
 				"jeattach failed with EFBIG rather than let it be cut short; "
 				"nothing was written",
 				doing, p->cap);
 	if (merr)
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: jemalloc's prof.dump failed (%s)%s", doing,
+		return act_fail(r, JA_EXIT_MALLCTL, "%s: jemalloc's prof.dump failed (%s)%s", doing,
 				strerror(merr),
 				p->taken ? "" : "; jemalloc never opened its file");
 	if (p->store_err)
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: cannot keep the profile in jeattach: %s",
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: cannot keep the profile in jeattach: %s",
 				doing, strerror(p->store_err));
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* What the written profile holds: prof.active as it was written (false:
  * only samples from before, jemalloc samples nothing while it is off:
  * prof_active_get_unlocked in prof_sample_check), and its sample count. */
-static enum je_exit dump_facts(struct target *t, struct act_result *r, const char *doing)
+static enum ja_exit dump_facts(struct target *t, struct act_result *r, const char *doing)
 {
 	struct act_totals tot;
-	enum je_exit c = act_read_flag(t, r, doing, "prof.active", &r->out.dump.prof_active);
+	enum ja_exit c = act_read_flag(t, r, doing, "prof.active", &r->out.dump.prof_active);
 	if (c)
 		return c;
 	act_field_bool(r, "prof_active", r->out.dump.prof_active);
 	if (!act_dump_totals(r->out.dump.fd, &tot))
 		act_field_u64(r, "samples", tot.objs);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* prof.dump with the pipe's hook watching its system calls. jemalloc is
@@ -182,10 +182,10 @@ static int dump_call(struct target *t, struct act_result *r, struct dump_pipe *p
 	return e;
 }
 
-enum je_exit act_dump(struct target *t, struct act_result *r)
+enum ja_exit act_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot dump a heap profile";
-	enum je_exit c = act_need_prof(t, r, doing);
+	enum ja_exit c = act_need_prof(t, r, doing);
 	if (c)
 		return c;
 	struct rctl_value prefix;
@@ -196,7 +196,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 		prefix.is_null = 1;
 	act_field_str(r, "prof_prefix", prefix.is_null ? NULL : prefix.s);
 	if (keep_prefix(&r->out.dump, &prefix))
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: out of memory", doing);
 
 	/* 0. Nothing the target's seccomp filter would kill it for, and room
 	 * for the dump under its own limits. */
@@ -215,7 +215,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	e = dump_call(t, r, &p, &merr);
 	/* Read before the closes below, which are calls of their own. */
 	int denied = rproc_seccomp_denied(t);
-	if (e == -JE_ERR_LEFT) {
+	if (e == -JA_ERR_LEFT) {
 		close(p.rd); /* the target's read end keeps the pipe open */
 		return dump_outcome(t, r, doing, e, merr, denied, &p);
 	}
@@ -226,7 +226,7 @@ enum je_exit act_dump(struct target *t, struct act_result *r)
 	c = dump_outcome(t, r, doing, e, merr, denied, &p);
 	if (!c)
 		c = dump_facts(t, r, doing);
-	if (e2 && c == JE_EXIT_OK)
+	if (e2 && c == JA_EXIT_OK)
 		c = act_transport_error(t, r, "cannot close the dump's pipe in the target", e2);
 	r->code = c;
 	return c;
@@ -247,7 +247,7 @@ static int copy_all(int in, int out, uint64_t max, uint64_t *bytes)
 		if (n == 0)
 			return 0;
 		if (first && !looks_like_profile(buf, (size_t)n))
-			return -JE_ERR_NOT_PROFILE;
+			return -JA_ERR_NOT_PROFILE;
 		first = 0;
 		if ((uint64_t)n > max - *bytes)
 			return -EFBIG;
@@ -264,7 +264,7 @@ static int read_all(int fd, uint64_t max, char **text, size_t *len)
 	int e = core_read_fd(fd, max < SIZE_MAX ? (size_t)max : SIZE_MAX, text, len);
 	if (!e && !looks_like_profile(*text, *len)) {
 		free(*text);
-		e = -JE_ERR_NOT_PROFILE;
+		e = -JA_ERR_NOT_PROFILE;
 	}
 	return e;
 }
@@ -294,9 +294,9 @@ static int write_symbolized(pid_t pid, int in, int out, uint64_t max, uint64_t *
 }
 
 /* A profile larger than --max-dump: the target chose its size. */
-static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
+static enum ja_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
 {
-	return act_fail(r, JE_EXIT_OUTPUT,
+	return act_fail(r, JA_EXIT_OUTPUT,
 			"cannot dump a heap profile: it is %llu bytes or more, past --max-dump "
 			"(%llu bytes); nothing was written; if a profile that large is real, give "
 			"a larger --max-dump (a thread of the target can also write into "
@@ -304,14 +304,14 @@ static enum je_exit too_big(struct act_result *r, uint64_t size, uint64_t max)
 			(unsigned long long)size, (unsigned long long)max);
 }
 
-/* Why the profile could not be published at file (e: -errno or -JE_ERR_*). */
-static enum je_exit finish_error(struct act_result *r, const struct act *a, const char *file,
+/* Why the profile could not be published at file (e: -errno or -JA_ERR_*). */
+static enum ja_exit finish_error(struct act_result *r, const struct act *a, const char *file,
 				 int e, uint64_t bytes)
 {
 	if (e == -EFBIG)
 		return too_big(r, a->max_bytes + 1, a->max_bytes);
-	if (e == -JE_ERR_NOT_PROFILE)
-		return act_fail(r, JE_EXIT_MALLCTL,
+	if (e == -JA_ERR_NOT_PROFILE)
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"cannot dump a heap profile: jemalloc wrote %llu bytes that are "
 				"not a heap profile",
 				(unsigned long long)bytes);
@@ -337,7 +337,7 @@ static int complete_maps(struct target *t, int fd, const char **by)
 	return e;
 }
 
-enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
+enum ja_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char autoname[4200], tmp[4300], expanded[4096];
 	const char *file = NULL, *pattern = a->arg;
@@ -348,7 +348,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 			       a->max_bytes);
 	const char *maps_by;
 	if (complete_maps(t, r->out.dump.fd, &maps_by))
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"cannot dump a heap profile: jemalloc wrote it without the "
 				"process's own MAPPED_LIBRARIES section (it could not open its "
 				"maps: no free descriptor, no /proc of its own, or a seccomp "
@@ -356,7 +356,7 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 				"written; its addresses would name nothing");
 	if (pattern) {
 		if (act_expand_pattern(pattern, t->pid, a->seq, expanded, sizeof(expanded)))
-			return act_fail(r, JE_EXIT_USAGE,
+			return act_fail(r, JA_EXIT_USAGE,
 					"bad file pattern %s: %%n, %%p, %%t and %%%% are known", pattern);
 		file = expanded;
 	} else {
@@ -366,13 +366,13 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	}
 	int out = act_temp_beside(file, tmp, sizeof(tmp));
 	if (out < 0)
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
 				file, strerror(-out));
 	uint64_t bytes = 0;
 	int e = a->symbolize ? write_symbolized(t->io_pid, r->out.dump.fd, out, a->max_bytes, &bytes)
 			     : copy_all(r->out.dump.fd, out, a->max_bytes, &bytes);
 	if (!e && bytes == 0)
-		e = -JE_ERR_NOT_PROFILE;
+		e = -JA_ERR_NOT_PROFILE;
 	/* A symbolized profile carries its names: nothing to check later. */
 	if (!e && !a->symbolize && !(e = act_stamp(t, out, &r->out.dump.done)) && !fstat(out, &st))
 		bytes = (uint64_t)st.st_size;
@@ -391,5 +391,5 @@ enum je_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	act_field_bool(r, "symbolized", a->symbolize);
 	act_field_str(r, "maps", maps_by);
 	act_field_u64(r, "dump_us", (uint64_t)r->out.dump.us);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -201,7 +201,7 @@ static int close_remote(struct dump_pipe *p, long *fd)
 	return e;
 }
 
-enum je_exit dump_pipe_make(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit dump_pipe_make(struct target *t, struct act_result *r, const char *doing,
 			    uint64_t max, struct dump_pipe *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -221,24 +221,24 @@ enum je_exit dump_pipe_make(struct target *t, struct act_result *r, const char *
 	if ((e = open_read_end(p, seen, sizeof(seen)))) {
 		if (e == -EBADF) {
 			p->tr = p->tw = -1; /* not ours any more: left alone */
-			return act_fail(r, JE_EXIT_UNSAFE,
+			return act_fail(r, JA_EXIT_UNSAFE,
 					"%s: the pipe jeattach just made in the target is not at "
 					"its descriptors any more (%s): another thread of the "
 					"process replaced it; nothing was dumped, and it was left open",
 					doing, seen[0] ? seen : "unreadable");
 		}
-		act_fail(r, JE_EXIT_INTERNAL, "%s: cannot open the target's pipe: %s", doing,
+		act_fail(r, JA_EXIT_INTERNAL, "%s: cannot open the target's pipe: %s", doing,
 			 strerror(-e));
 		goto undo;
 	}
 	p->out = memfd_create("jeattach-profile", MFD_CLOEXEC);
 	if (p->out < 0) {
-		act_fail(r, JE_EXIT_INTERNAL, "%s: memfd_create in jeattach: %s", doing,
+		act_fail(r, JA_EXIT_INTERNAL, "%s: memfd_create in jeattach: %s", doing,
 			 strerror(errno));
 		goto undo;
 	}
 	r->out.dump.fd = p->out;
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 undo:
 	if (p->rd >= 0)
 		close(p->rd);

@@ -28,7 +28,7 @@ struct dump_pipe {
 /* The pipe in the target, our read end and our store (r->dump.fd); on
  * failure nothing of it is left in the target but what a transport error
  * left. max: --max-dump, past which bytes are counted and dropped. */
-enum je_exit dump_pipe_make(struct target *t, struct act_result *r, const char *doing,
+enum ja_exit dump_pipe_make(struct target *t, struct act_result *r, const char *doing,
 			    uint64_t max, struct dump_pipe *p);
 /* The rcall drain hook (rcall_set_drain) for the prof.dump call. */
 void dump_pipe_hook(void *arg, struct rcall_sysstop *s);

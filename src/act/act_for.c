@@ -10,7 +10,7 @@
 /* After a failure past the activation: put prof.active back as found, in
  * this same hold (the end of --for runs only after a wait that will not
  * come). r keeps the failure that got here. */
-static enum je_exit undo_activation(struct target *t, int previous, enum je_exit c)
+static enum ja_exit undo_activation(struct target *t, int previous, enum ja_exit c)
 {
 	if (!previous) {
 		struct act_result undo;
@@ -26,28 +26,28 @@ static enum je_exit undo_activation(struct target *t, int previous, enum je_exit
  * dump will be compared with; on jemalloc 5.2 the activation's prof.reset
  * has dropped the older samples, and the baseline must not hold them. A
  * baseline without a single sample compares with nothing: refused. */
-static enum je_exit baseline(struct target *t, struct act_result *r, const char *doing)
+static enum ja_exit baseline(struct target *t, struct act_result *r, const char *doing)
 {
 	struct act_totals tot;
-	enum je_exit c = act_dump(t, r);
+	enum ja_exit c = act_dump(t, r);
 	if (c)
 		return c;
 	if (!act_dump_totals(r->out.dump.fd, &tot) && !tot.objs && !tot.accum_objs)
-		return act_fail(r, JE_EXIT_USAGE,
+		return act_fail(r, JA_EXIT_USAGE,
 				"%s: the baseline would be empty: profiling was off and jemalloc "
 				"holds no sample from before (it samples only while prof.active "
 				"is true); drop --baseline (the profile of --for then holds only "
 				"what was allocated during it), or --activate, let it sample, then "
 				"--for --baseline; prof.active was put back",
 				doing);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r)
 {
 	const char *doing = "cannot start a timed profile";
-	enum je_exit c = act_need_prof(t, r, doing);
+	enum ja_exit c = act_need_prof(t, r, doing);
 	if (c)
 		return c;
 	int previous;
@@ -61,23 +61,23 @@ enum je_exit act_for_begin(struct target *t, struct act_session *s, const struct
 	act_field_bool(r, "previous", previous);
 	act_field_bool(r, "prof_active", 1);
 	act_field_bool(r, "already_active", previous);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r)
+enum ja_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r)
 {
 	const char *doing = "cannot end a timed profile";
 	if (s->prev_active < 0)
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: its start did not run", doing);
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: its start did not run", doing);
 	act_field_bool(r, "interrupted", s->interrupted);
 	if (s->prev_active) {
 		/* It was on before --for: leave it as found, on. */
 		act_field_bool(r, "prof_active", 1);
-		return JE_EXIT_OK;
+		return JA_EXIT_OK;
 	}
-	enum je_exit c = act_write_active(t, r, doing, 0, NULL);
+	enum ja_exit c = act_write_active(t, r, doing, 0, NULL);
 	if (c)
 		return c;
 	act_field_bool(r, "prof_active", 0);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -26,7 +26,7 @@
 
 /* A bool control: 1, 0, or -1 when jemalloc has no such control
  * (ENOENT). Transport errors go to r. */
-static enum je_exit read_tristate(struct target *t, struct act_result *r, const char *doing,
+static enum ja_exit read_tristate(struct target *t, struct act_result *r, const char *doing,
 				  const char *ctl, int *out)
 {
 	struct rctl_value v;
@@ -34,22 +34,22 @@ static enum je_exit read_tristate(struct target *t, struct act_result *r, const 
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	*out = merr ? -1 : v.u != 0;
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_frag(struct target *t, struct act_result *r)
+enum ja_exit act_frag(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot analyse fragmentation";
 	if (!t->je.malloc_stats_print)
-		return act_fail(r, JE_EXIT_NOJEMALLOC, "%s: no %smalloc_stats_print in %s", doing,
+		return act_fail(r, JA_EXIT_NOJEMALLOC, "%s: no %smalloc_stats_print in %s", doing,
 				t->je.prefix, t->je.object);
 	if (!rproc_has_stats_print(t))
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: no strcat in the target's libc to collect the report with", doing);
 	int e = rproc_check_seccomp(t, RPROC_USE_STATS_PRINT);
 	if (e)
 		return act_transport_error(t, r, doing, e);
-	enum je_exit c = act_need_stats(t, r, doing);
+	enum ja_exit c = act_need_stats(t, r, doing);
 	if (!c)
 		c = act_epoch(t, r, doing);
 	if (!c)
@@ -65,30 +65,30 @@ enum je_exit act_frag(struct target *t, struct act_result *r)
 			      &remote_errno);
 	act_field_u64(r, "report_us", (uint64_t)(core_now_us() - t0));
 	if (e == -E2BIG)
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: jemalloc's report is longer than %lu MiB; not read (jeattach "
 				"reads no more of what the target writes)",
 				doing, ACT_FRAG_MAX_REPORT >> 20);
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (remote_errno)
-		return act_fail(r, JE_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
+		return act_fail(r, JA_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
 				strerror(remote_errno));
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* The analysis, after the release. */
-enum je_exit act_frag_finish(struct target *t, const struct act *a, struct act_result *r)
+enum ja_exit act_frag_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	const char *doing = "cannot analyse fragmentation";
 	char why[300];
 	struct frag_stats st;
 	size_t n = strlen(r->out.frag.text);
 	if (frag_stats_read(r->out.frag.text, n, &st, why, sizeof(why)))
-		return act_fail(r, JE_EXIT_MALLCTL, "%s: %s; see jeattach -p %d --stats=full", doing,
+		return act_fail(r, JA_EXIT_MALLCTL, "%s: %s; see jeattach -p %d --stats=full", doing,
 				why, (int)t->pid);
 	if (frag_report_build(&st, &r->out.frag.report))
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: out of memory", doing);
 	act_field_u64(r, "report_bytes", n);
 	free(r->out.frag.text);
 	r->out.frag.text = NULL;
@@ -97,8 +97,8 @@ enum je_exit act_frag_finish(struct target *t, const struct act *a, struct act_r
 	if (r->out.frag.background == 0)
 		r->out.frag.report->st.bg_threads = 0;
 	if (a->arg && frag_sites_map(r->out.frag.report, a->arg, (int)t->pid, why, sizeof(why)))
-		return act_fail(r, JE_EXIT_USAGE,
+		return act_fail(r, JA_EXIT_USAGE,
 				"%s: %s; give --frag-profile a profile written by jeattach --dump", doing,
 				why);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -98,25 +98,25 @@ int act_publish(const char *tmp, const char *file, int force)
 	return rename(tmp, file) < 0 ? -errno : 0;
 }
 
-enum je_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what)
+enum ja_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what)
 {
 	struct stat st;
 	if (e == -EISDIR || ((e == -EEXIST || e == -ENOTEMPTY) && !stat(file, &st) &&
 			     S_ISDIR(st.st_mode)))
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: is a directory: give a file "
 				"name", file);
 	const char *kind = e == -EEXIST ? act_output_kind(file) : NULL;
 	if (kind)
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it is %s (made while "
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: it is %s (made while "
 				"jeattach worked), and --force replaces regular files only; it "
 				"was left alone and %s was discarded; give another name",
 				file, kind, what);
 	if (e == -EEXIST)
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: it exists (made while "
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: it exists (made while "
 				"jeattach worked) and was left alone; %s was discarded; give "
 				"--force to replace it, or another name", file, what);
-	return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
-			"another directory", file, je_err_text(-e));
+	return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; free space or choose "
+			"another directory", file, ja_err_text(-e));
 }
 
 int act_temp_beside(const char *file, char *tmp, size_t len)

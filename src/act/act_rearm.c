@@ -29,7 +29,7 @@
 #include "target_struct.h"
 
 /* Write prof.active (the old value in *previous when asked). */
-enum je_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
+enum ja_exit act_write_active(struct target *t, struct act_result *r, const char *doing, int on,
 			      int *previous)
 {
 	struct rctl_value newv = { .type = RCTL_BOOL, .u = (uint64_t)on }, oldv;
@@ -41,18 +41,18 @@ enum je_exit act_write_active(struct target *t, struct act_result *r, const char
 		return act_mallctl_error(t, r, doing, "prof.active", merr);
 	if (previous)
 		*previous = (int)oldv.u;
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* *held: does the process hold samples? Found by a dump kept in
  * jeattach's memory (act_dump: nothing touches the target's filesystem),
  * reading only the header. */
-static enum je_exit samples_held(struct target *t, struct act_result *r, const char *doing,
+static enum ja_exit samples_held(struct target *t, struct act_result *r, const char *doing,
 				 int *held)
 {
 	struct act_result d;
 	act_result_init(&d, ACT_DUMP);
-	enum je_exit c = act_dump(t, &d);
+	enum ja_exit c = act_dump(t, &d);
 	/* Any total not zero means samples that prof.reset would discard. */
 	struct act_totals tot;
 	*held = c || act_dump_totals(d.out.dump.fd, &tot)
@@ -66,7 +66,7 @@ static enum je_exit samples_held(struct target *t, struct act_result *r, const c
 			 "for new threads only",
 			 doing, d.msg);
 	else if (*held < 0)
-		c = act_fail(r, JE_EXIT_INTERNAL,
+		c = act_fail(r, JA_EXIT_INTERNAL,
 			     "%s: the profile jemalloc wrote to check for samples has no t*: "
 			     "totals line",
 			     doing);
@@ -76,7 +76,7 @@ static enum je_exit samples_held(struct target *t, struct act_result *r, const c
 
 /* prof.reset at the current sampling rate (prof.reset takes the rate to
  * continue with, prof_reset_ctl in src/ctl.c). */
-static enum je_exit reset_keep_rate(struct target *t, struct act_result *r, const char *doing)
+static enum ja_exit reset_keep_rate(struct target *t, struct act_result *r, const char *doing)
 {
 	struct rctl_value rate;
 	int merr = 0;
@@ -89,31 +89,31 @@ static enum je_exit reset_keep_rate(struct target *t, struct act_result *r, cons
 		return act_transport_error(t, r, doing, e);
 	if (merr)
 		return act_mallctl_error(t, r, doing, "prof.reset", merr);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* Can thread.prof.name be set here? Not while opt.prof_sys_thread_name
  * (5.3.0+) is on: prof_thread_name_set returns ENOENT, jemalloc names the
  * threads itself. 4.x to 5.2 lack that option (ENOENT on reading it). */
-static enum je_exit names_settable(struct target *t, struct act_result *r, const char *doing,
+static enum ja_exit names_settable(struct target *t, struct act_result *r, const char *doing,
 				   int *ok)
 {
 	int sys;
-	enum je_exit c = act_read_flag(t, r, doing, "opt.prof_sys_thread_name", &sys);
+	enum ja_exit c = act_read_flag(t, r, doing, "opt.prof_sys_thread_name", &sys);
 	*ok = !c && !sys;
 	return c;
 }
 
 /* The 5.2 path once prof.active was found off: check, activate, reset. */
-static enum je_exit activate_rearm(struct target *t, struct act_session *s, enum act_rearm mode,
+static enum ja_exit activate_rearm(struct target *t, struct act_session *s, enum act_rearm mode,
 				   struct act_result *r, const char *doing, int *previous)
 {
 	int held = 0, names;
-	enum je_exit c;
+	enum ja_exit c;
 	if (mode != ACT_REARM_DISCARD && (c = samples_held(t, r, doing, &held)))
 		return c;
 	if (held)
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: on jemalloc 5.2 activation reaches threads that already "
 				"allocated only after prof.reset, which would discard the heap "
 				"samples this process holds; save them first (jeattach -p %d "
@@ -137,10 +137,10 @@ static enum je_exit activate_rearm(struct target *t, struct act_session *s, enum
 	act_counters_learn(t, &s->counters);
 	act_field_str(r, "rearm", "done");
 	act_field_bool(r, "samples_discarded", mode == ACT_REARM_DISCARD);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
+enum ja_exit act_activate(struct target *t, struct act_session *s, enum act_rearm mode,
 			  struct act_result *r, const char *doing, int *previous)
 {
 	struct act_release rel;
@@ -153,7 +153,7 @@ enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rear
 	int reach = rel.reach;
 	act_field_str(r, "release", rel.by ? rel.range : NULL);
 	act_field_str(r, "release_known_by", rel.by);
-	enum je_exit c = reach == 1 ? JE_EXIT_OK : act_read_flag(t, r, doing, "prof.active", &active);
+	enum ja_exit c = reach == 1 ? JA_EXIT_OK : act_read_flag(t, r, doing, "prof.active", &active);
 	if (c)
 		return c;
 	/* Not known to reach every thread (5.2, or a release nothing tells):
@@ -165,25 +165,25 @@ enum je_exit act_activate(struct target *t, struct act_session *s, enum act_rear
 	if ((c = act_write_active(t, r, doing, 1, previous)))
 		return c;
 	act_field_str(r, "rearm", reach == 1 ? "not_needed" : active ? "already_active" : "off");
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_name_threads(struct target *t, struct act_session *s, struct act_result *r)
+enum ja_exit act_name_threads(struct target *t, struct act_session *s, struct act_result *r)
 {
 	const char *doing = "cannot name the threads";
 	int ok;
-	enum je_exit c = act_need_prof(t, r, doing);
+	enum ja_exit c = act_need_prof(t, r, doing);
 	if (!c)
 		c = names_settable(t, r, doing, &ok);
 	if (c)
 		return c;
 	if (!ok)
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: jemalloc names them itself here (opt.prof_sys_thread_name is "
 				"on: thread.prof.name answers ENOENT); its profiles carry the "
 				"threads' own names already",
 				doing);
 	s->pass_name = 1;
 	act_counters_learn(t, &s->counters);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -37,11 +37,11 @@
 
 static const char recent_max[] = "experimental.prof_recent.alloc_max";
 
-enum je_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
+enum ja_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
 			      struct act_result *r)
 {
 	const char *doing = "cannot record recent allocations";
-	enum je_exit c = act_need_prof(t, r, doing);
+	enum ja_exit c = act_need_prof(t, r, doing);
 	if (c)
 		return c;
 	struct rctl_value old, want = { .type = RCTL_SSIZE, .i = a->n };
@@ -49,7 +49,7 @@ enum je_exit act_recent_begin(struct target *t, struct act_session *s, const str
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (merr == ENOENT)
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: this jemalloc keeps no record of recent allocations "
 				"(experimental.prof_recent: 5.3.0 and later); --for DURATION --dump "
 				"FILE gives what the window allocated and still holds",
@@ -58,7 +58,7 @@ enum je_exit act_recent_begin(struct target *t, struct act_session *s, const str
 		return act_mallctl_error(t, r, doing, recent_max, merr);
 	act_field_value(r, "previous_max", &old);
 	if (old.i == -1 || old.i > ACT_RECENT_MAX)
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: this process keeps %s recent allocations "
 				"(experimental.prof_recent.alloc_max %lld): jemalloc writes the "
 				"record with its dump lock held, and one that large could outgrow "
@@ -67,7 +67,7 @@ enum je_exit act_recent_begin(struct target *t, struct act_session *s, const str
 				doing, old.i == -1 ? "all its" : "more than 10000", (long long)old.i);
 	if (old.i >= a->n) { /* it keeps as many already: as found */
 		act_field_value(r, "recent_alloc_max", &old);
-		return JE_EXIT_OK;
+		return JA_EXIT_OK;
 	}
 	if ((e = rctl_write(t, recent_max, &want, &old, &merr)))
 		return act_transport_error(t, r, doing, e);
@@ -77,7 +77,7 @@ enum je_exit act_recent_begin(struct target *t, struct act_session *s, const str
 	s->recent_to = a->n;
 	s->recent_set = 1;
 	act_field_value(r, "recent_alloc_max", &want);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 struct dump_call {
@@ -153,11 +153,11 @@ static int only_jemalloc_keys(const char *json)
 	return seen[0] == 1 && seen[1] == 1 && seen[2] == 1;
 }
 
-enum je_exit act_recent_dump(struct target *t, struct act_result *r)
+enum ja_exit act_recent_dump(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot take the record of recent allocations";
 	if (!rproc_has_stats_print(t))
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: no strcat in the target's libc to collect it with", doing);
 	int e = rproc_check_seccomp(t, RPROC_USE_STATS_PRINT);
 	if (e)
@@ -171,7 +171,7 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 	if ((e = rproc_collect(t, dump_writer, &d, 0, &text, &remote_errno)))
 		return act_transport_error(t, r, doing, e);
 	if (remote_errno)
-		return act_fail(r, JE_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
+		return act_fail(r, JA_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
 				strerror(remote_errno));
 	if (d.merr) {
 		free(text);
@@ -184,27 +184,27 @@ enum je_exit act_recent_dump(struct target *t, struct act_result *r)
 	free(text);
 	size_t len = r->out.recent.json ? strlen(r->out.recent.json) : 0;
 	if (e == -ENOMEM)
-		return act_fail(r, JE_EXIT_INTERNAL, "%s: out of memory", doing);
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: out of memory", doing);
 	if (e || len < 2 || r->out.recent.json[0] != '{' || r->out.recent.json[len - 1] != '}')
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: what the target wrote (%zu bytes) is not one JSON object", doing,
 				n);
 	if (!only_jemalloc_keys(r->out.recent.json))
-		return act_fail(r, JE_EXIT_MALLCTL,
+		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: the record has keys jemalloc does not write: a thread name "
 				"the program set (jemalloc 5.3 writes them unescaped) broke its "
 				"structure; nothing was written",
 				doing);
 	act_field_u64(r, "records", count_records(r->out.recent.json));
 	act_field_str(r, "clock", clock_name);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_recent_end(struct target *t, struct act_session *s, struct act_result *r)
+enum ja_exit act_recent_end(struct target *t, struct act_session *s, struct act_result *r)
 {
 	const char *doing = "cannot put experimental.prof_recent.alloc_max back";
 	if (!s->recent_set)
-		return JE_EXIT_OK; /* left as found */
+		return JA_EXIT_OK; /* left as found */
 	struct rctl_value now, v = { .type = RCTL_SSIZE, .i = s->recent_prev };
 	int merr = 0, e = rctl_read(t, recent_max, &now, &merr);
 	if (e)
@@ -220,12 +220,12 @@ enum je_exit act_recent_end(struct target *t, struct act_session *s, struct act_
 			 "experimental.prof_recent.alloc_max was changed to %lld during the "
 			 "window, not by this run: left as it is (it was %lld before)",
 			 (long long)now.i, (long long)s->recent_prev);
-		return JE_EXIT_OK;
+		return JA_EXIT_OK;
 	}
 	if ((e = rctl_write(t, recent_max, &v, NULL, &merr)))
 		return act_transport_error(t, r, doing, e);
 	if (merr)
 		return act_mallctl_error(t, r, doing, recent_max, merr);
 	act_field_value(r, "recent_alloc_max", &v);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

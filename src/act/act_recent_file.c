@@ -99,12 +99,12 @@ static int write_record(const struct target *t, const struct act_result *r, FILE
 	return ferror(out) ? -EIO : 0;
 }
 
-enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r)
+enum ja_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	char file[4200], tmp[4300];
 	if (a->arg) {
 		if (act_expand_pattern(a->arg, t->pid, 0, file, sizeof(file)))
-			return act_fail(r, JE_EXIT_USAGE,
+			return act_fail(r, JA_EXIT_USAGE,
 					"bad file pattern %s: %%p, %%t and %%%% are known", a->arg);
 	} else {
 		automatic_name(t->pid, file, sizeof(file));
@@ -115,7 +115,7 @@ enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act
 		int e = fd < 0 ? -fd : errno;
 		if (fd >= 0)
 			close(fd), unlink(tmp);
-		return act_fail(r, JE_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
 				file, strerror(e));
 	}
 	int e = write_record(t, r, out);
@@ -133,5 +133,5 @@ enum je_exit act_recent_finish(struct target *t, const struct act *a, struct act
 	}
 	act_field_str(r, "file", file);
 	act_field_u64(r, "bytes", bytes);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -21,39 +21,39 @@ static const struct {
 };
 
 /* Without config.stats the stats.* controls are absent. */
-enum je_exit act_need_stats(struct target *t, struct act_result *r, const char *doing)
+enum ja_exit act_need_stats(struct target *t, struct act_result *r, const char *doing)
 {
 	int on;
-	enum je_exit c = act_read_flag(t, r, doing, "config.stats", &on);
+	enum ja_exit c = act_read_flag(t, r, doing, "config.stats", &on);
 	if (c || !on)
-		return c ? c : act_fail(r, JE_EXIT_MALLCTL,
+		return c ? c : act_fail(r, JA_EXIT_MALLCTL,
 				"%s: this jemalloc keeps no statistics (config.stats is false: built "
 				"without --enable-stats); nothing to report",
 				doing);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* The stats.* values are a snapshot jemalloc refreshes only when "epoch"
  * is written (jemalloc(3), "epoch"; ctl_refresh under ctl_mtx). */
-enum je_exit act_epoch(struct target *t, struct act_result *r, const char *doing)
+enum ja_exit act_epoch(struct target *t, struct act_result *r, const char *doing)
 {
 	struct rctl_value one = { .type = RCTL_U64, .u = 1 };
 	int merr = 0, e;
 	if ((e = rctl_write(t, "epoch", &one, NULL, &merr)))
 		return act_transport_error(t, r, doing, e);
-	return merr ? act_mallctl_error(t, r, doing, "epoch", merr) : JE_EXIT_OK;
+	return merr ? act_mallctl_error(t, r, doing, "epoch", merr) : JA_EXIT_OK;
 }
 
-static enum je_exit refresh(struct target *t, struct act_result *r, const char *doing)
+static enum ja_exit refresh(struct target *t, struct act_result *r, const char *doing)
 {
-	enum je_exit c = act_need_stats(t, r, doing);
+	enum ja_exit c = act_need_stats(t, r, doing);
 	return c ? c : act_epoch(t, r, doing);
 }
 
-enum je_exit act_stats(struct target *t, struct act_result *r)
+enum ja_exit act_stats(struct target *t, struct act_result *r)
 {
 	const char *doing = "cannot read statistics";
-	enum je_exit c = refresh(t, r, doing);
+	enum ja_exit c = refresh(t, r, doing);
 	if (c)
 		return c;
 	uint64_t val[sizeof(stats_ctls) / sizeof(stats_ctls[0])];
@@ -72,22 +72,22 @@ enum je_exit act_stats(struct target *t, struct act_result *r)
 	 * active > 1: dirty or metadata pages held beyond what is in use. */
 	act_field_double(r, "active_per_allocated", val[0] ? (double)val[1] / (double)val[0] : 0);
 	act_field_double(r, "resident_per_active", val[1] ? (double)val[3] / (double)val[1] : 0);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
+enum ja_exit act_stats_full(struct target *t, int json, struct act_result *r)
 {
 	const char *doing = "cannot print jemalloc's statistics";
 	if (!t->je.malloc_stats_print)
-		return act_fail(r, JE_EXIT_NOJEMALLOC, "%s: no %smalloc_stats_print in %s", doing,
+		return act_fail(r, JA_EXIT_NOJEMALLOC, "%s: no %smalloc_stats_print in %s", doing,
 				t->je.prefix, t->je.object);
 	if (!rproc_has_stats_print(t))
-		return act_fail(r, JE_EXIT_UNSAFE,
+		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: no strcat in the target's libc to collect the output with", doing);
 	int e = rproc_check_seccomp(t, RPROC_USE_STATS_PRINT);
 	if (e)
 		return act_transport_error(t, r, doing, e);
-	enum je_exit c = refresh(t, r, doing);
+	enum ja_exit c = refresh(t, r, doing);
 	if (c)
 		return c;
 	char *text;
@@ -96,7 +96,7 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (remote_errno)
-		return act_fail(r, JE_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
+		return act_fail(r, JA_EXIT_UNSAFE, "%s: mmap in the target failed: %s", doing,
 				strerror(remote_errno));
 	if (json) {
 		/* The target wrote it: embedded in jeattach's JSON only once
@@ -107,7 +107,7 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 		e = core_json_reencode(text, &canon);
 		free(text);
 		if (e == -EINVAL)
-			return act_fail(r, JE_EXIT_MALLCTL,
+			return act_fail(r, JA_EXIT_MALLCTL,
 					"%s: the target's JSON report (%zu bytes) is not valid JSON; "
 					"not embedded (--stats=full without --json prints it as text)",
 					doing, n);
@@ -118,5 +118,5 @@ enum je_exit act_stats_full(struct target *t, int json, struct act_result *r)
 	r->out.full.text = text;
 	r->out.full.json = json;
 	act_field_u64(r, "bytes", strlen(text));
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

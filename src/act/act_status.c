@@ -72,7 +72,7 @@ static const char *loaded_as(const struct target *t)
 	return pre ? "LD_PRELOAD" : "shared library";
 }
 
-enum je_exit act_status(struct target *t, struct act_result *r)
+enum ja_exit act_status(struct target *t, struct act_result *r)
 {
 	act_field_str(r, "object", t->je.object);
 	act_field_str(r, "symbol_prefix", t->je.prefix);
@@ -88,5 +88,5 @@ enum je_exit act_status(struct target *t, struct act_result *r)
 	int e = activation_fields(t, r);
 	if (e)
 		return act_transport_error(t, r, "cannot read the status", e);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -56,7 +56,7 @@ static int name_if_unnamed(struct target *t, pid_t tid, int *named, char *why, s
 		e = rctl_write(t, "thread.prof.name", &name, NULL, &merr);
 	}
 	if (e)
-		snprintf(why, whylen, "%s", je_err_text(-e));
+		snprintf(why, whylen, "%s", ja_err_text(-e));
 	else if (merr)
 		snprintf(why, whylen, "thread.prof.name: mallctl returned %d", merr);
 	else
@@ -74,7 +74,7 @@ int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, in
 		int e = rctl_read(t, "thread.prof.active", &v, &merr);
 		if (e || merr) {
 			if (e)
-				snprintf(why, whylen, "%s", je_err_text(-e));
+				snprintf(why, whylen, "%s", ja_err_text(-e));
 			else
 				snprintf(why, whylen, "thread.prof.active: mallctl returned %d", merr);
 			return e ? e : -EIO;

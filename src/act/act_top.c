@@ -27,12 +27,12 @@ const char *const act_top_stat_names[ACT_TOP_NSTATS] = {
 };
 
 /* Once per run: statistics built in, the page size, each arena's counter. */
-static enum je_exit learn(struct target *t, struct act_result *r, struct act_top_stats *s,
+static enum ja_exit learn(struct target *t, struct act_result *r, struct act_top_stats *s,
 			  const char *doing)
 {
 	struct rctl_value v;
 	int merr = 0, e;
-	enum je_exit c = act_need_stats(t, r, doing);
+	enum ja_exit c = act_need_stats(t, r, doing);
 	if (c)
 		return c;
 	const char *ctls[] = { "arenas.page", "arenas.narenas" };
@@ -59,13 +59,13 @@ static enum je_exit learn(struct target *t, struct act_result *r, struct act_top
 	}
 	act_counters_learn(t, &s->counters); /* not there: no per-thread figures */
 	s->known = 1;
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit act_top_stats(struct target *t, struct act_result *r, struct act_top_stats *s)
+enum ja_exit act_top_stats(struct target *t, struct act_result *r, struct act_top_stats *s)
 {
 	const char *doing = "cannot read statistics";
-	enum je_exit c = s->known ? JE_EXIT_OK : learn(t, r, s, doing);
+	enum ja_exit c = s->known ? JA_EXIT_OK : learn(t, r, s, doing);
 	if (c)
 		return c;
 	struct rctl_value v;
@@ -81,5 +81,5 @@ enum je_exit act_top_stats(struct target *t, struct act_result *r, struct act_to
 			return act_mallctl_error(t, r, doing, name, merr);
 		s->v[i] = v.u;
 	}
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

@@ -32,5 +32,5 @@ struct act_top_stats {
 /* Under a hold: epoch, then stats.*; the first time (s->known 0) also
  * config.stats, arenas.page, each arena's pactivep and where the threads'
  * counters are. */
-enum je_exit act_top_stats(struct target *t, struct act_result *r, struct act_top_stats *s);
+enum ja_exit act_top_stats(struct target *t, struct act_result *r, struct act_top_stats *s);
 #endif

@@ -68,10 +68,10 @@ static void missed(struct each_tally *y, pid_t tid, const char *why)
  * the hold gives (rcall_hold_miss) is the news. */
 static const char *hold_failure(struct target *t, int e)
 {
-	if (e == -JE_ERR_NOT_THREAD || e == -ESRCH)
+	if (e == -JA_ERR_NOT_THREAD || e == -ESRCH)
 		return "exited";
 	if (e != -ETIMEDOUT)
-		return je_err_text(-e);
+		return ja_err_text(-e);
 	const char *reason;
 	switch (rcall_hold_miss(t, &reason)) {
 	case RCALL_MISS_NOT_STOPPED:
@@ -138,7 +138,7 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	int64_t budget = CLI_EACH_BUDGET_US;
 	if (o->timeout_s * 1e6 < (double)budget)
 		budget = (int64_t)(o->timeout_s * 1e6);
-	target_reason(t, (struct je_reason){ .kind = JE_WHY_NONE });
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_NONE });
 	core_usec_t t0 = core_now_us();
 	if (peek_idle(run, tid, y, t0 + (core_usec_t)budget)) {
 		y->idle++;
@@ -239,14 +239,14 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 		one_thread(run, o, tids[i], &y);
 	}
 	if (!y.us)
-		missed(&y, run->pid, n < 0 ? je_err_text(-n) : "out of memory");
+		missed(&y, run->pid, n < 0 ? ja_err_text(-n) : "out of memory");
 	report(r, s, &y, core_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
 	char fate[300];
 	if (target_fate(run->t, fate, sizeof(fate)) != TARGET_AS_WAS) {
 		snprintf(run->msg, sizeof(run->msg),
 			 "%s while jeattach borrowed its threads one by one", fate);
-		run->code = JE_EXIT_GONE;
+		run->code = JA_EXIT_GONE;
 		run->done = 1;
 	}
 	free(y.us);

@@ -19,13 +19,13 @@ void cli_frag_json(FILE *out, const struct act_result *r);
  * the worst size classes. */
 void cli_frag_svg(FILE *out, const struct frag_report *f, int pid, const char *comm);
 /* Before any target is touched: --frag-profile names a readable regular
- * file (else JE_EXIT_USAGE), and each --frag-out file could be written for
+ * file (else JA_EXIT_USAGE), and each --frag-out file could be written for
  * each target: its directory writable, no file there unless --force (else
- * JE_EXIT_OUTPUT). JE_EXIT_OK, or the code with a one-line message in err.
+ * JA_EXIT_OUTPUT). JA_EXIT_OK, or the code with a one-line message in err.
  * The rename that publishes each file checks again (act_publish). */
-enum je_exit cli_frag_check(const struct options *o, char *err, size_t len);
-/* Step i's --frag-out files, written (temp file + rename): JE_EXIT_OK, or
- * JE_EXIT_OUTPUT with the step's result failed and its message set. */
-enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i);
+enum ja_exit cli_frag_check(const struct options *o, char *err, size_t len);
+/* Step i's --frag-out files, written (temp file + rename): JA_EXIT_OK, or
+ * JA_EXIT_OUTPUT with the step's result failed and its message set. */
+enum ja_exit cli_frag_write(struct cli_run *run, const struct options *o, int i);
 
 #endif

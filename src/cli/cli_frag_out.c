@@ -59,7 +59,7 @@ static int write_one(const struct cli_run *run, const struct act *a, const struc
 	return e;
 }
 
-static enum je_exit check_profile(const char *path, char *err, size_t len)
+static enum ja_exit check_profile(const char *path, char *err, size_t len)
 {
 	struct stat st;
 	const char *why = NULL;
@@ -70,16 +70,16 @@ static enum je_exit check_profile(const char *path, char *err, size_t len)
 	else if (access(path, R_OK))
 		why = strerror(errno);
 	if (!why)
-		return JE_EXIT_OK;
+		return JA_EXIT_OK;
 	snprintf(err, len, "--frag-profile %.300s: %s; give a heap profile written by "
 		 "jeattach --dump", path, why);
-	return JE_EXIT_USAGE;
+	return JA_EXIT_USAGE;
 }
 
-enum je_exit cli_frag_check(const struct options *o, char *err, size_t len)
+enum ja_exit cli_frag_check(const struct options *o, char *err, size_t len)
 {
 	if (o->frag_profile && check_profile(o->frag_profile, err, len))
-		return JE_EXIT_USAGE;
+		return JA_EXIT_USAGE;
 	for (int k = 0; k < o->nfrag_out; k++)
 		for (int i = 0; i < o->npids; i++) {
 			char file[4096], copy[4096];
@@ -91,41 +91,41 @@ enum je_exit cli_frag_check(const struct options *o, char *err, size_t len)
 				snprintf(err, len, "--frag-out %.300s: it is %s, and jeattach "
 					 "replaces regular files only (--force too); give another "
 					 "name", file, kind);
-				return JE_EXIT_OUTPUT;
+				return JA_EXIT_OUTPUT;
 			}
 			if (!o->force && !lstat(file, &st)) {
 				snprintf(err, len, "--frag-out %.300s: the file exists; give --force to "
 					 "replace it, or a new name", file);
-				return JE_EXIT_OUTPUT;
+				return JA_EXIT_OUTPUT;
 			}
 			snprintf(copy, sizeof(copy), "%s", file);
 			if (access(dirname(copy), W_OK | X_OK)) {
 				snprintf(err, len, "cannot write %.300s: %s; choose a writable directory",
 					 file, strerror(errno));
-				return JE_EXIT_OUTPUT;
+				return JA_EXIT_OUTPUT;
 			}
 		}
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
-enum je_exit cli_frag_write(struct cli_run *run, const struct options *o, int i)
+enum ja_exit cli_frag_write(struct cli_run *run, const struct options *o, int i)
 {
 	const struct act *a = &run->plan->steps[i];
 	struct act_result *r = &run->res[i];
 	if (a->kind != ACT_FRAG || !r->out.frag.report)
-		return JE_EXIT_OK;
+		return JA_EXIT_OK;
 	for (int k = 0; k < o->nfrag_out; k++) {
 		char file[4096];
 		if (act_expand_pattern(o->frag_out[k], run->pid, 0, file, sizeof(file)))
-			return act_fail(r, JE_EXIT_USAGE, "bad file pattern %s", o->frag_out[k]);
+			return act_fail(r, JA_EXIT_USAGE, "bad file pattern %s", o->frag_out[k]);
 		int e = write_one(run, a, r, file);
 		if (e == -EEXIST || e == -EISDIR)
 			return act_publish_error(r, file, e, "the report");
 		if (e)
-			return act_fail(r, JE_EXIT_OUTPUT,
+			return act_fail(r, JA_EXIT_OUTPUT,
 					"cannot write %s: %s; choose a writable directory", file,
 					strerror(-e));
 		act_field_str(r, ends_with(file, ".svg") ? "svg_file" : "json_file", file);
 	}
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }

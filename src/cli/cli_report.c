@@ -29,7 +29,7 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 				r->action);
 			continue;
 		}
-		if (!r->ran || r->code != JE_EXIT_OK)
+		if (!r->ran || r->code != JA_EXIT_OK)
 			continue;
 		fprintf(out, "%d (%s) %s\n", (int)run->pid, comm, r->action);
 		for (size_t k = 0; k < r->nf; k++) {

@@ -36,9 +36,9 @@ static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
 	fprintf(stderr, "jeattach: %d: %s\n", (int)pid, safe);
 }
 
-static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)
+static enum ja_exit fail(struct cli_run *run, enum ja_exit code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt, ...)
+static enum ja_exit fail(struct cli_run *run, enum ja_exit code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -50,15 +50,15 @@ static enum je_exit fail(struct cli_run *run, enum je_exit code, const char *fmt
 }
 
 /* A failure outside the actions, through the one table (errors.c). */
-static enum je_exit stage_error(struct cli_run *run, const struct options *o,
-				enum je_stage stage, int e)
+static enum ja_exit stage_error(struct cli_run *run, const struct options *o,
+				enum ja_stage stage, int e)
 {
 	char why[400];
 	target_why_text(run->t, why, sizeof(why));
-	struct je_err_ctx c = { .pid = run->pid, .why = why, .prefix = o->prefix,
+	struct ja_err_ctx c = { .pid = run->pid, .why = why, .prefix = o->prefix,
 				.denied = cli_diag_denied, .arg = run->t };
 	char msg[sizeof(run->msg)];
-	enum je_exit code = je_err_explain(stage, e, &c, msg, sizeof(msg));
+	enum ja_exit code = ja_err_explain(stage, e, &c, msg, sizeof(msg));
 	return fail(run, code, "%s", msg);
 }
 
@@ -109,7 +109,7 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 	return leave;
 }
 
-enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
+enum ja_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
 {
 	struct target *t = run->t = target_new();
 	run->start = core_now_us();
@@ -119,19 +119,19 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	run->plan = p;
 	run->res = calloc((size_t)p->nsteps, sizeof(*run->res));
 	if (!run->res || !t)
-		return fail(run, JE_EXIT_INTERNAL, "out of memory");
+		return fail(run, JA_EXIT_INTERNAL, "out of memory");
 	run->nsteps = p->nsteps;
 	for (int i = 0; i < p->nsteps; i++)
 		act_result_init(&run->res[i], p->steps[i].kind);
 	int e = target_open(t, run->pid);
 	if (e)
-		return stage_error(run, o, JE_AT_OPEN, e);
+		return stage_error(run, o, JA_AT_OPEN, e);
 	run->opened = 1;
 	narrate(o, run->pid, "%s, %zu mappings", target_get_info(t)->comm, target_nmaps(t));
 	e = target_locate(t, o->prefix);
 	char fate[300];
 	if (e && (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED))
-		return fail(run, JE_EXIT_GONE, "%s while jeattach read it",
+		return fail(run, JA_EXIT_GONE, "%s while jeattach read it",
 			    (target_fate(t, fate, sizeof(fate)), fate));
 	if (!e) {
 		struct rcall_opts ro = { .only_tid = o->tid };
@@ -145,53 +145,53 @@ enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 		rcall_set_progress(t, on_progress, run);
 	}
 	if (e)
-		return stage_error(run, o, JE_AT_LOCATE, e);
+		return stage_error(run, o, JA_AT_LOCATE, e);
 	run->located = 1;
 	const struct sym_jemalloc *je = target_jemalloc(t);
 	narrate(o, run->pid, "jemalloc: %s (prefix '%s'%s%s), mallctl at %#llx", je->object,
 		je->prefix, je->is_main_executable ? ", linked into the program" : "",
 		je->found_by_link_map ? ", confirmed by link_map" : "",
 		(unsigned long long)je->mallctl);
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* Everything up to the release: any early return still releases (the
  * caller calls rcall_release before it reports). */
-static enum je_exit run_held(struct cli_run *run, const struct options *o,
+static enum ja_exit run_held(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
 	struct target *t = run->t;
 	const struct target_info *in = target_get_info(t);
 	if (in->shadow_stack)
-		return fail(run, JE_EXIT_UNSAFE,
+		return fail(run, JA_EXIT_UNSAFE,
 			    "cannot attach safely: the process runs with x86 shadow stacks (CET), "
 			    "which an injected call's return would violate; this is not supported yet");
 	if (in->tracer) /* the main thread's TracerPid, read by target_open */
-		return stage_error(run, o, JE_AT_ATTACH, -EPERM);
+		return stage_error(run, o, JA_AT_ATTACH, -EPERM);
 	/* Another program since jeattach located jemalloc (an execve during a
 	 * --for or --every wait): its addresses are no longer the process's;
 	 * no thread of the new program is borrowed. */
 	char fate[300];
 	if (target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
-		return fail(run, JE_EXIT_GONE, "%s since jeattach located jemalloc; nothing was "
+		return fail(run, JA_EXIT_GONE, "%s since jeattach located jemalloc; nothing was "
 			    "done in the new program", fate);
 	narrate(o, run->pid, "holding a thread at a safe point");
 	int e = rcall_hold(t);
 	if (e)
-		return stage_error(run, o, JE_AT_ATTACH, e);
+		return stage_error(run, o, JA_AT_ATTACH, e);
 	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
 	for (int i = seg->first; i < seg->last; i++) {
 		struct act_result *r = &run->res[i];
 		narrate(o, run->pid, "%s", r->action);
 		run->current = i;
 		run->progress_s = 0;
-		if (act_run(t, &run->sess, &run->plan->steps[i], r) != JE_EXIT_OK)
+		if (act_run(t, &run->sess, &run->plan->steps[i], r) != JA_EXIT_OK)
 			return fail(run, r->code, "%s", r->msg);
 		/* The step that asked for the per-thread pass reports it. */
 		if ((run->sess.pass_rearm || run->sess.pass_name) && run->sess.pass_step < 0)
 			run->sess.pass_step = i;
 	}
-	return JE_EXIT_OK;
+	return JA_EXIT_OK;
 }
 
 /* --for turned prof.active on, or --recent raised the number of records
@@ -212,7 +212,7 @@ static void restore_after(struct cli_run *run, const struct options *o, int i)
 	if (!e)
 		act_run(t, &run->sess, &run->plan->steps[i], r);
 	rcall_release(t);
-	if (!e && r->code == JE_EXIT_OK)
+	if (!e && r->code == JA_EXIT_OK)
 		return;
 	size_t n = strlen(run->msg);
 	if (recent)
@@ -258,7 +258,7 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 {
 	char fate[300];
 	/* Gone, or another program now (execve): nothing of ours to put back. */
-	if (run->code == JE_EXIT_OK || target_fate(run->t, fate, sizeof(fate)) != TARGET_AS_WAS)
+	if (run->code == JA_EXIT_OK || target_fate(run->t, fate, sizeof(fate)) != TARGET_AS_WAS)
 		return;
 	for (int i = seg->first; i < run->nsteps; i++) {
 		enum act_kind k = run->plan->steps[i].kind;
@@ -270,7 +270,7 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 	}
 }
 
-enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
+enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
 	struct target *t = run->t;
@@ -281,15 +281,15 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	run_held(run, o, seg);
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
-	if (e && run->code == JE_EXIT_OK)
-		stage_error(run, o, JE_AT_RELEASE, e);
+	if (e && run->code == JA_EXIT_OK)
+		stage_error(run, o, JA_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
 	/* A pass asked for by this hold's steps, one thread at a time. */
-	if (run->code == JE_EXIT_OK)
+	if (run->code == JA_EXIT_OK)
 		cli_each_pass(run, o);
-	for (int i = seg->first; i < seg->last && run->code == JE_EXIT_OK; i++)
-		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JE_EXIT_OK ||
-		    cli_frag_write(run, o, i) != JE_EXIT_OK)
+	for (int i = seg->first; i < seg->last && run->code == JA_EXIT_OK; i++)
+		if (act_finish(t, &run->plan->steps[i], &run->res[i]) != JA_EXIT_OK ||
+		    cli_frag_write(run, o, i) != JA_EXIT_OK)
 			fail(run, run->res[i].code, "%s", run->res[i].msg);
 		else
 			tell_finished(run, i);
@@ -300,13 +300,13 @@ enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	 * (an exiting process loses its mappings, threads and /proc entries
 	 * one by one, and each stage fails its own way). */
 	char fate[300];
-	if (run->code != JE_EXIT_OK && run->code != JE_EXIT_USAGE &&
+	if (run->code != JA_EXIT_OK && run->code != JA_EXIT_USAGE &&
 	    (!target_settled_alive(t) || target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)) {
 		/* exec'd, killed by which signal, or exited with which status
 		 * (target_fate.c): never "exited" while the pid lives on. */
 		target_fate(t, fate, sizeof(fate));
 		if (!strstr(run->msg, fate)) /* not told already */
-			fail(run, JE_EXIT_GONE, "%s while jeattach worked on it%s", fate,
+			fail(run, JA_EXIT_GONE, "%s while jeattach worked on it%s", fate,
 			     strncmp(fate, "the process replaced", 20) ? "" :
 			     "; what jeattach did there went with the old program");
 	}

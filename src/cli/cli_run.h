@@ -20,7 +20,7 @@ struct cli_run {
 	const struct plan *plan;
 	struct act_result *res;   /* one per step of the plan, in order */
 	int nsteps;
-	enum je_exit code;        /* the target's outcome */
+	enum ja_exit code;        /* the target's outcome */
 	char msg[1024];           /* "what happened: why; what to do" if not OK */
 	core_usec_t start, wall_us;
 	int verbose;              /* -v: progress also when stderr is no terminal */
@@ -32,9 +32,9 @@ struct cli_run {
 };
 
 /* Open the target and find jemalloc, for plan p (kept until cli_run_close). */
-enum je_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p);
+enum ja_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p);
 /* Run a PLAN_HOLD segment's steps in one hold. */
-enum je_exit cli_run_segment(struct cli_run *run, const struct options *o,
+enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg);
 /* Record a PLAN_WAIT segment all targets went through. */
 void cli_run_waited(struct cli_run *run, const struct plan_seg *seg, int64_t waited_us,

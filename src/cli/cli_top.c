@@ -42,25 +42,25 @@ struct top_run {
 
 /* A failure outside jemalloc's answers, through the one table (errors.c);
  * code is used only if the table has no row for it. */
-static int fail(struct top_run *tr, int code, int e, enum je_stage stage)
+static int fail(struct top_run *tr, int code, int e, enum ja_stage stage)
 {
 	/* EPERM's reason (another tracer...) is cli_diag's, as in every run:
 	 * without it the line ended in "permission denied: ". */
 	char why[400];
 	target_why_text(tr->t, why, sizeof(why));
-	struct je_err_ctx c = { .pid = tr->v.pid, .why = why, .prefix = tr->o->prefix,
+	struct ja_err_ctx c = { .pid = tr->v.pid, .why = why, .prefix = tr->o->prefix,
 				.denied = cli_diag_denied, .arg = tr->t };
-	enum je_exit x = je_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
+	enum ja_exit x = ja_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
 	return x ? (int)x : code;
 }
 
 static int open_target(struct top_run *tr)
 {
 	if (!(tr->t = target_new()))
-		return fail(tr, JE_EXIT_INTERNAL, -ENOMEM, JE_AT_OPEN);
+		return fail(tr, JA_EXIT_INTERNAL, -ENOMEM, JA_AT_OPEN);
 	int e = target_open(tr->t, tr->v.pid);
 	if (e)
-		return fail(tr, JE_EXIT_GONE, e, JE_AT_OPEN);
+		return fail(tr, JA_EXIT_GONE, e, JA_AT_OPEN);
 	tr->opened = 1;
 	snprintf(tr->v.comm, sizeof(tr->v.comm), "%s", target_get_info(tr->t)->comm);
 	struct rcall_opts ro = { .only_tid = tr->o->tid };
@@ -68,7 +68,7 @@ static int open_target(struct top_run *tr)
 	if (!e)
 		e = rcall_prepare(tr->t, &ro);
 	if (e)
-		return fail(tr, JE_EXIT_NOJEMALLOC, e, JE_AT_LOCATE);
+		return fail(tr, JA_EXIT_NOJEMALLOC, e, JA_AT_LOCATE);
 	tr->prepared = 1;
 	return 0;
 }
@@ -78,17 +78,17 @@ static int hold_for_stats(struct top_run *tr)
 {
 	struct target *t = tr->t;
 	if (target_get_info(t)->tracer)
-		return fail(tr, JE_EXIT_PERM, -EPERM, JE_AT_ATTACH);
+		return fail(tr, JA_EXIT_PERM, -EPERM, JA_AT_ATTACH);
 	struct rcall_timing tm;
 	rcall_timing(t, &tm); /* holds only: a thread's peek is not one */
 	int64_t held_before = tm.us_total;
 	rcall_set_deadline(t, core_now_us() + (core_usec_t)(tr->o->timeout_s * 1e6));
 	int e = rcall_hold(t);
 	if (e)
-		return fail(tr, JE_EXIT_UNSAFE, e, JE_AT_ATTACH);
+		return fail(tr, JA_EXIT_UNSAFE, e, JA_AT_ATTACH);
 	struct act_result r;
 	act_result_init(&r, ACT_STATS);
-	enum je_exit c = act_top_stats(t, &r, &tr->v.st);
+	enum ja_exit c = act_top_stats(t, &r, &tr->v.st);
 	e = rcall_release(t);
 	if (c)
 		snprintf(tr->msg, sizeof(tr->msg), "%s", r.msg);
@@ -96,7 +96,7 @@ static int hold_for_stats(struct top_run *tr)
 	if (c)
 		return c;
 	if (e)
-		return fail(tr, JE_EXIT_UNSAFE, e, JE_AT_RELEASE);
+		return fail(tr, JA_EXIT_UNSAFE, e, JA_AT_RELEASE);
 	rcall_timing(t, &tm);
 	tr->v.hold_us = tm.us_total - held_before;
 	tr->v.holds++;
@@ -156,14 +156,14 @@ static int show(struct top_run *tr)
 				 "cannot write %s: it is %s (made while jeattach ran), and "
 				 "jeattach replaces regular files only; it was left alone; give "
 				 "another name", tr->o->prometheus, kind);
-			return JE_EXIT_OUTPUT;
+			return JA_EXIT_OUTPUT;
 		}
 		if (e) {
 			snprintf(tr->msg, sizeof(tr->msg),
 				 "cannot write %s: %s; choose a writable directory (node_exporter's "
 				 "--collector.textfile.directory)",
 				 tr->o->prometheus, strerror(-e));
-			return JE_EXIT_OUTPUT;
+			return JA_EXIT_OUTPUT;
 		}
 	}
 	return 0;
@@ -234,12 +234,12 @@ static int loop(struct top_run *tr)
 	for (;;) {
 		if (!tr->v.paused || !tr->v.seq) {
 			if (ended(tr))
-				return JE_EXIT_GONE;
+				return JA_EXIT_GONE;
 			int code = refresh(tr);
 			if (!code)
 				code = show(tr);
 			if (code)
-				return ended(tr) ? JE_EXIT_GONE : code;
+				return ended(tr) ? JA_EXIT_GONE : code;
 		}
 		if (once || (o->count && tr->v.seq >= (unsigned)o->count))
 			return 0;
@@ -279,7 +279,7 @@ static int writable(struct top_run *tr)
 			 "--prometheus %s: it is %s, and jeattach replaces regular files only; "
 			 "give a file name in node_exporter's --collector.textfile.directory",
 			 tr->o->prometheus, kind);
-		return JE_EXIT_OUTPUT;
+		return JA_EXIT_OUTPUT;
 	}
 	snprintf(copy, sizeof(copy), "%s", tr->o->prometheus);
 	const char *dir = dirname(copy);
@@ -289,7 +289,7 @@ static int writable(struct top_run *tr)
 		 "cannot write %s: %s: %s; choose a writable directory (node_exporter's "
 		 "--collector.textfile.directory)",
 		 tr->o->prometheus, dir, strerror(errno));
-	return JE_EXIT_OUTPUT;
+	return JA_EXIT_OUTPUT;
 }
 
 int cli_top_main(const struct options *o)
@@ -302,7 +302,7 @@ int cli_top_main(const struct options *o)
 	tr.screen = o->top && !o->json && isatty(STDOUT_FILENO);
 	tr.json = o->top && !tr.screen;
 	tr.keys = tr.screen && isatty(STDIN_FILENO);
-	int code = signals(&tr) ? JE_EXIT_INTERNAL : writable(&tr);
+	int code = signals(&tr) ? JA_EXIT_INTERNAL : writable(&tr);
 	if (!code)
 		code = open_target(&tr);
 	if (!code && tr.screen && cli_top_screen_open())

@@ -157,7 +157,7 @@ static int setup(struct invocation *in, int argc, char **argv)
 {
 	if (options_parse(argc, argv, &in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
-		return JE_EXIT_USAGE;
+		return JA_EXIT_USAGE;
 	}
 	if (in->o.help || in->o.version || in->o.list_options) {
 		if (in->o.help)
@@ -166,11 +166,11 @@ static int setup(struct invocation *in, int argc, char **argv)
 			printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);
 		else
 			options_list(stdout);
-		return JE_EXIT_OK;
+		return JA_EXIT_OK;
 	}
 	if (plan_build(&in->plan, &in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
-		return JE_EXIT_USAGE;
+		return JA_EXIT_USAGE;
 	}
 	return GO_ON;
 }
@@ -182,18 +182,18 @@ static int find_targets(struct invocation *in)
 	int e = rcall_init();
 	if (e) {
 		fprintf(stderr, "jeattach: cannot set up: %s\n", strerror(-e));
-		return JE_EXIT_INTERNAL;
+		return JA_EXIT_INTERNAL;
 	}
 	if (in->o.all_name && find_by_name(&in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
-		return JE_EXIT_GONE;
+		return JA_EXIT_GONE;
 	}
 	if (check_outputs(&in->plan, &in->o, in->err, sizeof(in->err))) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
-		return JE_EXIT_OUTPUT;
+		return JA_EXIT_OUTPUT;
 	}
-	enum je_exit fc = cli_frag_check(&in->o, in->err, sizeof(in->err));
-	if (fc != JE_EXIT_OK) {
+	enum ja_exit fc = cli_frag_check(&in->o, in->err, sizeof(in->err));
+	if (fc != JA_EXIT_OK) {
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return fc;
 	}
@@ -307,7 +307,7 @@ static int run_plan(struct invocation *in)
 	in->runs = calloc((size_t)in->o.npids, sizeof(*in->runs));
 	if (!in->runs) {
 		fprintf(stderr, "jeattach: out of memory\n");
-		return JE_EXIT_INTERNAL;
+		return JA_EXIT_INTERNAL;
 	}
 	cli_progress_init(&in->progress, &in->o);
 	for (int i = 0; i < in->o.npids; i++) {
@@ -333,22 +333,22 @@ static int run_plan(struct invocation *in)
 }
 
 /* The exit code for all targets: 128 + a signal that interrupted the run;
- * else the first failure if every target failed, JE_EXIT_PARTIAL if only
+ * else the first failure if every target failed, JA_EXIT_PARTIAL if only
  * some did. */
-static int exit_code(int interrupted, int nok, int nfail, enum je_exit first_fail)
+static int exit_code(int interrupted, int nok, int nfail, enum ja_exit first_fail)
 {
 	if (interrupted)
 		return 128 + interrupted;
 	if (!nfail)
-		return JE_EXIT_OK;
-	return nok ? JE_EXIT_PARTIAL : first_fail;
+		return JA_EXIT_OK;
+	return nok ? JA_EXIT_PARTIAL : first_fail;
 }
 
 /* Each target's report (its error on stderr), then the target closed. */
 static int report(struct invocation *in)
 {
 	int nok = 0, nfail = 0;
-	enum je_exit first_fail = JE_EXIT_OK;
+	enum ja_exit first_fail = JA_EXIT_OK;
 	for (int k = 0; k < in->o.npids; k++) {
 		struct cli_run *run = &in->runs[k];
 		run->wall_us = core_now_us() - run->start;

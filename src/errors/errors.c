@@ -12,18 +12,18 @@
 #include "errors.h"
 
 static const struct {
-	enum je_exit exit;
+	enum ja_exit exit;
 	const char *text;
 } codes[] = {
-#define JE_ERR_ROW(name, exit, text) { exit, text },
-	JE_ERRORS(JE_ERR_ROW)
-#undef JE_ERR_ROW
+#define JA_ERR_ROW(name, exit, text) { exit, text },
+	JA_ERRORS(JA_ERR_ROW)
+#undef JA_ERR_ROW
 };
 
-const char *je_err_text(int code)
+const char *ja_err_text(int code)
 {
-	if (code > JE_ERR_BASE && code < JE_ERR_END)
-		return codes[code - JE_ERR_BASE - 1].text;
+	if (code > JA_ERR_BASE && code < JA_ERR_END)
+		return codes[code - JA_ERR_BASE - 1].text;
 	return strerror(code);
 }
 
@@ -35,98 +35,98 @@ enum row_cond {
 };
 
 static const struct row {
-	enum je_stage stage;
-	int code; /* positive errno or JE_ERR_*; ANY: the stage's default */
+	enum ja_stage stage;
+	int code; /* positive errno or JA_ERR_*; ANY: the stage's default */
 	enum row_cond cond;
-	enum je_exit exit;
+	enum ja_exit exit;
 	const char *text;
 } rows[] = {
-	{ JE_AT_OPEN, ESRCH, ALWAYS, JE_EXIT_GONE, "no such process; check the pid (ps -e)" },
-	{ JE_AT_OPEN, JE_ERR_THREAD_ID, ALWAYS, JE_EXIT_USAGE,
+	{ JA_AT_OPEN, ESRCH, ALWAYS, JA_EXIT_GONE, "no such process; check the pid (ps -e)" },
+	{ JA_AT_OPEN, JA_ERR_THREAD_ID, ALWAYS, JA_EXIT_USAGE,
 	  "this is a thread id, not a process id; give the process id (Tgid in "
 	  "/proc/{pid}/status)" },
-	{ JE_AT_OPEN, JE_ERR_KERNEL_THREAD, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_OPEN, JA_ERR_KERNEL_THREAD, ALWAYS, JA_EXIT_UNSAFE,
 	  "cannot attach: it is a kernel thread, which has no user memory and no allocator" },
-	{ JE_AT_OPEN, JE_ERR_ZOMBIE, ALWAYS, JE_EXIT_GONE,
+	{ JA_AT_OPEN, JA_ERR_ZOMBIE, ALWAYS, JA_EXIT_GONE,
 	  "cannot attach: it is a zombie (exited, not yet reaped by its parent)" },
-	{ JE_AT_OPEN, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_OPEN, JA_ERR_CLASS32, ALWAYS, JA_EXIT_UNSAFE,
 	  "cannot attach: it is a 32-bit process; jeattach handles 64-bit ({arch}) processes "
 	  "only" },
-	{ JE_AT_OPEN, EPERM, ALWAYS, JE_EXIT_PERM,
+	{ JA_AT_OPEN, EPERM, ALWAYS, JA_EXIT_PERM,
 	  "cannot read its /proc entries: permission denied: {denied}" },
-	{ JE_AT_OPEN, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot read /proc/{pid}: {err}" },
+	{ JA_AT_OPEN, ANY, ALWAYS, JA_EXIT_INTERNAL, "cannot read /proc/{pid}: {err}" },
 
-	{ JE_AT_LOCATE, ENOENT, IF_PREFIX, JE_EXIT_NOJEMALLOC,
+	{ JA_AT_LOCATE, ENOENT, IF_PREFIX, JA_EXIT_NOJEMALLOC,
 	  "no jemalloc found: no object of the process defines {prefix}mallctl{:why}; check "
 	  "--prefix, or the binary may be stripped (keep its .symtab)" },
-	{ JE_AT_LOCATE, ENOENT, ALWAYS, JE_EXIT_NOJEMALLOC,
+	{ JA_AT_LOCATE, ENOENT, ALWAYS, JA_EXIT_NOJEMALLOC,
 	  "no jemalloc found: no object of the process defines mallctl, je_mallctl or "
 	  "_rjem_mallctl{:why}; if it uses another prefix give --prefix, if the binary is "
 	  "stripped it cannot be found" },
-	{ JE_AT_LOCATE, ESRCH, ALWAYS, JE_EXIT_GONE,
+	{ JA_AT_LOCATE, ESRCH, ALWAYS, JA_EXIT_GONE,
 	  "the process exited while jeattach read its objects" },
-	{ JE_AT_LOCATE, EPERM, ALWAYS, JE_EXIT_PERM,
+	{ JA_AT_LOCATE, EPERM, ALWAYS, JA_EXIT_PERM,
 	  "cannot read the program's file through /proc/{pid}/map_files or /proc/{pid}/root: "
 	  "permission denied; run jeattach as root or with CAP_SYS_PTRACE" },
-	{ JE_AT_LOCATE, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot locate jemalloc: {err}{:why}" },
+	{ JA_AT_LOCATE, ANY, ALWAYS, JA_EXIT_INTERNAL, "cannot locate jemalloc: {err}{:why}" },
 
-	{ JE_AT_ATTACH, EPERM, ALWAYS, JE_EXIT_PERM, "cannot attach: permission denied: {denied}" },
-	{ JE_AT_ATTACH, ESRCH, IF_WHY, JE_EXIT_GONE, "cannot attach: {why}" },
-	{ JE_AT_ATTACH, ESRCH, ALWAYS, JE_EXIT_GONE, "the process exited while jeattach attached" },
-	{ JE_AT_ATTACH, ETIMEDOUT, ALWAYS, JE_EXIT_TIMEOUT,
+	{ JA_AT_ATTACH, EPERM, ALWAYS, JA_EXIT_PERM, "cannot attach: permission denied: {denied}" },
+	{ JA_AT_ATTACH, ESRCH, IF_WHY, JA_EXIT_GONE, "cannot attach: {why}" },
+	{ JA_AT_ATTACH, ESRCH, ALWAYS, JA_EXIT_GONE, "the process exited while jeattach attached" },
+	{ JA_AT_ATTACH, ETIMEDOUT, ALWAYS, JA_EXIT_TIMEOUT,
 	  "cannot attach: {why|timeout}; retry, or give a larger --timeout" },
-	{ JE_AT_ATTACH, JE_ERR_NOT_THREAD, ALWAYS, JE_EXIT_USAGE,
+	{ JA_AT_ATTACH, JA_ERR_NOT_THREAD, ALWAYS, JA_EXIT_USAGE,
 	  "cannot attach: {why}; give one of its threads (ls /proc/{pid}/task)" },
-	{ JE_AT_ATTACH, JE_ERR_CLASS32, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_ATTACH, JA_ERR_CLASS32, ALWAYS, JA_EXIT_UNSAFE,
 	  "cannot attach: a thread runs in 32-bit mode" },
-	{ JE_AT_ATTACH, JE_ERR_FROZEN, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_ATTACH, JA_ERR_FROZEN, ALWAYS, JA_EXIT_UNSAFE,
 	  "cannot attach: the process is frozen by its cgroup ({why}); a borrowed thread would "
 	  "not run before it is thawed; nothing was done; thaw it first (v2: echo 0 > "
 	  "cgroup.freeze; v1: echo THAWED > freezer.state)" },
-	{ JE_AT_ATTACH, JE_ERR_STOPPED_LOCK, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_ATTACH, JA_ERR_STOPPED_LOCK, ALWAYS, JA_EXIT_UNSAFE,
 	  "cannot attach: the process is stopped and {why}, where it may hold a lock the call "
 	  "needs; nothing was done; continue it first (kill -CONT {pid}) or retry while it "
 	  "runs" },
-	{ JE_AT_ATTACH, JE_ERR_NO_SCRATCH, ALWAYS, JE_EXIT_UNSAFE, "cannot attach: {why}" },
-	{ JE_AT_ATTACH, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot attach: {err}" },
+	{ JA_AT_ATTACH, JA_ERR_NO_SCRATCH, ALWAYS, JA_EXIT_UNSAFE, "cannot attach: {why}" },
+	{ JA_AT_ATTACH, ANY, ALWAYS, JA_EXIT_INTERNAL, "cannot attach: {err}" },
 
 	/* {why}: target_fate's account (exec, the killing signal, the exit
 	 * status), never "exited" while the pid lives on. */
-	{ JE_AT_CALL, ESRCH, ALWAYS, JE_EXIT_GONE, "{doing}: {why|the process exited}" },
-	{ JE_AT_CALL, JE_ERR_FROZEN, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_CALL, ESRCH, ALWAYS, JA_EXIT_GONE, "{doing}: {why|the process exited}" },
+	{ JA_AT_CALL, JA_ERR_FROZEN, ALWAYS, JA_EXIT_UNSAFE,
 	  "{doing}: {why}; the call goes on in the target when it is thawed, and its thread "
 	  "then restores itself; jeattach did not wait" },
-	{ JE_AT_CALL, JE_ERR_LEFT, ALWAYS, JE_EXIT_INTERNAL,
+	{ JA_AT_CALL, JA_ERR_LEFT, ALWAYS, JA_EXIT_INTERNAL,
 	  "{doing}: interrupted while the call ran; it goes on in the target, whose thread "
 	  "finishes it and restores itself{:why}" },
-	{ JE_AT_CALL, JE_ERR_SECCOMP, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_CALL, JA_ERR_SECCOMP, ALWAYS, JA_EXIT_UNSAFE,
 	  "{doing}: the target's seccomp filter forbids a system call jemalloc makes ({why}); "
 	  "the call was undone, nothing was changed" },
-	{ JE_AT_CALL, JE_ERR_SECCOMP_KILL, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_CALL, JA_ERR_SECCOMP_KILL, ALWAYS, JA_EXIT_UNSAFE,
 	  "{doing}: the target's seccomp filter would kill {why}; nothing was done and the "
 	  "process is as it was; relax the filter (systemd: SystemCallFilter= and "
 	  "SystemCallErrorNumber=) or profile from inside the process" },
-	{ JE_AT_CALL, JE_ERR_SECCOMP_UNREADABLE, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_CALL, JA_ERR_SECCOMP_UNREADABLE, ALWAYS, JA_EXIT_UNSAFE,
 	  "{doing}: the thread runs under a seccomp filter jeattach cannot read ({why}), and "
 	  "such a filter may kill the process on a system call this makes (systemd's "
 	  "SystemCallFilter= does by default); nothing was done; run jeattach with "
 	  "CAP_SYS_ADMIN so that it can read the filter" },
-	{ JE_AT_CALL, JE_ERR_SELFLOCK, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_CALL, JA_ERR_SELFLOCK, ALWAYS, JA_EXIT_UNSAFE,
 	  "{doing}: {why}; the call was abandoned at that lock and the thread put back as "
 	  "found; retry, or name another thread with --tid" },
-	{ JE_AT_CALL, JE_ERR_FAULT, ALWAYS, JE_EXIT_UNSAFE,
+	{ JA_AT_CALL, JA_ERR_FAULT, ALWAYS, JA_EXIT_UNSAFE,
 	  "{doing}: the injected call faulted ({why}); the thread was restored and the fault "
 	  "not delivered; please report this" },
-	{ JE_AT_CALL, JE_ERR_SCRATCH, ALWAYS, JE_EXIT_INTERNAL,
+	{ JA_AT_CALL, JA_ERR_SCRATCH, ALWAYS, JA_EXIT_INTERNAL,
 	  "{doing}: the value does not fit jeattach's scratch space in the target; use a "
 	  "shorter name or value" },
-	{ JE_AT_CALL, ANY, ALWAYS, JE_EXIT_INTERNAL, "{doing}: {err}" },
+	{ JA_AT_CALL, ANY, ALWAYS, JA_EXIT_INTERNAL, "{doing}: {err}" },
 
-	{ JE_AT_RELEASE, ESRCH, ALWAYS, JE_EXIT_GONE, "cannot restore the borrowed thread: {err}" },
-	{ JE_AT_RELEASE, ANY, ALWAYS, JE_EXIT_INTERNAL, "cannot restore the borrowed thread: {err}" },
+	{ JA_AT_RELEASE, ESRCH, ALWAYS, JA_EXIT_GONE, "cannot restore the borrowed thread: {err}" },
+	{ JA_AT_RELEASE, ANY, ALWAYS, JA_EXIT_INTERNAL, "cannot restore the borrowed thread: {err}" },
 };
 
-static const struct row *find_row(enum je_stage stage, int code, const struct je_err_ctx *c)
+static const struct row *find_row(enum ja_stage stage, int code, const struct ja_err_ctx *c)
 {
 	const struct row *any = NULL;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -144,7 +144,7 @@ static const struct row *find_row(enum je_stage stage, int code, const struct je
 }
 
 /* The value of {name}, or of {why|fallback}. */
-static const char *value(const char *name, size_t n, int code, const struct je_err_ctx *c)
+static const char *value(const char *name, size_t n, int code, const struct ja_err_ctx *c)
 {
 	static char pid[16];
 	const char *bar = memchr(name, '|', n);
@@ -169,18 +169,18 @@ static const char *value(const char *name, size_t n, int code, const struct je_e
 		return denied;
 	}
 	if (IS("err"))
-		return je_err_text(code);
+		return ja_err_text(code);
 	if (IS("arch"))
 		return ARCH_NAME;
 #undef IS
 	return "";
 }
 
-enum je_exit je_err_explain(enum je_stage stage, int e, const struct je_err_ctx *ctx, char *buf,
+enum ja_exit ja_err_explain(enum ja_stage stage, int e, const struct ja_err_ctx *ctx, char *buf,
 			    size_t len)
 {
-	static const struct je_err_ctx none = { .why = "" };
-	const struct je_err_ctx *c = ctx ? ctx : &none;
+	static const struct ja_err_ctx none = { .why = "" };
+	const struct ja_err_ctx *c = ctx ? ctx : &none;
 	int code = e < 0 ? -e : e;
 	if (code == EACCES) /* the kernel says either for a refused ptrace or open */
 		code = EPERM;

@@ -75,7 +75,7 @@ static int left(const struct target *t)
 int rcall_write(struct target *t, uint64_t addr, const void *buf, size_t len)
 {
 	if (left(t))
-		return -JE_ERR_LEFT;
+		return -JA_ERR_LEFT;
 	return pt_write(rcall_mem_pid(t), addr, buf, len);
 }
 
@@ -97,11 +97,11 @@ int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr)
 	if (!h)
 		return -EINVAL;
 	if (h->left)
-		return -JE_ERR_LEFT;
+		return -JA_ERR_LEFT;
 	uint64_t a = (h->scratch_cur - len) & ~15ULL;
 	/* Keep 256 bytes at the bottom for the call frame's return address. */
 	if (len > RCALL_SCRATCH_SIZE || a < h->scratch_lo + 256)
-		return -JE_ERR_SCRATCH;
+		return -JA_ERR_SCRATCH;
 	int e = pt_write(h->tid, a, data, len);
 	if (e)
 		return e;
@@ -184,9 +184,9 @@ static int leave_call(struct target *t, pid_t tid, int stopped)
 	}
 out:
 	if (h->frozen)
-		return -JE_ERR_FROZEN; /* its reason says so: set by tick */
-	target_reason(t, (struct je_reason){ .kind = JE_WHY_LEFT, .tid = tid });
-	return -JE_ERR_LEFT;
+		return -JA_ERR_FROZEN; /* its reason says so: set by tick */
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_LEFT, .tid = tid });
+	return -JA_ERR_LEFT;
 }
 
 /* A fault signal stopped the injected code. 0: answered, resume without
@@ -219,9 +219,9 @@ static int on_fault(struct target *t, int sig)
 	/* A fault inside the call: do not deliver it (the target would die of
 	 * our mistake); report it. */
 	if (si.si_code > 0 || sig == SIGSYS) {
-		target_reason(t, (struct je_reason){ .kind = JE_WHY_CALL_SIGNAL, .sig = sig,
+		target_reason(t, (struct ja_reason){ .kind = JA_WHY_CALL_SIGNAL, .sig = sig,
 						     .addr = (uintptr_t)si.si_addr });
-		return sig == SIGSYS ? -JE_ERR_SECCOMP : -JE_ERR_FAULT;
+		return sig == SIGSYS ? -JA_ERR_SECCOMP : -JA_ERR_FAULT;
 	}
 	return 1;
 }
@@ -243,7 +243,7 @@ static int tick(struct target *t, enum run_mode mode, core_usec_t start, core_us
 	 * by itself; another can only be waited for. */
 	char frozen[300];
 	if (can_leave && target_frozen(t, frozen, sizeof(frozen))) {
-		target_reason_text(t, JE_WHY_FROZEN_IN_CALL, "%s", frozen);
+		target_reason_text(t, JA_WHY_FROZEN_IN_CALL, "%s", frozen);
 		t->rc->hold->frozen = 1;
 		return 1;
 	}
@@ -266,7 +266,7 @@ static int abandon_selflock(pid_t tid)
 	int e = pt_wait(tid, core_now_us() + 1000000, &status);
 	if (e)
 		return e == -ECHILD ? -ESRCH : e;
-	return WIFSTOPPED(status) ? -JE_ERR_SELFLOCK : -ESRCH;
+	return WIFSTOPPED(status) ? -JA_ERR_SELFLOCK : -ESRCH;
 }
 
 /* A syscall stop of the callee, shown to the drain hook (rcall_set_drain).
@@ -323,7 +323,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 	/* No deadline here: --timeout bounded finding the thread (rcall_hold);
 	 * a call that has started runs to its end, however long it takes. */
 	if (h->left)
-		return -JE_ERR_LEFT;
+		return -JA_ERR_LEFT;
 	core_usec_t start = core_now_us(), next_tick = start + RCALL_TICK_US, next_drain = start;
 	int abandoned = 0, pend = 0;
 	long pend_val = 0;
@@ -399,7 +399,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			 * has put the thread back. */
 			if (abandoned && si.op == PTRACE_SYSCALL_INFO_EXIT) {
 				h->dirty = 0;
-				return -JE_ERR_SELFLOCK;
+				return -JA_ERR_SELFLOCK;
 			}
 			/* A crash-safe call's wait becomes, at its entry, the
 			 * rt_sigreturn of the call's own frame: the thread is put
@@ -411,7 +411,7 @@ static int run_until(struct target *t, const arch_gpregs_t *regs, enum run_mode 
 			if (si.op == PTRACE_SYSCALL_INFO_ENTRY && !abandoned &&
 			    rcall_selflock(t, tid, (long)si.entry.nr, (const uint64_t *)si.entry.args)) {
 				if (mode != RUN_SYSCALL || !h->restorer_sp)
-					return -JE_ERR_SELFLOCK;
+					return -JA_ERR_SELFLOCK;
 				arch_gpregs_t now;
 				if ((e = pt_get_gpregs(tid, &now)))
 					return e;
@@ -512,7 +512,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 	struct rcall_ctx *c = t->rc;
 	struct rcall_held *h = c->hold;
 	if (h->left)
-		return -JE_ERR_LEFT;
+		return -JA_ERR_LEFT;
 	int stack_args = nargs > ARCH_MAX_CALL_ARGS ? nargs - ARCH_MAX_CALL_ARGS : 0;
 	if (stack_args > c->ret_gadget_pops)
 		return -E2BIG;
@@ -534,7 +534,7 @@ static int rcall_safe(struct target *t, uint64_t fn, const uint64_t *args, int n
 		sp -= 8;
 	}
 	if (sp < h->scratch_lo + 64)
-		return -JE_ERR_SCRATCH;
+		return -JA_ERR_SCRATCH;
 	size_t len = (size_t)(frame + fsz - sp);
 	unsigned char *buf = calloc(1, len);
 	if (!buf)
@@ -593,7 +593,7 @@ int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64
 	if (e)
 		return e;
 	if (w.present && (w.addr < h->scratch_lo || (e = pt_write(rcall_mem_pid(t), w.addr, &w.value, 8))))
-		return e ? e : -JE_ERR_SCRATCH;
+		return e ? e : -JA_ERR_SCRATCH;
 	h->seccomp_nr = 0;
 	struct trap_goal g = { SIGSEGV, ARCH_RETURN_TRAP, &out };
 	/* A drain hook sees the callee's system calls: PTRACE_SYSCALL. */

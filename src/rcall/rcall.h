@@ -46,7 +46,7 @@ void rcall_set_deadline(struct target *t, core_usec_t deadline);
  * it has run; can_leave tells whether the call is crash-safe (it ends in
  * rt_sigreturn, so the thread finishes it and restores itself without
  * jeattach). A non-zero return asks to leave: a crash-safe call is then let
- * go (the call returns -JE_ERR_LEFT); any other call is waited for. */
+ * go (the call returns -JA_ERR_LEFT); any other call is waited for. */
 #define RCALL_TICK_US 250000
 typedef int (*rcall_progress_fn)(void *arg, int64_t elapsed_us, int can_leave);
 void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg);
@@ -89,7 +89,7 @@ enum rcall_miss rcall_hold_miss(const struct target *t, const char **reason);
 
 /* Hold thread tid (and no other) at a safe point, trying until deadline
  * (rcall_each.c): the per-thread pass. Errors as rcall_hold's, and
- * -JE_ERR_NOT_THREAD when tid is no longer a thread of the target. */
+ * -JA_ERR_NOT_THREAD when tid is no longer a thread of the target. */
 int rcall_hold_tid(struct target *t, pid_t tid, core_usec_t deadline);
 
 /* Stop thread tid, read its thread pointer (where glibc's descriptor and
@@ -104,10 +104,10 @@ int rcall_peek(struct target *t, pid_t tid, core_usec_t deadline, uint64_t *tp);
 int rcall_held_tp(const struct target *t, uint64_t *tp);
 
 /* Call fn(args...) in the held thread; *ret gets its return value. An
- * injected call that faults returns -JE_ERR_FAULT, or -JE_ERR_SECCOMP for
+ * injected call that faults returns -JA_ERR_FAULT, or -JA_ERR_SECCOMP for
  * SIGSYS (nothing is delivered to the target; its reason (target_last_reason) names the signal and
  * address); one that was left
- * running at the progress hook's request returns -JE_ERR_LEFT, and so does
+ * running at the progress hook's request returns -JA_ERR_LEFT, and so does
  * every call after it in the same hold. */
 int rcall(struct target *t, uint64_t fn, const uint64_t *args, int nargs, uint64_t *ret);
 /* Make system call nr in the held thread; *ret gets the raw result (-errno
@@ -141,7 +141,7 @@ int rcall_crash_safe(const struct target *t);
 /* What the held thread's seccomp filters answer to system call nr with args
  * (SECCOMP_RET_ALLOW when it has none), read with PTRACE_SECCOMP_GET_FILTER
  * once per hold and evaluated here, nothing run in the target. Errors:
- * -JE_ERR_SECCOMP_UNREADABLE (a filter is there and cannot be read: no
+ * -JA_ERR_SECCOMP_UNREADABLE (a filter is there and cannot be read: no
  * CAP_SYS_ADMIN, or a kernel without CONFIG_CHECKPOINT_RESTORE). */
 int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *ret);
 

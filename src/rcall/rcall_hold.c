@@ -96,8 +96,8 @@ static int hold_candidates(struct target *t, pid_t *tids, int *all)
 			tids[0] = only;
 			return 1;
 		}
-	target_reason(t, (struct je_reason){ .kind = JE_WHY_NOT_THREAD, .tid = only });
-	return -JE_ERR_NOT_THREAD;
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_NOT_THREAD, .tid = only });
+	return -JA_ERR_NOT_THREAD;
 }
 
 static int is_straggler(const struct rcall_ctx *c, pid_t tid)
@@ -219,7 +219,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	if (rcall_held_gpregs(h, h->tid, &h->regs))
 		snprintf(reason, rlen, "thread %d: its registers cannot be read", (int)h->tid);
 	else if (arch_is_compat(&h->regs))
-		safe = -JE_ERR_CLASS32;
+		safe = -JA_ERR_CLASS32;
 	else if ((blocker = arch_call_blocker(&h->regs)))
 		snprintf(reason, rlen, "thread %d %s", (int)h->tid, blocker);
 	else
@@ -244,7 +244,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	if (safe != 1) {
 		let_go(t, h);
 		/* A 32-bit thread: nothing to do in this process at all. */
-		return safe == -JE_ERR_CLASS32 ? safe : 1;
+		return safe == -JA_ERR_CLASS32 ? safe : 1;
 	}
 	c->hold = h;
 	/* Every crash-safe call ends in rt_sigreturn: where the thread's
@@ -261,8 +261,8 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		drop_hold(h);
 		if (e < 0)
 			return e;
-		target_reason_text(t, JE_WHY_STOPPED_PEER, "%s", reason);
-		return -JE_ERR_STOPPED_LOCK;
+		target_reason_text(t, JA_WHY_STOPPED_PEER, "%s", reason);
+		return -JA_ERR_STOPPED_LOCK;
 	}
 	int seccomp_trap = h->no_sigreturn;
 	e = save_thread(t, h);
@@ -296,7 +296,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		e = save_errno(t, h);
 	if (!e)
 		return 0;
-	if (e == -JE_ERR_NO_SCRATCH) {
+	if (e == -JA_ERR_NO_SCRATCH) {
 		/* No mapping (the process's limits or filter) and this
 		 * thread's stack cannot take the calls either: another
 		 * thread's may (rcall_hold ends the search after a round). */
@@ -308,7 +308,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	}
 	/* Its stack is unreadable or its state could not be saved: put back
 	 * what was changed and try another. */
-	snprintf(reason, rlen, "thread %d: cannot save its state (%s)", (int)h->tid, je_err_text(-e));
+	snprintf(reason, rlen, "thread %d: cannot save its state (%s)", (int)h->tid, ja_err_text(-e));
 	rcall_release(t);
 	return 1;
 }
@@ -324,8 +324,8 @@ int rcall_hold(struct target *t)
 	rcall_sweep(t);
 	char frozen[300];
 	if (target_frozen(t, frozen, sizeof(frozen))) {
-		target_reason_text(t, JE_WHY_FROZEN, "%s", frozen);
-		return -JE_ERR_FROZEN;
+		target_reason_text(t, JA_WHY_FROZEN, "%s", frozen);
+		return -JA_ERR_FROZEN;
 	}
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS);
 	if (!tids)
@@ -341,7 +341,7 @@ int rcall_hold(struct target *t)
 	 * nanosleep, poll and timed futex waits are re-made at release
 	 * instead (rcall_wait.c), and borrowed crash-safe as any thread. */
 	int round = 0, e = 0;
-	c->no_scratch_why.kind = JE_WHY_NONE;
+	c->no_scratch_why.kind = JA_WHY_NONE;
 	c->no_scratch_n = 0;
 	for (;;) {
 		/* A thread passed over as slow to stop (a loaded machine) may
@@ -368,7 +368,7 @@ int rcall_hold(struct target *t)
 		 * slow to stop) may still have room: the search goes on. */
 		if (round >= 1 && c->no_scratch_why.kind && !others) {
 			target_reason(t, c->no_scratch_why);
-			e = -JE_ERR_NO_SCRATCH;
+			e = -JA_ERR_NO_SCRATCH;
 			break;
 		}
 		if (round++ < 1)
@@ -390,9 +390,9 @@ int rcall_hold(struct target *t)
 	 * is what can be acted on. */
 	if (c->no_scratch_why.kind) {
 		target_reason(t, c->no_scratch_why);
-		return -JE_ERR_NO_SCRATCH;
+		return -JA_ERR_NO_SCRATCH;
 	}
-	target_reason_text(t, JE_WHY_NO_SAFE_POINT, "%s", reason);
+	target_reason_text(t, JA_WHY_NO_SAFE_POINT, "%s", reason);
 	c->miss = reason[0] ? RCALL_MISS_UNSAFE : RCALL_MISS_NOT_STOPPED;
 	snprintf(c->miss_reason, sizeof(c->miss_reason), "%s", reason);
 	return -ETIMEDOUT;

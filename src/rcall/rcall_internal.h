@@ -135,7 +135,7 @@ struct rcall_ctx {
 	char miss_reason[200];
 	/* Why the last thread safe to hold had no scratch memory (no mapping,
 	 * no guarded stack with room), or "": rcall_hold's verdict. */
-	struct je_reason no_scratch_why;
+	struct ja_reason no_scratch_why;
 	unsigned no_scratch_n;    /* threads refused for it in this hold's search */
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
@@ -171,7 +171,7 @@ void rcall_sweep_wait(struct target *t, core_usec_t budget_us);
  * are kept), or NULL when nothing of them applies (a call was running). */
 int rcall_add_straggler(struct target *t, pid_t tid, const struct rcall_held *h);
 /* rcall_syscall, made only if the held thread's seccomp filters let it
- * through (rcall_seccomp.c); -JE_ERR_SECCOMP otherwise, nothing made. */
+ * through (rcall_seccomp.c); -JA_ERR_SECCOMP otherwise, nothing made. */
 int rcall_syscall_allowed(struct target *t, long nr, const uint64_t *args, int nargs, long *ret);
 /* At h's first stop, with its registers r there (the call and its restart
  * code; eintr_undone: the interrupt's EINTR was rewound): what a signal
@@ -188,7 +188,7 @@ int rcall_signal_ends_call(struct target *t, struct rcall_held *h);
 /* Scratch memory for h's calls (rcall_scratch.c): begin once the
  * thread's registers and mask are saved (below its red zone, as a signal
  * frame: the errno lookup and the mmap run there); map once errno is known
- * (-JE_ERR_NO_SCRATCH where no mapping can be made: calls never run on the
+ * (-JA_ERR_NO_SCRATCH where no mapping can be made: calls never run on the
  * thread's own stack beyond that); close before the thread is put back. */
 int rcall_scratch_begin(struct target *t, struct rcall_held *h);
 int rcall_scratch_map(struct target *t, struct rcall_held *h);

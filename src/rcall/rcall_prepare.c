@@ -28,8 +28,8 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 		/* Every process has one (libc, the vDSO): not finding any means
 		 * its memory could not be read, not that it has none. */
 		free(c);
-		target_reason(t, (struct je_reason){ .kind = JE_WHY_NO_SYSCALL_INSN });
-		return target_alive(t) ? -JE_ERR_NO_SYSCALL_INSN : -ESRCH;
+		target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_SYSCALL_INSN });
+		return target_alive(t) ? -JA_ERR_NO_SYSCALL_INSN : -ESRCH;
 	}
 	/* Optional: without it the borrowed thread's errno is not preserved. */
 	int ifunc;

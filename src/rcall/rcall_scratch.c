@@ -94,7 +94,7 @@ static int map_once(struct target *t, int flags, long *addr)
 	const uint64_t args[6] = { 0, SCRATCH_MAP_LEN, PROT_READ | PROT_WRITE,
 				   (uint64_t)(flags | MAP_ANONYMOUS | MAP_NORESERVE), (uint64_t)-1, 0 };
 	if (rcall_crash_safe(t) && !t->rc->hold->stack_unknown && !rcall_syscall_crash_safe(t, 6))
-		return -JE_ERR_NO_SCRATCH; /* errno unknown, or a gadget too short for 7 arguments */
+		return -JA_ERR_NO_SCRATCH; /* errno unknown, or a gadget too short for 7 arguments */
 	int e = rcall_syscall_allowed(t, SYS_mmap, args, 6, addr);
 	if (!e && *addr < 0 && *addr > -4096)
 		e = (int)*addr;
@@ -154,9 +154,9 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, int e)
 		use_dead_stack(h);
 		return 0;
 	}
-	target_reason(t, (struct je_reason){ .kind = JE_WHY_NO_SCRATCH, .err = -e,
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_SCRATCH, .err = -e,
 					     .n = SCRATCH_MAP_LEN / 1024 });
-	return -JE_ERR_NO_SCRATCH;
+	return -JA_ERR_NO_SCRATCH;
 }
 
 int rcall_scratch_map(struct target *t, struct rcall_held *h)
@@ -168,7 +168,7 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	uint32_t verdict;
 	const uint64_t unmap[6] = { 0, SCRATCH_MAP_LEN };
 	if (rcall_seccomp(t, SYS_munmap, unmap, &verdict) || verdict != SECCOMP_RET_ALLOW)
-		return dead_stack_or_refuse(t, h, -JE_ERR_SECCOMP);
+		return dead_stack_or_refuse(t, h, -JA_ERR_SECCOMP);
 	int e = map_once(t, MAP_PRIVATE, &addr);
 	/* A private writable mapping counts against RLIMIT_DATA; a shared
 	 * anonymous one does not (mm/mmap.c, is_data_mapping: VM_WRITE
@@ -176,7 +176,7 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	 * unmapped at its end, shares nothing with anyone. */
 	if (e == -ENOMEM)
 		e = map_once(t, MAP_SHARED, &addr);
-	if (e == -JE_ERR_LEFT || e == -ESRCH)
+	if (e == -JA_ERR_LEFT || e == -ESRCH)
 		return e;
 	if (e)
 		return dead_stack_or_refuse(t, h, e);
@@ -190,12 +190,12 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	const uint64_t adv[3] = { h->map_addr, SCRATCH_MAP_LEN, MADV_DONTFORK };
 	long ret = 0;
 	e = rcall_syscall_allowed(t, SYS_madvise, adv, 3, &ret);
-	if (e == -JE_ERR_LEFT || e == -ESRCH)
+	if (e == -JA_ERR_LEFT || e == -ESRCH)
 		return e;
 	if (e || ret) {
-		target_reason(t, (struct je_reason){ .kind = JE_WHY_NO_DONTFORK,
+		target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_DONTFORK,
 						     .err = e ? -e : (int)-ret });
-		return -JE_ERR_NO_SCRATCH;
+		return -JA_ERR_NO_SCRATCH;
 	}
 	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;

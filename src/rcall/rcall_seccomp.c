@@ -63,16 +63,16 @@ static int read_filters(struct target *t, struct rcall_held *h)
 		if (n >= 0)
 			n = pt_seccomp_filter(h->tid, i, h->filters[i], (size_t)n);
 		if (n < 0) {
-			target_reason(t, (struct je_reason){ .kind = JE_WHY_SECCOMP_UNREADABLE,
+			target_reason(t, (struct ja_reason){ .kind = JA_WHY_SECCOMP_UNREADABLE,
 							     .tid = h->tid, .err = -n });
-			return n == -ENOMEM ? n : -JE_ERR_SECCOMP_UNREADABLE;
+			return n == -ENOMEM ? n : -JA_ERR_SECCOMP_UNREADABLE;
 		}
 		h->filter_len[i] = (size_t)n;
 		h->nfilters = i + 1;
 	}
-	target_reason(t, (struct je_reason){ .kind = JE_WHY_SECCOMP_TOO_MANY, .tid = h->tid,
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_SECCOMP_TOO_MANY, .tid = h->tid,
 					     .n = MAX_FILTERS });
-	return -JE_ERR_SECCOMP_UNREADABLE;
+	return -JA_ERR_SECCOMP_UNREADABLE;
 }
 
 int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *ret)
@@ -105,6 +105,6 @@ int rcall_syscall_allowed(struct target *t, long nr, const uint64_t *args, int n
 	uint64_t a6[6] = { 0 };
 	memcpy(a6, args, sizeof(*args) * (size_t)nargs);
 	if (rcall_seccomp(t, nr, a6, &verdict) || verdict != SECCOMP_RET_ALLOW)
-		return -JE_ERR_SECCOMP;
+		return -JA_ERR_SECCOMP;
 	return rcall_syscall(t, nr, args, nargs, ret);
 }

@@ -21,7 +21,7 @@
  *
  * Seen at the wait's entry (a crash-safe call stops at each system call) or
  * at a tick (/proc/TID/syscall, for a call that returns through the trap),
- * the call is abandoned there: rcall returns -JE_ERR_SELFLOCK and the hold's
+ * the call is abandoned there: rcall returns -JA_ERR_SELFLOCK and the hold's
  * release puts the thread back as it was found. What the call changed
  * before it reached the lock stays: for a mallctl whose first lock it is,
  * jemalloc's mutex statistics (malloc_mutex_lock_slow counts the wait). */
@@ -63,7 +63,7 @@ int rcall_selflock(struct target *t, pid_t tid, long nr, const uint64_t args[6])
 		return 0;
 	if (!rcall_selflock_decide(nr, args, mutex, tid))
 		return 0;
-	target_reason(t, (struct je_reason){ .kind = JE_WHY_SELFLOCK, .tid = tid, .addr = args[0] });
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_SELFLOCK, .tid = tid, .addr = args[0] });
 	return 1;
 }
 

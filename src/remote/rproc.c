@@ -76,13 +76,13 @@ int rproc_check_seccomp(struct target *t, enum rproc_use use)
 		if (e)
 			return e;
 		if (sec_bpf_kills(ret)) {
-			struct je_reason r = {
-				.kind = JE_WHY_SECCOMP_KILLS,
+			struct ja_reason r = {
+				.kind = JA_WHY_SECCOMP_KILLS,
 				.n = ret & SECCOMP_RET_ACTION_FULL,
 			};
 			snprintf(r.detail, sizeof(r.detail), "%s", v[i].name);
 			target_reason(t, r);
-			return -JE_ERR_SECCOMP_KILL;
+			return -JA_ERR_SECCOMP_KILL;
 		}
 	}
 	return 0;

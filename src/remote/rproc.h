@@ -4,7 +4,7 @@
  * malloc_stats_print collected into memory the target maps for the
  * occasion. Built on rcall_ as rctl_ is; actions use these two layers and
  * never a register, a ptrace request or a raw system call number.
- * Transport failure is the return value (0, -errno or -JE_ERR_*); what the
+ * Transport failure is the return value (0, -errno or -JA_ERR_*); what the
  * target's system call answered comes back through an out-parameter. */
 #ifndef JEATTACH_RPROC_H
 #define JEATTACH_RPROC_H
@@ -36,8 +36,8 @@ enum rproc_use {
 /* Would the held thread's seccomp filters kill the process or the thread on
  * a system call this use makes (the injected ones, and those jemalloc makes
  * inside the call, with the arguments it passes)? 0 if not (ERRNO and TRAP
- * answers are handled as the calls run); -JE_ERR_SECCOMP_KILL with the
- * call named in its reason (JE_WHY_SECCOMP_KILLS); -JE_ERR_SECCOMP_UNREADABLE. Filters that decide by
+ * answers are handled as the calls run); -JA_ERR_SECCOMP_KILL with the
+ * call named in its reason (JA_WHY_SECCOMP_KILLS); -JA_ERR_SECCOMP_UNREADABLE. Filters that decide by
  * an argument jemalloc passes differently than assumed here (or by the
  * instruction pointer) are not foreseen. */
 int rproc_check_seccomp(struct target *t, enum rproc_use use);

@@ -52,15 +52,15 @@ size_t target_nmaps(const struct target *t)
 	return t->maps.n;
 }
 
-void target_reason(struct target *t, struct je_reason r)
+void target_reason(struct target *t, struct ja_reason r)
 {
 	r.pid = t->pid;
 	t->reason = r;
 }
 
-void target_reason_text(struct target *t, enum je_why kind, const char *fmt, ...)
+void target_reason_text(struct target *t, enum ja_why kind, const char *fmt, ...)
 {
-	struct je_reason r = { .kind = kind };
+	struct ja_reason r = { .kind = kind };
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(r.detail, sizeof(r.detail), fmt, ap);
@@ -68,14 +68,14 @@ void target_reason_text(struct target *t, enum je_why kind, const char *fmt, ...
 	target_reason(t, r);
 }
 
-const struct je_reason *target_last_reason(const struct target *t)
+const struct ja_reason *target_last_reason(const struct target *t)
 {
 	return &t->reason;
 }
 
 void target_why_text(const struct target *t, char *buf, size_t len)
 {
-	je_reason_render(&t->reason, buf, len);
+	ja_reason_render(&t->reason, buf, len);
 }
 
 static void read_comm(pid_t pid, char *buf, size_t len)
@@ -126,7 +126,7 @@ static int read_status(pid_t pid, pid_t tid, struct target_info *in)
 		in->shadow_stack = !strncmp(v, "shstk", 5) || strstr(v, " shstk") != NULL;
 	int tgid = (v = target_status_field(text, "Tgid")) ? atoi(v) : pid;
 	free(text);
-	return tgid == pid ? 0 : -JE_ERR_THREAD_ID;
+	return tgid == pid ? 0 : -JA_ERR_THREAD_ID;
 }
 
 /* Kernel threads: PF_KTHREAD (0x00200000) in field 9 of /proc/PID/stat. */
@@ -234,19 +234,19 @@ int target_open(struct target *t, pid_t pid)
 	    (e = read_status(pid, t->io_pid, &t->info)))
 		return e;
 	if (!t->io_pid)
-		return -JE_ERR_ZOMBIE;
+		return -JA_ERR_ZOMBIE;
 	if (is_kernel_thread(pid)) {
 		t->info.kernel_thread = 1;
-		return -JE_ERR_KERNEL_THREAD;
+		return -JA_ERR_KERNEL_THREAD;
 	}
 	if (t->info.state == 'Z' || t->info.state == 'X')
-		return -JE_ERR_ZOMBIE;
+		return -JA_ERR_ZOMBIE;
 	if (t->info.tracer)
 		read_comm(t->info.tracer, t->info.tracer_comm, sizeof(t->info.tracer_comm));
 	t->info.elf_class = exe_class(t->io_pid);
 	target_fate_mark(t); /* who it is now, to tell an execve meanwhile */
 	if (t->info.elf_class == ELFCLASS32)
-		return -JE_ERR_CLASS32;
+		return -JA_ERR_CLASS32;
 	e = sym_maps_read(t->io_pid, &t->maps);
 	if (e)
 		return e == -ENOENT ? -ESRCH : e;
@@ -255,7 +255,7 @@ int target_open(struct target *t, pid_t pid)
 
 int target_locate(struct target *t, const char *prefix)
 {
-	struct je_reason r = { .kind = JE_WHY_TEXT };
+	struct ja_reason r = { .kind = JA_WHY_TEXT };
 	int e = sym_locate_jemalloc(t->io_pid, &t->maps, prefix, &t->je, r.detail, sizeof(r.detail));
 	target_reason(t, r);
 	return e;

@@ -61,7 +61,7 @@ size_t target_nmaps(const struct target *t);
 
 /* Read /proc for pid (no stop yet). Errors: -ESRCH (no such process),
  * -EPERM/-EACCES, and for processes jeattach cannot work on (errors.h):
- * -JE_ERR_THREAD_ID, -JE_ERR_KERNEL_THREAD, -JE_ERR_ZOMBIE, -JE_ERR_CLASS32. */
+ * -JA_ERR_THREAD_ID, -JA_ERR_KERNEL_THREAD, -JA_ERR_ZOMBIE, -JA_ERR_CLASS32. */
 int target_open(struct target *t, pid_t pid);
 /* Find jemalloc in it; prefix NULL: try the known ones. */
 int target_locate(struct target *t, const char *prefix);
@@ -70,12 +70,12 @@ int target_locate(struct target *t, const char *prefix);
 void target_close(struct target *t);
 /* Record why something failed (r's pid is filled in), for the caller to
  * decide on and errors.c to say. */
-void target_reason(struct target *t, struct je_reason r);
-/* A reason that is text from a layer with its own words (JE_WHY_TEXT, or
+void target_reason(struct target *t, struct ja_reason r);
+/* A reason that is text from a layer with its own words (JA_WHY_TEXT, or
  * kind with that detail). */
-void target_reason_text(struct target *t, enum je_why kind, const char *fmt, ...)
+void target_reason_text(struct target *t, enum ja_why kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const struct je_reason *target_last_reason(const struct target *t);
+const struct ja_reason *target_last_reason(const struct target *t);
 /* The reason in words, for a message's {why}. */
 void target_why_text(const struct target *t, char *buf, size_t len);
 

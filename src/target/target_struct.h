@@ -19,7 +19,7 @@ struct target {
 	struct sym_jemalloc je; /* where jemalloc and its functions are */
 	struct rcall_ctx *rc;
 	struct rproc_ctx *rp;
-	struct je_reason reason; /* why the last error happened (errors.h) */
+	struct ja_reason reason; /* why the last error happened (errors.h) */
 	/* A thread jeattach traced ended: its waitpid status (WIFEXITED or
 	 * WIFSIGNALED: the whole process's exit status, or 0 when an execve
 	 * by another thread killed it), for target_fate. */
