@@ -391,6 +391,63 @@ START_TEST(frames_that_make_a_thread_unsafe)
 }
 END_TEST
 
+/* What borrowing a thread costs the service, from what /proc shows it
+ * blocked in (rcall_wait_cost), and the order candidates are tried in
+ * (rcall_rank.c): no timeout first, timed next, running last, the one idle
+ * longest among equals, one of unknown idleness after those known. */
+static enum rcall_cost cost_in(long nr, const uint64_t a[6], int64_t sec)
+{
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.pid = t.io_pid = 10;
+	snprintf(rec.syscall, sizeof(rec.syscall),
+		 "%ld 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x7ffd0f00 0x7f0000001000\n", nr,
+		 (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)a[2],
+		 (unsigned long long)a[3], (unsigned long long)a[4], (unsigned long long)a[5]);
+	rec.at = AT;
+	rec.ts[0] = sec;
+	rec.ts[1] = 0;
+	return rcall_wait_cost(&t, 11);
+}
+
+START_TEST(costs_and_ranking)
+{
+	struct rcall_reads real = rcall_reads;
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL };
+	const uint64_t cond[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2, 0 };   /* no timeout */
+	const uint64_t timed[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2, AT }; /* 5 s */
+	const uint64_t rd[6] = { 3, 0x2000, 4096 };
+	const uint64_t epoll_forever[6] = { 4, 0x3000, 64, (uint64_t)-1, 0, 8 };
+	const uint64_t epoll_10s[6] = { 4, 0x3000, 64, 10000, 0, 8 };
+	ck_assert_int_eq(cost_in(SYS_futex, cond, 0), RCALL_COST_UNTIMED_WAIT);
+	ck_assert_int_eq(cost_in(SYS_futex, timed, 5), RCALL_COST_TIMED_WAIT);
+	ck_assert_int_eq(cost_in(SYS_read, rd, 0), RCALL_COST_UNTIMED_WAIT);
+	ck_assert_int_eq(cost_in(SYS_epoll_pwait, epoll_forever, 0), RCALL_COST_UNTIMED_WAIT);
+	ck_assert_int_eq(cost_in(SYS_epoll_pwait, epoll_10s, 0), RCALL_COST_TIMED_WAIT);
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	snprintf(rec.syscall, sizeof(rec.syscall), "running\n");
+	ck_assert_int_eq(rcall_wait_cost(&t, 11), RCALL_COST_RUNNING);
+	snprintf(rec.syscall, sizeof(rec.syscall), "-1 0x7ffd0f00 0x7f0000001000\n");
+	ck_assert_int_eq(rcall_wait_cost(&t, 11), RCALL_COST_RUNNING);
+	rec.syscall[0] = 0; /* unreadable: gone */
+	ck_assert_int_eq(rcall_wait_cost(&t, 11), RCALL_COST_GONE);
+	rcall_reads = real;
+
+	struct rcall_candidate v[] = {
+		{ 1, RCALL_COST_RUNNING, 10 },      /* the leader, busy */
+		{ 2, RCALL_COST_UNTIMED_WAIT, 500 },
+		{ 3, RCALL_COST_TIMED_WAIT, 50 },
+		{ 4, RCALL_COST_UNTIMED_WAIT, 100 }, /* idle longest */
+		{ 5, RCALL_COST_UNTIMED_WAIT, 0 },   /* idleness unknown */
+	};
+	qsort(v, 5, sizeof(v[0]), rcall_rank_compare);
+	const pid_t want[] = { 4, 2, 5, 3, 1 };
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(v[i].tid, want[i]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
@@ -404,6 +461,7 @@ int main(void)
 	tcase_add_test(tc, stack_known_for_the_first_frames);
 	tcase_add_test(tc, children_keep_a_thread);
 	tcase_add_test(tc, frames_that_make_a_thread_unsafe);
+	tcase_add_test(tc, costs_and_ranking);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -184,12 +184,18 @@ struct act_row {
 	enum act_out_kind out;  /* what its result carries beyond fields */
 	enum act_output output; /* what it writes (act_step_output for a step) */
 	const char *restores;   /* a series' end step: the control it puts back */
+	/* What a long call makes of it, for the warning when it must run on a
+	 * busy thread ("the dump will run on..."), or NULL: not long. */
+	const char *long_call;
 };
 const struct act_row *act_row(enum act_kind kind);
 const char *act_name(enum act_kind kind);
 /* What this step writes: its row's output, or a profile for --for's
  * beginning with --baseline. */
 enum act_output act_step_output(const struct act *a);
+/* What the step's long call makes ("dump", "full report"...), or NULL:
+ * it is not known to be long (act_rows.c). */
+const char *act_step_long(const struct act *a);
 /* The option that names that file: "--dump", "--recent-out"; NULL none. */
 const char *act_output_option(enum act_output o);
 /* Run during the hold. Returns the result's code. */

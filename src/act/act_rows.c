@@ -16,11 +16,17 @@ static const struct act_row rows[] = {
 	[ACT_STATUS] = { .name = "status" },
 	[ACT_ACTIVATE] = { .name = "activate" },
 	[ACT_DEACTIVATE] = { .name = "deactivate" },
-	[ACT_DUMP] = { .name = "dump", .out = ACT_RES_DUMP, .output = ACT_OUT_PROFILE },
+	[ACT_DUMP] = { .name = "dump",
+		       .out = ACT_RES_DUMP,
+		       .output = ACT_OUT_PROFILE,
+		       .long_call = "dump" },
 	[ACT_GET] = { .name = "get" },
 	[ACT_SET] = { .name = "set" },
 	[ACT_STATS] = { .name = "stats" },
-	[ACT_STATS_FULL] = { .name = "stats_full", .needs = RPROC_STATS_PRINT, .out = ACT_RES_FULL },
+	[ACT_STATS_FULL] = { .name = "stats_full",
+			     .needs = RPROC_STATS_PRINT,
+			     .out = ACT_RES_FULL,
+			     .long_call = "full report" },
 	[ACT_RESET] = { .name = "reset" },
 	[ACT_GDUMP] = { .name = "gdump" },
 	[ACT_THREAD_ACTIVE_INIT] = { .name = "thread_active_init" },
@@ -31,12 +37,16 @@ static const struct act_row rows[] = {
 	[ACT_FOR_END] = { .name = "for_end", .restores = "prof.active" },
 	[ACT_WAIT] = { .name = "wait" },
 	[ACT_NAME_THREADS] = { .name = "name_threads" },
-	[ACT_FRAG] = { .name = "frag", .needs = RPROC_STATS_PRINT, .out = ACT_RES_FRAG },
+	[ACT_FRAG] = { .name = "frag",
+		       .needs = RPROC_STATS_PRINT,
+		       .out = ACT_RES_FRAG,
+		       .long_call = "fragmentation report" },
 	[ACT_RECENT_BEGIN] = { .name = "recent_begin" },
 	[ACT_RECENT_DUMP] = { .name = "recent_dump",
 			      .needs = RPROC_STATS_PRINT,
 			      .out = ACT_RES_RECENT,
-			      .output = ACT_OUT_RECORD },
+			      .output = ACT_OUT_RECORD,
+			      .long_call = "record of recent allocations" },
 	[ACT_RECENT_END] = { .name = "recent_end", .restores = "experimental.prof_recent.alloc_max" },
 };
 
@@ -55,6 +65,13 @@ enum act_output act_step_output(const struct act *a)
 	if (a->kind == ACT_FOR_BEGIN && a->baseline)
 		return ACT_OUT_PROFILE;
 	return rows[a->kind].output;
+}
+
+const char *act_step_long(const struct act *a)
+{
+	if (a->kind == ACT_FOR_BEGIN && a->baseline)
+		return "baseline dump";
+	return rows[a->kind].long_call;
 }
 
 const char *act_output_option(enum act_output o)

@@ -121,8 +121,17 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		}
 		fputc('}', out);
 	}
-	struct rcall_timing tm;
-	rcall_timing(run->t, &tm);
+	fputs("],\"held\":[", out);
+	for (int i = 0; i < run->nheld; i++) {
+		const struct rcall_hold_info *h = &run->held[i];
+		fprintf(out, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)h->tid);
+		core_json_put_string(out, h->comm);
+		fprintf(out, ",\"state\":\"%s\",\"rank\":%d,\"candidates\":%d}",
+			rcall_cost_name(h->cost), h->rank, h->candidates);
+	}
+	struct rcall_timing tm = { 0 };
+	if (run->t)
+		rcall_timing(run->t, &tm);
 	fprintf(out,
 		"],\"crash_safe\":%s,\"holds\":%d,\"hold_us_max\":%" PRId64
 		",\"hold_us_total\":%" PRId64 ",\"wall_us\":%" PRId64 "}\n",

@@ -155,6 +155,37 @@ enum ja_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 	return JA_EXIT_OK;
 }
 
+/* The thread a hold borrowed: kept for --json, told with -v, and where a
+ * long call must run on a busy thread (one thread, or every one busy),
+ * said before the call. */
+static void note_held(struct cli_run *run, const struct options *o, const char *long_call)
+{
+	struct rcall_hold_info h;
+	if (rcall_held_info(run->t, &h))
+		return;
+	if (run->nheld == run->held_cap) {
+		int cap = run->held_cap ? 2 * run->held_cap : 4;
+		struct rcall_hold_info *v = realloc(run->held, sizeof(*v) * (size_t)cap);
+		if (!v)
+			return;
+		run->held = v;
+		run->held_cap = cap;
+	}
+	run->held[run->nheld++] = h;
+	char comm[sizeof(h.comm) * 4];
+	core_text_escape(h.comm, comm, sizeof(comm));
+	narrate(o, run->pid, "holding thread %d (%s): %s, the %d%s of %d thread%s ranked", (int)h.tid,
+		comm, h.cost == RCALL_COST_UNTIMED_WAIT ? "in a wait with no timeout"
+		      : h.cost == RCALL_COST_TIMED_WAIT ? "in a timed wait"
+							 : "running",
+		h.rank, h.rank == 1 ? "st" : h.rank == 2 ? "nd" : h.rank == 3 ? "rd" : "th",
+		h.candidates, h.candidates == 1 ? "" : "s");
+	if (long_call && h.cost == RCALL_COST_RUNNING)
+		fprintf(stderr, "jeattach: %d: the %s will run on thread %d (%s), which is busy: no "
+				"idle thread could be borrowed\n",
+			(int)run->pid, long_call, (int)h.tid, comm);
+}
+
 /* Everything up to the release: any early return still releases (the
  * caller calls rcall_release before it reports). */
 static enum ja_exit run_held(struct cli_run *run, const struct options *o,
@@ -176,10 +207,14 @@ static enum ja_exit run_held(struct cli_run *run, const struct options *o,
 		return fail(run, JA_EXIT_GONE, "%s since jeattach located jemalloc; nothing was "
 			    "done in the new program", fate);
 	narrate(o, run->pid, "holding a thread at a safe point");
+	const char *long_call = NULL;
+	for (int i = seg->first; i < seg->last && !long_call; i++)
+		long_call = act_step_long(&run->plan->steps[i]);
+	rcall_set_long_call(t, long_call != NULL);
 	int e = rcall_hold(t);
 	if (e)
 		return stage_error(run, o, JA_AT_ATTACH, e);
-	narrate(o, run->pid, "holding thread %d", (int)rcall_held_tid(t));
+	note_held(run, o, long_call);
 	for (int i = seg->first; i < seg->last; i++) {
 		struct act_result *r = &run->res[i];
 		narrate(o, run->pid, "%s", r->action);
@@ -208,9 +243,12 @@ static void restore_after(struct cli_run *run, const struct options *o, int i)
 	narrate(o, run->pid, "putting %s back after a failure",
 		act_row(run->plan->steps[i].kind)->restores);
 	rcall_set_deadline(t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
+	rcall_set_long_call(t, 0);
 	int e = rcall_hold(t);
-	if (!e)
+	if (!e) {
+		note_held(run, o, NULL);
 		act_run(t, &run->sess, &run->plan->steps[i], r);
+	}
 	rcall_release(t);
 	if (!e && r->code == JA_EXIT_OK)
 		return;
@@ -337,6 +375,9 @@ void cli_run_close(struct cli_run *run)
 		act_result_free(&run->res[i]);
 	free(run->res);
 	run->res = NULL;
+	free(run->held);
+	run->held = NULL;
+	run->nheld = run->held_cap = 0;
 	if (!run->t)
 		return;
 	rproc_free(run->t);

@@ -9,6 +9,7 @@
 #include "core_clock.h"
 #include "options.h"
 #include "plan.h"
+#include "rcall.h"
 
 struct cli_run {
 	pid_t pid;
@@ -27,6 +28,9 @@ struct cli_run {
 	int current;              /* the step running now */
 	int64_t progress_s;       /* the last second of a running call said */
 	int said_cannot_leave;
+	/* The thread each hold borrowed, in order (--json's "held"). */
+	struct rcall_hold_info *held;
+	int nheld, held_cap;
 	cli_event_fn on_event;    /* what happens as it happens (cli_progress.c) */
 	void *event_arg;
 };

@@ -22,6 +22,30 @@ struct rcall_opts {
 	pid_t only_tid; /* borrow this thread only (--tid); 0: any at a safe point */
 };
 
+/* What borrowing a thread costs the service it serves, least first
+ * (rcall_rank.c ranks candidates by it). GONE: it no longer exists. */
+enum rcall_cost {
+	RCALL_COST_UNTIMED_WAIT,
+	RCALL_COST_TIMED_WAIT,
+	RCALL_COST_RUNNING,
+	RCALL_COST_GONE,
+};
+const char *rcall_cost_name(enum rcall_cost c); /* "untimed_wait"... */
+
+/* The thread a hold borrowed, and why that one (for --json and -v). */
+struct rcall_hold_info {
+	pid_t tid;
+	enum rcall_cost cost;  /* what it was doing when chosen */
+	char comm[32];
+	int rank, candidates;  /* its place in the ranking (1 first), of how many */
+};
+/* The current hold's thread: 0, or -EINVAL when none is held. */
+int rcall_held_info(const struct target *t, struct rcall_hold_info *out);
+/* The next holds run a call known to be long (a dump, a full report):
+ * in the first round a running thread is passed over while an idle one may
+ * be had (rcall_rank.c). */
+void rcall_set_long_call(struct target *t, int on);
+
 /* How long threads were held, for --json's hold_us_max / hold_us_total. */
 struct rcall_timing {
 	int holds;

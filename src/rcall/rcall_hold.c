@@ -183,8 +183,8 @@ static void let_go(struct target *t, struct rcall_held *h)
  * 1 not usable now (let go; reason says why), <0 an error that ends the
  * search. round: 0 first, 1 and later take sleepers with a timeout too.
  * alone: tid is the process's only thread. */
-static int try_thread(struct target *t, pid_t tid, int round, int alone, char *reason,
-		      size_t rlen)
+static int try_thread(struct target *t, pid_t tid, int round, int alone, int rank, int n,
+		      char *reason, size_t rlen)
 {
 	struct rcall_ctx *c = t->rc;
 	const int take_restartblock = round >= 1;
@@ -193,6 +193,15 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 	/* Not even seized. */
 	if (rcall_has_children(t, tid, alone, reason, rlen))
 		return 1;
+	/* A long call (a dump) does not go to a running thread while an
+	 * idle one may still be had: the service's serving thread would
+	 * stop for the whole call (rcall_rank.c). */
+	const enum rcall_cost cost = c->only_tid ? rcall_wait_cost(t, tid) : rcall_ranked_cost(t, tid);
+	if (c->long_call && round == 0 && !c->only_tid && !alone && cost == RCALL_COST_RUNNING) {
+		snprintf(reason, rlen, "thread %d is running; a long call tries idle threads first",
+			 (int)tid);
+		return 1;
+	}
 	core_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
@@ -201,6 +210,9 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, char *r
 		return -ENOMEM;
 	h->tid = tid;
 	h->wait_began = began;
+	h->cost = cost;
+	h->rank = rank;
+	h->candidates = n;
 	int e = rcall_stop_thread(t, tid, h);
 	if (e) {
 		drop_hold(h);
@@ -354,9 +366,15 @@ int rcall_hold(struct target *t)
 		}
 		e = 1;
 		int others = 0; /* passed over for another reason than room */
+		/* Least costly to the service first (rcall_rank.c). */
+		if (!c->only_tid && (n = rcall_rank(t, tids, n)) < 0) {
+			e = n;
+			break;
+		}
 		for (int i = 0; i < n && core_now_us() < c->deadline; i++) {
 			const unsigned no_room = c->no_scratch_n;
-			if ((e = try_thread(t, tids[i], round, all == 1, reason, sizeof(reason))) <= 0)
+			if ((e = try_thread(t, tids[i], round, all == 1, i + 1, n, reason,
+					    sizeof(reason))) <= 0)
 				break;
 			others += c->no_scratch_n == no_room;
 		}

@@ -49,6 +49,8 @@ struct rcall_reissue {
 /* One held thread, as found and as changed. */
 struct rcall_held {
 	pid_t tid;
+	enum rcall_cost cost;   /* what it was doing when chosen (rcall_rank.c) */
+	int rank, candidates;   /* its place in that ranking, of how many */
 	core_usec_t since;        /* when the thread was stopped */
 	arch_gpregs_t regs;     /* as found */
 	unsigned char *fpstate; /* as found, fplen bytes */
@@ -130,12 +132,16 @@ struct rcall_ctx {
 	struct rcall_straggler *stragglers;
 	size_t nstragglers, stragglers_cap;
 	pid_t only_tid;          /* borrow this thread only (--tid) */
+	int long_call;           /* the holds run a long call (rcall_set_long_call) */
 	/* Why the last hold that timed out found none (rcall_hold_miss). */
 	enum rcall_miss miss;
 	char miss_reason[200];
 	/* Why the last thread safe to hold had no scratch memory (no mapping,
 	 * no guarded stack with room), or "": rcall_hold's verdict. */
 	struct ja_reason no_scratch_why;
+	/* The last ranking of the candidates (rcall_rank.c). */
+	struct rcall_candidate *ranked;
+	int nranked, ranked_cap;
 	unsigned no_scratch_n;    /* threads refused for it in this hold's search */
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
@@ -233,6 +239,25 @@ int rcall_syscall_crash_safe(const struct target *t, int nargs);
  * be dated, so it is taken as it is (restart block, return trap). */
 #define RCALL_WAIT_LONG_SLEEP 5
 int rcall_wait_timed(struct target *t, pid_t tid);
+/* What borrowing tid costs the service, from what it is blocked in now
+ * (rcall_wait.c): a wait with no timeout (a futex or condition variable,
+ * read, accept, poll or epoll with -1, sigwait, pause) least, a timed wait
+ * next, a thread running or runnable most. */
+enum rcall_cost rcall_wait_cost(struct target *t, pid_t tid);
+/* A thread to try, with what borrowing it costs and when it last started
+ * to run (ms on the scheduler's clock, 0 unknown). */
+struct rcall_candidate {
+	pid_t tid;
+	enum rcall_cost cost;
+	double last_ran;
+};
+/* Order tids[0..n) by cost, then idle longest first (rcall_rank.c); drops
+ * threads that are gone. The new count, or -ENOMEM. */
+int rcall_rank(struct target *t, pid_t *tids, int n);
+/* qsort's order of two candidates. */
+int rcall_rank_compare(const void *a, const void *b);
+/* tid's cost as the last ranking saw it. */
+enum rcall_cost rcall_ranked_cost(const struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
 int rcall_wait_watch(struct target *t, pid_t tid, core_usec_t deadline, core_usec_t *began);

@@ -89,6 +89,7 @@ void rcall_free(struct target *t)
 	rcall_release(t);
 	rcall_sweep_wait(t, 2000000);
 	free(t->rc->stragglers);
+	free(t->rc->ranked);
 	rcall_unwind_free(t->rc);
 	free(t->rc);
 	t->rc = NULL;

@@ -316,6 +316,27 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 	return c->flags & LEFT_WRITTEN ? 0 : RCALL_WAIT_TIMED;
 }
 
+enum rcall_cost rcall_wait_cost(struct target *t, pid_t tid)
+{
+	char *text = rcall_reads.task_file(t->io_pid, tid, "syscall");
+	if (!text)
+		return RCALL_COST_GONE;
+	/* "running" (on a CPU or runnable), or "-1 SP PC": not in a call. */
+	struct arch_blocked_call b;
+	pt_parse_blocked_call(text, &b);
+	free(text);
+	if (!b.valid)
+		return RCALL_COST_RUNNING;
+	const struct timed_call *c = timed_call(b.nr);
+	if (!c)
+		return RCALL_COST_UNTIMED_WAIT; /* read, accept, pause, sigwait... */
+	/* A socket's own timeout is not known from outside: as timed. */
+	if (c->at == ON_SOCKET)
+		return is_socket(t->io_pid, b.args[c->arg]) ? RCALL_COST_TIMED_WAIT
+							    : RCALL_COST_UNTIMED_WAIT;
+	return timeout_us(t, c, b.args) > 0 ? RCALL_COST_TIMED_WAIT : RCALL_COST_UNTIMED_WAIT;
+}
+
 int rcall_wait_timed(struct target *t, pid_t tid)
 {
 	unsigned long long sleeps;
