@@ -220,7 +220,7 @@ static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
 START_TEST(wait_kinds)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL };
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL, NULL };
 	const uint64_t sigwait[6] = { 0x1000, 0, AT, 8 }, sigwait_forever[6] = { 0x1000, 0, 0, 8 };
 	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait, 1, 0), RCALL_WAIT_TIMED);
 	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait_forever, 1, 0), 0);
@@ -281,7 +281,7 @@ static int woken(unsigned long long arrivals, unsigned long long sleeps,
 START_TEST(woken_before_the_interrupt)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL };
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL, NULL };
 	ck_assert_int_eq(woken(21, 11, 3), 1);
 	ck_assert_int_eq(woken(22, 11, 4), 1); /* preempted on its way out too */
 	ck_assert_int_eq(woken(22, 12, 3), 0); /* slept twice: entered the call after the look */
@@ -413,7 +413,7 @@ static enum rcall_cost cost_in(long nr, const uint64_t a[6], int64_t sec)
 START_TEST(costs_and_ranking)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL };
+	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL, NULL };
 	const uint64_t cond[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2, 0 };   /* no timeout */
 	const uint64_t timed[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2, AT }; /* 5 s */
 	const uint64_t rd[6] = { 3, 0x2000, 4096 };
@@ -448,6 +448,63 @@ START_TEST(costs_and_ranking)
 }
 END_TEST
 
+/* When a sleeping thread's wait began, from the scheduler's record
+ * (rcall_since.c): se.exec_start on its CPU's task clock, plus that CPU's
+ * offset to CLOCK_MONOTONIC; refused when the thread slept again while it
+ * was read, or when the files or the offset are not there. */
+static const char *since_status[2], *since_stat, *since_sched;
+static int since_reads;
+static char *since_file(pid_t pid, pid_t tid, const char *name)
+{
+	(void)pid, (void)tid;
+	const char *v = !strcmp(name, "status") ? since_status[since_reads++ % 2]
+			: !strcmp(name, "stat") ? since_stat
+			: !strcmp(name, "sched") ? since_sched
+						 : NULL;
+	return v ? strdup(v) : NULL;
+}
+static int since_cpu = -1;
+static int since_offset(int cpu, int64_t *offset)
+{
+	since_cpu = cpu;
+	*offset = core_now_us() - 5000000 - 29476180000LL; /* 5 s ago at exec_start */
+	return 0;
+}
+
+START_TEST(wait_start_from_the_scheduler)
+{
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	struct rcall_reads real = rcall_reads;
+	rcall_reads.task_file = since_file;
+	rcall_reads.clock_offset = since_offset;
+	since_status[0] = since_status[1] = "voluntary_ctxt_switches:\t41\n";
+	/* comm with a space and a parenthesis; field 39 (the CPU) is 1 */
+	since_stat = "11 (a (b) c) S 1 11 11 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 2 0 100 0 0 "
+		     "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+	since_sched = "x (11, #threads: 2)\n---\nse.exec_start                                :"
+		      "      29476180.000000\nse.vruntime : 1.0\n";
+	core_usec_t began = 0, before = core_now_us();
+	since_reads = 0;
+	ck_assert_int_eq(rcall_wait_since(&t, 11, &began), 0);
+	ck_assert_int_eq(since_cpu, 1);
+	ck_assert_int_ge(began, before - 5000000);
+	ck_assert_int_le(began, core_now_us() - 5000000);
+	/* It woke and slept again while exec_start was read: not its wait. */
+	since_status[1] = "voluntary_ctxt_switches:\t42\n";
+	since_reads = 0;
+	ck_assert_int_eq(rcall_wait_since(&t, 11, &began), -1);
+	since_status[1] = since_status[0];
+	/* A kernel without the sched file. */
+	since_sched = "nothing here\n";
+	ck_assert_int_eq(rcall_wait_since(&t, 11, &began), -1);
+	/* A start later than now is no start. */
+	since_sched = "se.exec_start : 99999999999.000000\n";
+	ck_assert_int_eq(rcall_wait_since(&t, 11, &began), -1);
+	rcall_reads = real;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
@@ -462,6 +519,7 @@ int main(void)
 	tcase_add_test(tc, children_keep_a_thread);
 	tcase_add_test(tc, frames_that_make_a_thread_unsafe);
 	tcase_add_test(tc, costs_and_ranking);
+	tcase_add_test(tc, wait_start_from_the_scheduler);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

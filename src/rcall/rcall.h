@@ -27,6 +27,9 @@ struct rcall_opts {
 enum rcall_cost {
 	RCALL_COST_UNTIMED_WAIT,
 	RCALL_COST_TIMED_WAIT,
+	/* A timed wait whose timeout cannot be known (a socket's SO_RCVTIMEO):
+	 * interrupted, it waits again in full, so it comes after the others. */
+	RCALL_COST_SOCKET_WAIT,
 	RCALL_COST_RUNNING,
 	RCALL_COST_GONE,
 };

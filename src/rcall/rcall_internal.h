@@ -239,6 +239,12 @@ int rcall_syscall_crash_safe(const struct target *t, int nargs);
  * be dated, so it is taken as it is (restart block, return trap). */
 #define RCALL_WAIT_LONG_SLEEP 5
 int rcall_wait_timed(struct target *t, pid_t tid);
+/* When tid's present wait began, from the scheduler's record of when it
+ * went to sleep (rcall_since.c): 0 and *began (CLOCK_MONOTONIC), or -1
+ * when that cannot be told. */
+int rcall_wait_since(struct target *t, pid_t tid, core_usec_t *began);
+/* The real clock_offset of rcall_reads (rcall_since.c). */
+int rcall_since_clock_offset(int cpu, int64_t *offset);
 /* What borrowing tid costs the service, from what it is blocked in now
  * (rcall_wait.c): a wait with no timeout (a futex or condition variable,
  * read, accept, poll or epoll with -1, sigwait, pause) least, a timed wait

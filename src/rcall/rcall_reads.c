@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "core_read.h"
 #include "pt.h"
+#include "rcall_internal.h"
 #include "rcall_reads.h"
 #include "sym_maps.h"
 
@@ -34,4 +35,5 @@ static int is_socket(pid_t pid, uint64_t fd)
 	return n >= 7 && !memcmp(link, "socket:", 7);
 }
 
-struct rcall_reads rcall_reads = { task_file, memory, is_socket, sym_maps_read };
+struct rcall_reads rcall_reads = { task_file, memory, is_socket, sym_maps_read,
+				   rcall_since_clock_offset };

@@ -26,6 +26,9 @@ struct rcall_reads {
 	int (*is_socket)(pid_t pid, uint64_t fd);
 	/* pid's mappings now (sym_maps_read): 0, or -errno. */
 	int (*maps)(pid_t pid, struct sym_maps *out);
+	/* CLOCK_MONOTONIC minus cpu's scheduler task clock, in microseconds
+	 * (rcall_since.c): 0, or -1 unknown. */
+	int (*clock_offset)(int cpu, int64_t *offset);
 };
 
 extern struct rcall_reads rcall_reads;

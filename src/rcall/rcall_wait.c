@@ -69,6 +69,10 @@
  * thread whose wait lasts longer is passed over). */
 #define WATCH_STEP_NS 200000
 #define WATCH_MAX_US 1500000
+/* Waits longer than this are dated by the scheduler, not watched: the
+ * choice of a thread then takes at most this long (issue: any waiting
+ * process, at once). */
+#define DATE_AFTER_US 400000
 /* Two looks further apart than this (jeattach itself descheduled on a
  * loaded machine) date a new wait too loosely to be taken, for the first
  * half of the watch; after that the closest dating seen is good enough (a
@@ -281,8 +285,10 @@ static int64_t timeout_us(struct target *t, const struct timed_call *c, const ui
 }
 
 /* What tid is doing now: is it asleep in a call whose interrupt would
- * stretch its timeout? Also its count of sleeps. 1 yes, 0 no, <0 error. */
-static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
+ * stretch its timeout? Also its count of sleeps, and the call's timeout
+ * (us, 0 none or unknown) if timeout_out. 1 yes, 0 no, <0 error. */
+static int look_timeout(struct target *t, pid_t tid, unsigned long long *sleeps,
+			int64_t *timeout_out)
 {
 	char *text = rcall_reads.task_file(t->io_pid, tid, "status");
 	if (!text)
@@ -305,6 +311,8 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 	int64_t timeout = timeout_us(t, c, b.args);
 	if (timeout <= 0)
 		return 0;
+	if (timeout_out)
+		*timeout_out = timeout;
 	if (c->flags & NOT_SHORTENED)
 		return RCALL_WAIT_LATE;
 	/* A restart-block sleep longer than a watch is taken as it is: its
@@ -314,6 +322,11 @@ static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
 		return timeout <= WATCH_MAX_US ? RCALL_WAIT_SLEEP : RCALL_WAIT_LONG_SLEEP;
 	/* The time left comes with the interrupt: no start to date. */
 	return c->flags & LEFT_WRITTEN ? 0 : RCALL_WAIT_TIMED;
+}
+
+static int look(struct target *t, pid_t tid, unsigned long long *sleeps)
+{
+	return look_timeout(t, tid, sleeps, NULL);
 }
 
 enum rcall_cost rcall_wait_cost(struct target *t, pid_t tid)
@@ -332,7 +345,7 @@ enum rcall_cost rcall_wait_cost(struct target *t, pid_t tid)
 		return RCALL_COST_UNTIMED_WAIT; /* read, accept, pause, sigwait... */
 	/* A socket's own timeout is not known from outside: as timed. */
 	if (c->at == ON_SOCKET)
-		return is_socket(t->io_pid, b.args[c->arg]) ? RCALL_COST_TIMED_WAIT
+		return is_socket(t->io_pid, b.args[c->arg]) ? RCALL_COST_SOCKET_WAIT
 							    : RCALL_COST_UNTIMED_WAIT;
 	return timeout_us(t, c, b.args) > 0 ? RCALL_COST_TIMED_WAIT : RCALL_COST_UNTIMED_WAIT;
 }
@@ -385,12 +398,26 @@ int rcall_wait_check(struct target *t, pid_t tid, int last_round, core_usec_t *b
 		     size_t rlen)
 {
 	struct rcall_ctx *c = t->rc;
-	int kind = rcall_wait_timed(t, tid);
+	unsigned long long sleeps;
+	int64_t timeout = 0;
+	int kind = look_timeout(t, tid, &sleeps, &timeout);
+	if (kind < 0)
+		kind = 0;
 	*began = kind == RCALL_WAIT_SOCKET ? 0 : -1;
 	if (kind && !last_round && !c->only_tid) {
 		snprintf(reason, rlen, "thread %d is in a timed wait; tried later", (int)tid);
 		return 1;
 	}
+	/* A wait longer than a watch should cost is dated by the scheduler
+	 * (rcall_since.c) instead of watched for its next start, which takes
+	 * as long as the wait. A short one is still watched: interrupted at
+	 * its start, it stays on time even if jeattach is killed during the
+	 * hold (the frame makes the call again whole; a dated wait is
+	 * interrupted anywhere in it, and a kill then makes it late by what
+	 * had passed). */
+	if ((kind == RCALL_WAIT_TIMED || kind == RCALL_WAIT_SLEEP || kind == RCALL_WAIT_LONG_SLEEP) &&
+	    timeout > DATE_AFTER_US && !rcall_wait_since(t, tid, began))
+		return 0;
 	if (kind == RCALL_WAIT_LONG_SLEEP) {
 		*began = 0; /* asleep since before this look: undated */
 		return 0;

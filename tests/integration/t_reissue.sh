@@ -34,14 +34,16 @@ for role in uring pwait2 waitv ppoll pselect nsleep usleep cnrel cnabs poll fute
 	done
 done
 pass "each kind borrowed with --tid, twice, crash-safe"
-# A sleep longer than a watch cannot be dated: taken at once, as before,
-# its restart block kept (the return trap: not crash-safe, exact).
+# A sleep longer than a watch is dated by the scheduler (rcall_since.c):
+# taken at once and crash-safe, re-made with what is left of its hour
+# (before, undated, it went through the return trap: not crash-safe). The
+# victim says if it ever returns.
 tid=$(victim_tid vs long)
 t0=$(date +%s%N)
 expect_rc 0 "$JEATTACH" -p "$vs" --tid "$tid" --get version --json
 [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt "$(slow 1000)" ] || fail "an hour's nanosleep was watched"
-[ "$(json_get "$OUT" "j['crash_safe']")" = False ] || fail "long sleep: $OUT"
-pass "an hour's nanosleep borrowed at once, its restart block kept"
+[ "$(json_get "$OUT" "j['crash_safe']")" = True ] || fail "long sleep: $OUT"
+pass "an hour's nanosleep borrowed at once, dated, crash-safe"
 # Several holds in one run: a hold that comes before the thread has made
 # its re-made call again (or while it sleeps in it) finds the call's
 # timeout pointing at the copy below the red zone, which its own frames
@@ -61,6 +63,7 @@ for i in 1 2 3 4; do
 done
 pass "threads chosen by jeattach, four times"
 grep -E 'EINTR|early|late by|returned' "$vs_out" | head -20 || true
+! grep -q '^long: returned' "$vs_out" || fail "the hour's nanosleep returned: $(grep '^long:' "$vs_out")"
 finish_victim vs
 
 # jeattach SIGKILLed at random instants while it holds a sleeper: the

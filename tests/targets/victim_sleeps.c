@@ -25,7 +25,8 @@
  * eintr=N early=N late=N max_late_us=N worst=KIND" (the last two for
  * information) and exits 0 if the first three are 0. With -k (the kill
  * storm, where a killed jeattach makes a relative sleep start over) a wait
- * may be up to one whole timeout late beyond the slack. */
+ * may be up to one whole timeout late beyond the slack. -L MS (first): every
+ * timeout MS instead of 300, as an idle server's event loop waits. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -45,7 +46,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TIMEOUT_MS 300
+/* 300 ms; -L MS: long waits, as an idle server's event loop makes them. */
+static long timeout_ms = 300;
+#define TIMEOUT_MS timeout_ms
 #define SLACK_MS 150
 static int64_t slack_us = SLACK_MS * 1000;
 static void *volatile keep;
@@ -70,14 +73,15 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static const struct timespec timeout = { 0, TIMEOUT_MS * 1000000L };
+static struct timespec timeout = { 0, 300 * 1000000L }; /* main sets it from timeout_ms */
 
 /* now + the timeout, on CLOCK_MONOTONIC */
 static struct timespec deadline(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += TIMEOUT_MS * 1000000L;
+	ts.tv_sec += TIMEOUT_MS / 1000;
+	ts.tv_nsec += TIMEOUT_MS % 1000 * 1000000L;
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
@@ -164,8 +168,8 @@ static void *pwait2_thread(void *arg)
 	(void)arg;
 	int ep = epoll_create1(0);
 	struct epoll_event ev;
-	struct timespec ts = timeout;
-	if (epoll_pwait2(ep, &ev, 1, &ts, NULL) < 0 && errno == ENOSYS) {
+	struct timespec ts = timeout, zero = { 0, 0 };
+	if (epoll_pwait2(ep, &ev, 1, &zero, NULL) < 0 && errno == ENOSYS) {
 		unavailable(PW, "epoll_pwait2 (Linux < 5.11)", errno);
 		return NULL;
 	}
@@ -193,7 +197,7 @@ static void *waitv_thread(void *arg)
 	static uint32_t word;
 	struct waitv w = { 0, (uint64_t)(uintptr_t)&word, 2 /* FUTEX2_SIZE_U32 */, 0 };
 	struct timespec now = deadline();
-	now.tv_sec -= 10; /* in the past: returns at once */
+	now.tv_sec -= 3600; /* in the past: returns at once */
 	if (syscall(SYS_futex_waitv, &w, 1, 0, &now, CLOCK_MONOTONIC) < 0 && errno == ENOSYS) {
 		unavailable(WV, "futex_waitv (Linux < 5.16)", errno);
 		return NULL;
@@ -359,6 +363,12 @@ static void *long_thread(void *arg)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "-L")) {
+		timeout_ms = atol(argv[2]);
+		argc -= 2, argv += 2;
+	}
+	timeout.tv_sec = timeout_ms / 1000;
+	timeout.tv_nsec = timeout_ms % 1000 * 1000000L;
 	int opt_k = argc > 1 && !strcmp(argv[1], "-k");
 	if (opt_k)
 		argc--, argv++;
