@@ -26,6 +26,12 @@ struct rcall_opts {
  * (rcall_rank.c ranks candidates by it). GONE: it no longer exists. */
 enum rcall_cost {
 	RCALL_COST_UNTIMED_WAIT,
+	/* With no timeout too, but a call the interrupt ends with a plain
+	 * EINTR (epoll_wait(-1)) that jeattach undoes at the stop: if it were
+	 * killed right there, the program would see it; a call the kernel
+	 * restarts by itself (read, a futex, accept, pause) has no such
+	 * moment. */
+	RCALL_COST_UNTIMED_EINTR,
 	RCALL_COST_TIMED_WAIT,
 	/* A timed wait whose timeout cannot be known (a socket's SO_RCVTIMEO):
 	 * interrupted, it waits again in full, so it comes after the others. */

@@ -19,8 +19,8 @@
 
 const char *rcall_cost_name(enum rcall_cost c)
 {
-	static const char *const names[] = { "untimed_wait", "timed_wait", "timed_wait", "running",
-					     "gone" };
+	static const char *const names[] = { "untimed_wait", "untimed_wait", "timed_wait",
+					     "timed_wait",   "running",	     "gone" };
 	return c <= RCALL_COST_GONE ? names[c] : "unknown";
 }
 

@@ -2,7 +2,10 @@
 /* The real readers behind rcall_reads.h. */
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 #include "core_read.h"
@@ -10,6 +13,7 @@
 #include "rcall_internal.h"
 #include "rcall_reads.h"
 #include "sym_maps.h"
+#include "target.h"
 
 static char *task_file(pid_t pid, pid_t tid, const char *name)
 {
@@ -33,6 +37,48 @@ static int is_socket(pid_t pid, uint64_t fd)
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
 	ssize_t n = readlink(path, link, sizeof(link) - 1);
 	return n >= 7 && !memcmp(link, "socket:", 7);
+}
+
+static char *self_sched(void)
+{
+	char *text = NULL;
+	FILE *f = fopen("/proc/thread-self/sched", "re");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	text = malloc(cap);
+	if (text)
+		n = fread(text, 1, cap - 1, f);
+	fclose(f);
+	if (text)
+		text[n] = 0;
+	return text;
+}
+
+/* CLOCK_MONOTONIC minus cpu's rq_clock_task, in microseconds (the real
+ * one behind rcall_reads.clock_offset). */
+int rcall_since_clock_offset(int cpu, int64_t *offset)
+{
+	cpu_set_t old, one;
+	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(old), &old))
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return -1; /* not allowed there (a cpuset): unknown */
+	/* Off the CPU and back on it: exec_start becomes that rq's
+	 * clock_task of this moment. */
+	struct timespec ts = { 0, 20000 };
+	nanosleep(&ts, NULL);
+	char *text = self_sched();
+	core_usec_t now = core_now_us();
+	int64_t mine = target_sched_exec_start_us(text);
+	free(text);
+	sched_setaffinity(0, sizeof(old), &old);
+	if (mine < 0)
+		return -1;
+	*offset = now - mine;
+	return 0;
 }
 
 struct rcall_reads rcall_reads = { task_file, memory, is_socket, sym_maps_read,

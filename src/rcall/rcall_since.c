@@ -14,7 +14,8 @@
  * its CPU's rq_clock_task, which leaves out IRQ and steal time and so
  * lags CLOCK_MONOTONIC by an offset of its own per CPU (6.43 s and 6.48 s
  * on the two CPUs here after 8 hours), growing slowly. That offset is
- * measured on the spot: jeattach moves itself to the thread's CPU, sleeps
+ * measured on the spot (rcall_reads.c, rcall_since_clock_offset): jeattach
+ * moves itself to the thread's CPU, sleeps
  * a few microseconds so that it is put back on that CPU afresh (which
  * sets its own exec_start to that rq's clock_task: set_next_entity ->
  * update_stats_curr_start), reads its own exec_start and CLOCK_MONOTONIC,
@@ -25,7 +26,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,92 +33,6 @@
 #include "rcall_internal.h"
 #include "rcall_reads.h"
 #include "target.h"
-
-/* exec_start in a sched file's text, in microseconds; -1 if absent. */
-static int64_t exec_start_us(const char *text)
-{
-	const char *v = text ? strstr(text, "se.exec_start") : NULL;
-	if (!v || !(v = strchr(v, ':')))
-		return -1;
-	/* "%lld.%06ld" milliseconds (SPLIT_NS) */
-	long long ms = 0, frac = 0;
-	int digits = 0;
-	const char *p = v + 1;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (sscanf(p, "%lld", &ms) != 1 || ms < 0)
-		return -1;
-	const char *dot = strchr(p, '.');
-	if (dot && dot < p + 24)
-		for (const char *q = dot + 1; *q >= '0' && *q <= '9' && digits < 6; q++, digits++)
-			frac = frac * 10 + (*q - '0');
-	while (digits++ < 6)
-		frac *= 10;
-	return ms * 1000 + frac / 1000;
-}
-
-/* The CPU a task last ran on: /proc/.../stat field 39, counted after the
- * comm's closing parenthesis (a comm may hold spaces and parentheses). */
-static int stat_cpu(const char *text)
-{
-	const char *p = text ? strrchr(text, ')') : NULL;
-	if (!p)
-		return -1;
-	p++;
-	/* fields 3.. follow: the 37th token after ')' is field 39 */
-	for (int field = 3; field < 39; field++) {
-		while (*p == ' ')
-			p++;
-		while (*p && *p != ' ')
-			p++;
-		if (!*p)
-			return -1;
-	}
-	int cpu = -1;
-	return sscanf(p, " %d", &cpu) == 1 ? cpu : -1;
-}
-
-static char *self_sched(void)
-{
-	char *text = NULL;
-	FILE *f = fopen("/proc/thread-self/sched", "re");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	text = malloc(cap);
-	if (text)
-		n = fread(text, 1, cap - 1, f);
-	fclose(f);
-	if (text)
-		text[n] = 0;
-	return text;
-}
-
-/* CLOCK_MONOTONIC minus cpu's rq_clock_task, in microseconds (the real
- * one behind rcall_reads.clock_offset). */
-int rcall_since_clock_offset(int cpu, int64_t *offset)
-{
-	cpu_set_t old, one;
-	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(old), &old))
-		return -1;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof(one), &one))
-		return -1; /* not allowed there (a cpuset): unknown */
-	/* Off the CPU and back on it: exec_start becomes that rq's
-	 * clock_task of this moment. */
-	struct timespec ts = { 0, 20000 };
-	nanosleep(&ts, NULL);
-	char *text = self_sched();
-	core_usec_t now = core_now_us();
-	int64_t mine = exec_start_us(text);
-	free(text);
-	sched_setaffinity(0, sizeof(old), &old);
-	if (mine < 0)
-		return -1;
-	*offset = now - mine;
-	return 0;
-}
 
 int rcall_wait_since(struct target *t, pid_t tid, core_usec_t *began)
 {
@@ -130,8 +44,8 @@ int rcall_wait_since(struct target *t, pid_t tid, core_usec_t *began)
 	const char *vb = b ? target_status_field(b, "voluntary_ctxt_switches") : NULL;
 	/* Asleep in the same wait while exec_start was read. */
 	int same = va && vb && strtoull(va, NULL, 10) == strtoull(vb, NULL, 10);
-	int cpu = stat_cpu(stat);
-	int64_t start = exec_start_us(sched), offset = 0;
+	int cpu = target_stat_cpu(stat);
+	int64_t start = target_sched_exec_start_us(sched), offset = 0;
 	free(a);
 	free(stat);
 	free(sched);

@@ -347,7 +347,9 @@ enum rcall_cost rcall_wait_cost(struct target *t, pid_t tid)
 	if (c->at == ON_SOCKET)
 		return is_socket(t->io_pid, b.args[c->arg]) ? RCALL_COST_SOCKET_WAIT
 							    : RCALL_COST_UNTIMED_WAIT;
-	return timeout_us(t, c, b.args) > 0 ? RCALL_COST_TIMED_WAIT : RCALL_COST_UNTIMED_WAIT;
+	if (timeout_us(t, c, b.args) > 0)
+		return RCALL_COST_TIMED_WAIT;
+	return c->flags & RESTARTS ? RCALL_COST_UNTIMED_WAIT : RCALL_COST_UNTIMED_EINTR;
 }
 
 int rcall_wait_timed(struct target *t, pid_t tid)

@@ -115,6 +115,12 @@ int target_threads(pid_t pid, pid_t *tids, int max);
 /* Thread tid's comm and start time (stat's field 22, clock ticks since
  * boot), the identity of a thread across tid reuse; -1 when gone. */
 int target_thread_stat(pid_t pid, pid_t tid, char *comm, size_t clen, unsigned long long *start);
+/* se.exec_start of a /proc/PID/task/TID/sched text, in microseconds on
+ * its CPU's scheduler task clock (kernel/sched/debug.c prints it in ms);
+ * -1 if absent. */
+int64_t target_sched_exec_start_us(const char *text);
+/* The CPU a task last ran on, from its /proc stat text (field 39); -1. */
+int target_stat_cpu(const char *text);
 /* Seconds since boot, in clock ticks (the unit of a thread's start time). */
 double target_uptime_ticks(void);
 /* How long thread tid has lived, in seconds; -1 when gone. */

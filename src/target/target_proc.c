@@ -114,3 +114,46 @@ int target_thread_age(pid_t pid, pid_t tid, double *seconds)
 	return 0;
 }
 
+/* exec_start in a sched file's text, in microseconds; -1 if absent. */
+int64_t target_sched_exec_start_us(const char *text)
+{
+	const char *v = text ? strstr(text, "se.exec_start") : NULL;
+	if (!v || !(v = strchr(v, ':')))
+		return -1;
+	/* "%lld.%06ld" milliseconds (SPLIT_NS) */
+	long long ms = 0, frac = 0;
+	int digits = 0;
+	const char *p = v + 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (sscanf(p, "%lld", &ms) != 1 || ms < 0)
+		return -1;
+	const char *dot = strchr(p, '.');
+	if (dot && dot < p + 24)
+		for (const char *q = dot + 1; *q >= '0' && *q <= '9' && digits < 6; q++, digits++)
+			frac = frac * 10 + (*q - '0');
+	while (digits++ < 6)
+		frac *= 10;
+	return ms * 1000 + frac / 1000;
+}
+
+/* The CPU a task last ran on: /proc/.../stat field 39, counted after the
+ * comm's closing parenthesis (a comm may hold spaces and parentheses). */
+int target_stat_cpu(const char *text)
+{
+	const char *p = text ? strrchr(text, ')') : NULL;
+	if (!p)
+		return -1;
+	p++;
+	/* fields 3.. follow: the 37th token after ')' is field 39 */
+	for (int field = 3; field < 39; field++) {
+		while (*p == ' ')
+			p++;
+		while (*p && *p != ' ')
+			p++;
+		if (!*p)
+			return -1;
+	}
+	int cpu = -1;
+	return sscanf(p, " %d", &cpu) == 1 ? cpu : -1;
+}

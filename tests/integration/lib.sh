@@ -139,8 +139,13 @@ pass() { echo "ok: $*"; }
 start_victim_env() {
 	name=$1; venv=$2; bin=$3; shift 3
 	out="$WORK/$name.out"
+	# Emptied here, not by the background shell's redirection, which may
+	# run after the wait below has read a previous victim's "ready" (a
+	# loaded machine: t_coro took a finished victim's thread for the new
+	# one's).
+	: >"$out"
 	# shellcheck disable=SC2086
-	env MALLOC_CONF=prof:true,prof_active:false $venv "$bin" "$@" >"$out" 2>&1 &
+	env MALLOC_CONF=prof:true,prof_active:false $venv "$bin" "$@" >>"$out" 2>&1 &
 	pid=$!
 	track "$pid"
 	i=0
