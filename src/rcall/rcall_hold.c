@@ -53,12 +53,30 @@ static int save_thread(struct target *t, struct rcall_held *h)
  * __errno_location() gives its address: one call, done first. */
 static int save_errno(struct target *t, struct rcall_held *h)
 {
-	uint64_t addr;
-	if (!t->rc->errno_location)
+	struct rcall_ctx *c = t->rc;
+	uint64_t addr, tp = arch_thread_pointer(&h->regs);
+	if (!c->errno_location)
 		return 0;
-	int e = rcall(t, t->rc->errno_location, NULL, 0, &addr);
-	if (e)
-		return e;
+	/* errno lives in libc's static TLS block, at the same distance from
+	 * every thread's thread pointer (glibc lays static TLS out once for
+	 * all threads: TLS variant II on x86_64, I on arm64): once two
+	 * threads' lookups agree on that distance, later holds add it to
+	 * their thread pointer instead of a call. */
+	if (c->errno_off_state == 2 && tp) {
+		addr = tp + (uint64_t)c->errno_off;
+	} else {
+		int e = rcall(t, c->errno_location, NULL, 0, &addr);
+		if (e)
+			return e;
+		const int64_t off = (int64_t)(addr - tp);
+		if (tp && c->errno_off_state == 0) {
+			c->errno_off = off;
+			c->errno_off_tid = h->tid;
+			c->errno_off_state = 1;
+		} else if (tp && c->errno_off_state == 1 && h->tid != c->errno_off_tid) {
+			c->errno_off_state = off == c->errno_off ? 2 : -1;
+		}
+	}
 	if (pt_read(h->tid, addr, &h->errno_val, sizeof(h->errno_val)))
 		return 0; /* not readable: leave errno alone rather than guess */
 	h->errno_addr = addr;

@@ -133,6 +133,12 @@ struct rcall_ctx {
 	size_t nstragglers, stragglers_cap;
 	pid_t only_tid;          /* borrow this thread only (--tid) */
 	int long_call;           /* the holds run a long call (rcall_set_long_call) */
+	/* errno's distance from a thread pointer (rcall_hold.c save_errno):
+	 * state 0 unknown, 1 seen on errno_off_tid, 2 agreed by a second
+	 * thread (used without a call), -1 they disagreed (always a call). */
+	int64_t errno_off;
+	pid_t errno_off_tid;
+	int errno_off_state;
 	/* Why the last hold that timed out found none (rcall_hold_miss). */
 	enum rcall_miss miss;
 	char miss_reason[200];
