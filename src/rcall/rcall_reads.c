@@ -39,22 +39,6 @@ static int is_socket(pid_t pid, uint64_t fd)
 	return n >= 7 && !memcmp(link, "socket:", 7);
 }
 
-static char *self_sched(void)
-{
-	char *text = NULL;
-	FILE *f = fopen("/proc/thread-self/sched", "re");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	text = malloc(cap);
-	if (text)
-		n = fread(text, 1, cap - 1, f);
-	fclose(f);
-	if (text)
-		text[n] = 0;
-	return text;
-}
-
 /* CLOCK_MONOTONIC minus cpu's rq_clock_task, in microseconds (the real
  * one behind rcall_reads.clock_offset). */
 int rcall_since_clock_offset(int cpu, int64_t *offset)
@@ -70,13 +54,16 @@ int rcall_since_clock_offset(int cpu, int64_t *offset)
 	 * clock_task of this moment. */
 	struct timespec ts = { 0, 20000 };
 	nanosleep(&ts, NULL);
-	char *text = self_sched();
+	char *text = NULL;
+	const int there = sched_getcpu() == cpu;
+	if (there && core_read_file("/proc/thread-self/sched", CORE_READ_PROC_MAX, &text, NULL))
+		text = NULL;
 	core_usec_t now = core_now_us();
-	int64_t mine = target_sched_exec_start_us(text);
+	int64_t mine = text ? target_sched_exec_start_us(text) : -1;
 	free(text);
 	sched_setaffinity(0, sizeof(old), &old);
 	if (mine < 0)
-		return -1;
+		return -1; /* not moved there, or no sched file */
 	*offset = now - mine;
 	return 0;
 }
