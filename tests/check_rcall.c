@@ -199,11 +199,10 @@ static int recorded_socket(pid_t pid, uint64_t fd)
 #define AT 0x7ffd1000ULL
 /* Thread 11 of pid 10, asleep in call nr with these arguments (proc_pid_syscall:
  * "NR ARG1 ... ARG6 SP PC"); its timespec at AT, if any. */
-static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
+static void record_wait(struct target *t, long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
 {
-	struct target t;
-	memset(&t, 0, sizeof(t));
-	t.pid = t.io_pid = 10;
+	memset(t, 0, sizeof(*t));
+	t->pid = t->io_pid = 10;
 	snprintf(rec.status, sizeof(rec.status), "voluntary_ctxt_switches:\t5\n");
 	snprintf(rec.syscall, sizeof(rec.syscall),
 		 "%ld 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x7ffd0f00 0x7f0000001000\n", nr,
@@ -212,6 +211,12 @@ static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
 	rec.at = AT;
 	rec.ts[0] = sec;
 	rec.ts[1] = nsec;
+}
+
+static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
+{
+	struct target t;
+	record_wait(&t, nr, a, sec, nsec);
 	return rcall_wait_timed(&t, 11);
 }
 
@@ -398,15 +403,7 @@ END_TEST
 static enum rcall_cost cost_in(long nr, const uint64_t a[6], int64_t sec)
 {
 	struct target t;
-	memset(&t, 0, sizeof(t));
-	t.pid = t.io_pid = 10;
-	snprintf(rec.syscall, sizeof(rec.syscall),
-		 "%ld 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x7ffd0f00 0x7f0000001000\n", nr,
-		 (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)a[2],
-		 (unsigned long long)a[3], (unsigned long long)a[4], (unsigned long long)a[5]);
-	rec.at = AT;
-	rec.ts[0] = sec;
-	rec.ts[1] = 0;
+	record_wait(&t, nr, a, sec, 0);
 	return rcall_wait_cost(&t, 11);
 }
 
