@@ -45,6 +45,7 @@ static volatile pid_t coro_tid;
 static ucontext_t coro_ctx, back_ctx;
 static int use_nanosleep;
 static size_t stack_size = STACK_SIZE;
+static size_t block_len = BLOCK;
 #define CANARY 2048
 
 /* The only writer of the counter: any other value seen was put there by
@@ -125,6 +126,13 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
+	/* pthread_attr_setstack refuses a stack under PTHREAD_STACK_MIN:
+	 * 16 KiB on x86_64, 128 KiB on arm64 (64 KiB pages). */
+	size_t own_stack = STACK_SIZE;
+	if (own_thread && (size_t)PTHREAD_STACK_MIN > own_stack)
+		own_stack = (size_t)PTHREAD_STACK_MIN;
+	if (STACK_AT + own_stack > block_len)
+		block_len = STACK_AT + own_stack;
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	sigset_t set;
 	sigemptyset(&set);
@@ -136,13 +144,13 @@ int main(int argc, char **argv)
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (r == MAP_FAILED || mprotect(r, 4096, PROT_NONE))
 			return 3;
-		block = r + len - BLOCK;
+		block = r + len - block_len;
 	} else {
-		block = malloc(BLOCK);
+		block = malloc(block_len);
 	}
 	if (!block || pipe(sleeper))
 		return 3;
-	memset(block, 0, BLOCK);
+	memset(block, 0, block_len);
 	memset(block + STACK_AT - CANARY, 0x5a, CANARY);
 	counter = (volatile uint64_t *)(block + STACK_AT - 4096);
 	pthread_t t;
@@ -151,7 +159,7 @@ int main(int argc, char **argv)
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
 		/* No guard page: the block below is the counter's. */
-		if (pthread_attr_setstack(&attr, block + STACK_AT, STACK_SIZE) ||
+		if (pthread_attr_setstack(&attr, block + STACK_AT, own_stack) ||
 		    pthread_create(&t, &attr, small_thread, NULL))
 			return 4;
 	} else {

@@ -117,7 +117,8 @@ static void judge(int kind, int64_t began, int err, int timed_out)
 	}
 	if (late > slack_us) {
 		late_count++;
-		fprintf(stderr, "%s: late by %ld us\n", names[kind], (long)late);
+		fprintf(stderr, "%s: late by %ld us (began %.3f, ended %.3f)\n", names[kind], (long)late,
+			began / 1e6, now_us() / 1e6);
 	}
 }
 

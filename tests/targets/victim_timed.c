@@ -68,8 +68,11 @@ static void judge(const char *kind, int64_t began, long r, int timed_out)
 		max_late_us = late;
 		worst_kind = kind;
 	}
-	if (late > slack_us)
+	if (late > slack_us) {
 		late_count++;
+		fprintf(stderr, "%s: late by %ld us, began at %ld, ended at %ld\n", kind, (long)late,
+			(long)began, (long)now_us());
+	}
 }
 
 static const struct timespec timeout = { 0, TIMEOUT_MS * 1000000L };

@@ -105,8 +105,9 @@ static void judge(int64_t began, long r, int timed_out)
 		late_count++;
 		/* What a failing run needs to be understood, on the victim's
 		 * output (the test shows it). */
-		printf("late wait: %ld us after its timeout, %ld us after the spinner let go\n",
-		       (long)(took - TIMEOUT_MS * 1000), (long)(now - released));
+		printf("late wait: %ld us after its timeout, %ld us after the spinner let go (began %.3f, released %.3f, ended %.3f)\n",
+		       (long)(took - TIMEOUT_MS * 1000), (long)(now - released), began / 1e6,
+		       released / 1e6, now / 1e6);
 		fflush(stdout);
 	}
 }
