@@ -225,7 +225,8 @@ static int waiting_in(long nr, const uint64_t a[6], int64_t sec, int64_t nsec)
 START_TEST(wait_kinds)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL, NULL };
+	rcall_reads = (struct rcall_reads){ .task_file = recorded_file, .memory = recorded_memory,
+					    .is_socket = recorded_socket };
 	const uint64_t sigwait[6] = { 0x1000, 0, AT, 8 }, sigwait_forever[6] = { 0x1000, 0, 0, 8 };
 	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait, 1, 0), RCALL_WAIT_TIMED);
 	ck_assert_int_eq(waiting_in(SYS_rt_sigtimedwait, sigwait_forever, 1, 0), 0);
@@ -286,7 +287,8 @@ static int woken(unsigned long long arrivals, unsigned long long sleeps,
 START_TEST(woken_before_the_interrupt)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL, NULL };
+	rcall_reads = (struct rcall_reads){ .task_file = recorded_file, .memory = recorded_memory,
+					    .is_socket = recorded_socket };
 	ck_assert_int_eq(woken(21, 11, 3), 1);
 	ck_assert_int_eq(woken(22, 11, 4), 1); /* preempted on its way out too */
 	ck_assert_int_eq(woken(22, 12, 3), 0); /* slept twice: entered the call after the look */
@@ -374,6 +376,74 @@ START_TEST(children_keep_a_thread)
 }
 END_TEST
 
+/* The process's children across its threads (rcall_kids.c), as a
+ * shared scratch mapping's fork check reads them: threads 10 (the
+ * leader), 11 and 12, with children files recorded per thread. */
+static const char *kid_files[3];
+static int kid_threads = 3;
+static char *recorded_kid_file(pid_t pid, pid_t tid, const char *name)
+{
+	(void)pid;
+	if (strcmp(name, "children") || tid < 10)
+		return NULL;
+	if (tid == 309) /* the last of a long list */
+		return strdup("777");
+	return tid <= 12 && kid_files[tid - 10] ? strdup(kid_files[tid - 10]) : NULL;
+}
+static int recorded_tasks(pid_t pid, pid_t *tids, int max)
+{
+	(void)pid;
+	int n = 0;
+	for (int i = 0; i < kid_threads && n < max; i++)
+		tids[n++] = 10 + i;
+	return n;
+}
+
+START_TEST(children_across_threads)
+{
+	struct rcall_reads real = rcall_reads;
+	rcall_reads.task_file = recorded_kid_file;
+	rcall_reads.tasks = recorded_tasks;
+	struct rcall_kids before = { 0 }, after = { 0 };
+	kid_files[0] = "200 ";
+	kid_files[1] = "";
+	kid_files[2] = "300 301 ";
+	ck_assert_int_eq(rcall_kids_read(10, &before), 0);
+	ck_assert_int_eq(before.n, 3);
+	/* The same children, listed by other threads (the thread that forked
+	 * them ended: they went to another of the process): nothing new. */
+	kid_files[0] = "301 300 200 ";
+	kid_files[2] = NULL; /* ended since the listing */
+	ck_assert_int_eq(rcall_kids_read(10, &after), 0);
+	ck_assert_int_eq(rcall_kids_added(&before, &after), 0);
+	/* One child gone, none new: nothing new. */
+	kid_files[0] = "200 ";
+	ck_assert_int_eq(rcall_kids_read(10, &after), 0);
+	ck_assert_int_eq(rcall_kids_added(&before, &after), 0);
+	/* A child forked by a thread that had none. */
+	kid_files[1] = "302";
+	ck_assert_int_eq(rcall_kids_read(10, &after), 0);
+	ck_assert_int_eq(after.n, 2);
+	ck_assert_int_eq(rcall_kids_added(&before, &after), 1);
+	/* No children file for the leader: no such files here, unknown. */
+	kid_files[0] = NULL;
+	ck_assert_int_eq(rcall_kids_read(10, &after), -ENOENT);
+	/* A process with more threads than the first listing had room for
+	 * (256): listed again, larger; the last thread's child counts. */
+	kid_threads = 300;
+	kid_files[0] = "200 ";
+	kid_files[1] = "";
+	kid_files[2] = NULL;
+	ck_assert_int_eq(rcall_kids_read(10, &after), 0);
+	ck_assert_int_eq(after.n, 2);
+	ck_assert_int_eq(rcall_kids_added(&before, &after), 1);
+	kid_threads = 3;
+	rcall_kids_free(&before);
+	rcall_kids_free(&after);
+	rcall_reads = real;
+}
+END_TEST
+
 /* The safe-point rule frame by frame (rcall_safepoint.c): a thread
  * stopped in clone's return inside _Fork, between jemalloc's prefork and
  * parent handlers, has no jemalloc frame but holds every jemalloc lock
@@ -410,7 +480,8 @@ static enum rcall_cost cost_in(long nr, const uint64_t a[6], int64_t sec)
 START_TEST(costs_and_ranking)
 {
 	struct rcall_reads real = rcall_reads;
-	rcall_reads = (struct rcall_reads){ recorded_file, recorded_memory, recorded_socket, NULL, NULL };
+	rcall_reads = (struct rcall_reads){ .task_file = recorded_file, .memory = recorded_memory,
+					    .is_socket = recorded_socket };
 	const uint64_t cond[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2, 0 };   /* no timeout */
 	const uint64_t timed[6] = { 0x1000, FUTEX_WAIT_PRIVATE, 2, AT }; /* 5 s */
 	const uint64_t rd[6] = { 3, 0x2000, 4096 };
@@ -518,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, woken_before_the_interrupt);
 	tcase_add_test(tc, stack_known_for_the_first_frames);
 	tcase_add_test(tc, children_keep_a_thread);
+	tcase_add_test(tc, children_across_threads);
 	tcase_add_test(tc, frames_that_make_a_thread_unsafe);
 	tcase_add_test(tc, costs_and_ranking);
 	tcase_add_test(tc, wait_start_from_the_scheduler);

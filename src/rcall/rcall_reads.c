@@ -69,4 +69,4 @@ int rcall_since_clock_offset(int cpu, int64_t *offset)
 }
 
 struct rcall_reads rcall_reads = { task_file, memory, is_socket, sym_maps_read,
-				   rcall_since_clock_offset };
+				   rcall_since_clock_offset, target_threads };

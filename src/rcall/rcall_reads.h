@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* What the thread level's decisions read of a live thread (is its wait
- * timed, and how long; was it woken before the interrupt; has it children;
- * has its stack room for a frame), through one
+ * timed, and how long; was it woken before the interrupt; has it children,
+ * has the process new ones; has its stack room for a frame), through one
  * table of function pointers: the real /proc and memory readers by default,
  * recorded states in unit tests (tests/check_rcall.c), as jemalloc's
  * JET_MUTABLE hooks let its tests replace what prof_sys.c reads. Nothing
@@ -29,6 +29,9 @@ struct rcall_reads {
 	/* CLOCK_MONOTONIC minus cpu's scheduler task clock, in microseconds
 	 * (rcall_since.c): 0, or -1 unknown. */
 	int (*clock_offset)(int cpu, int64_t *offset);
+	/* pid's thread ids, at most max (target_threads): how many, or
+	 * -errno. */
+	int (*tasks)(pid_t pid, pid_t *tids, int max);
 };
 
 extern struct rcall_reads rcall_reads;

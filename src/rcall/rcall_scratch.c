@@ -141,8 +141,8 @@ int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h)
 }
 
 /* No mapping: the region below the red zone if the thread's stack is a
- * real one with room (rcall_stack_room), else refused with cause. */
-static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, int e)
+ * real one with room (rcall_stack_room), else refused with why. */
+static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, struct ja_reason why)
 {
 	struct sym_maps maps = { 0 };
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
@@ -154,9 +154,83 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, int e)
 		use_dead_stack(h);
 		return 0;
 	}
-	target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_SCRATCH, .err = -e,
-					     .n = SCRATCH_MAP_LEN / 1024 });
+	target_reason(t, why);
 	return -JA_ERR_NO_SCRATCH;
+}
+
+static int no_mapping(struct target *t, struct rcall_held *h, int e)
+{
+	return dead_stack_or_refuse(t, h, (struct ja_reason){ .kind = JA_WHY_NO_SCRATCH, .err = -e,
+							      .n = SCRATCH_MAP_LEN / 1024 });
+}
+
+/* Keep the mapping from fork children (MADV_DONTFORK: dup_mmap skips
+ * VM_DONTCOPY areas): nothing of jeattach's may outlive the hold there
+ * either. Its frame goes where the mmap's went, below the red zone:
+ * nothing is written into the mapping before it is marked (a frame written
+ * there first was copied, 12 KiB of it, into a child forked in between:
+ * t_fork). */
+static int keep_from_children(struct target *t, struct rcall_held *h)
+{
+	const uint64_t adv[3] = { h->map_addr, SCRATCH_MAP_LEN, MADV_DONTFORK };
+	long ret = 0;
+	int e = rcall_syscall_allowed(t, SYS_madvise, adv, 3, &ret);
+	if (e == -JA_ERR_LEFT || e == -ESRCH)
+		return e;
+	if (e || ret) {
+		target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_DONTFORK,
+						     .err = e ? -e : (int)-ret });
+		return -JA_ERR_NO_SCRATCH;
+	}
+	return 0;
+}
+
+/* How often a shared mapping is made again after a child was forked
+ * between its mmap and its madvise. */
+#define SHARED_TRIES 3
+
+/* A shared mapping, where RLIMIT_DATA leaves no room for a private one. A
+ * child forked between its mmap and its madvise would share its pages,
+ * and see (or write) what the hold puts there, not merely keep an
+ * untouched copy as with a private one. So the process's children are
+ * compared before the mmap and after the madvise: on a new one the
+ * mapping is unmapped before anything is written in it (the child keeps
+ * zero pages no one else holds) and made again. Children that cannot be
+ * listed, or a child at every try: no mapping. 0 (h->map_addr set and
+ * marked, or the dead stack), or -errno. */
+static int map_shared_unforked(struct target *t, struct rcall_held *h)
+{
+	struct rcall_kids before = { 0 }, after = { 0 };
+	struct ja_reason why = { .kind = JA_WHY_FORKING, .n = SHARED_TRIES };
+	int e = 1;
+	for (int i = 0; i < SHARED_TRIES && e == 1; i++) {
+		if (rcall_kids_read(t->pid, &before)) {
+			why = (struct ja_reason){ .kind = JA_WHY_NO_CHILDREN_LIST };
+			break;
+		}
+		long addr = 0;
+		e = map_once(t, MAP_SHARED, &addr);
+		if (e) {
+			if (e != -JA_ERR_LEFT && e != -ESRCH)
+				e = no_mapping(t, h, e);
+			break;
+		}
+		h->map_addr = (uint64_t)addr;
+		e = keep_from_children(t, h);
+		if (e)
+			break;
+		int known = !rcall_kids_read(t->pid, &after);
+		if (known && !rcall_kids_added(&before, &after))
+			break;
+		if (!known)
+			why = (struct ja_reason){ .kind = JA_WHY_NO_CHILDREN_LIST };
+		e = rcall_scratch_close(t, h);
+		if (!e)
+			e = known ? 1 : 2;
+	}
+	rcall_kids_free(&before);
+	rcall_kids_free(&after);
+	return e > 0 ? dead_stack_or_refuse(t, h, why) : e;
 }
 
 int rcall_scratch_map(struct target *t, struct rcall_held *h)
@@ -168,35 +242,23 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	uint32_t verdict;
 	const uint64_t unmap[6] = { 0, SCRATCH_MAP_LEN };
 	if (rcall_seccomp(t, SYS_munmap, unmap, &verdict) || verdict != SECCOMP_RET_ALLOW)
-		return dead_stack_or_refuse(t, h, -JA_ERR_SECCOMP);
+		return no_mapping(t, h, -JA_ERR_SECCOMP);
 	int e = map_once(t, MAP_PRIVATE, &addr);
-	/* A private writable mapping counts against RLIMIT_DATA; a shared
-	 * anonymous one does not (mm/mmap.c, is_data_mapping: VM_WRITE
-	 * without VM_SHARED or VM_STACK), and, made for this hold and
-	 * unmapped at its end, shares nothing with anyone. */
-	if (e == -ENOMEM)
-		e = map_once(t, MAP_SHARED, &addr);
-	if (e == -JA_ERR_LEFT || e == -ESRCH)
-		return e;
-	if (e)
-		return dead_stack_or_refuse(t, h, e);
-	h->map_addr = (uint64_t)addr;
-	/* A child the process forks during the hold must not inherit it:
-	 * nothing of jeattach's may outlive the hold, there either
-	 * (MADV_DONTFORK: dup_mmap skips VM_DONTCOPY areas). Its frame goes
-	 * where the mmap's went, below the red zone: nothing is written into
-	 * the mapping before it is marked (a frame written there first was
-	 * copied, 12 KiB of it, into a child forked in between: t_fork). */
-	const uint64_t adv[3] = { h->map_addr, SCRATCH_MAP_LEN, MADV_DONTFORK };
-	long ret = 0;
-	e = rcall_syscall_allowed(t, SYS_madvise, adv, 3, &ret);
-	if (e == -JA_ERR_LEFT || e == -ESRCH)
-		return e;
-	if (e || ret) {
-		target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_DONTFORK,
-						     .err = e ? -e : (int)-ret });
-		return -JA_ERR_NO_SCRATCH;
+	if (!e) {
+		h->map_addr = (uint64_t)addr;
+		e = keep_from_children(t, h);
+	} else if (e == -ENOMEM) {
+		/* A private writable mapping counts against RLIMIT_DATA; a
+		 * shared anonymous one does not (mm/mmap.c, is_data_mapping:
+		 * VM_WRITE without VM_SHARED or VM_STACK). */
+		e = map_shared_unforked(t, h);
+		if (!e && !h->map_addr)
+			return 0; /* the dead stack */
+	} else if (e != -JA_ERR_LEFT && e != -ESRCH) {
+		return no_mapping(t, h, e);
 	}
+	if (e)
+		return e;
 	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
 	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
 	h->scratch_on_stack = 0;

@@ -272,12 +272,15 @@ require_ptrace() {
 
 # scratch_maps PID: the anonymous mappings of the size of jeattach's scratch
 # memory (rcall_scratch.c: 1 MiB + 64 KiB), as "start-end" lines.
+# A process that is gone has none.
 scratch_maps() {
-	while read -r range perm off dev inode path; do
-		[ -z "$path" ] || continue
+	{ while read -r range perm off dev inode path; do
+		# Private anonymous (no path), or shared anonymous (a shmem file:
+		# mm/shmem.c shmem_zero_setup), as under RLIMIT_DATA.
+		case $path in '' | '/dev/zero (deleted)') ;; *) continue ;; esac
 		s=${range%-*} e=${range#*-}
 		[ $((0x$e - 0x$s)) = 1114112 ] && echo "$range"
-	done <"/proc/$1/maps" | sort
+	done <"/proc/$1/maps"; } 2>/dev/null | sort
 }
 
 # jeprof prunes a jemalloc backtrace at the last frame named like an

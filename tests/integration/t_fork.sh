@@ -63,26 +63,67 @@ pass "activate, dump, stats, deactivate on a forking process; it never stopped a
 # A fork that lands between the mmap and its madvise (microseconds; no
 # mmap flag says "not inherited") copies the mapping before anything of
 # jeattach's is written into it: such a child may keep an untouched one,
-# counted and reported; a copy with any page in it is a failure.
-# scratch_rss PID: the resident KiB of PID's mappings of the scratch size.
-scratch_rss() {
-	for r in $(scratch_maps "$1"); do
-		awk -v r="$r" '$1 == r { on = 1; next } on && /^Rss:/ { print $2; exit }' "/proc/$1/smaps"
-	done | awk '{ s += $1 } END { print s + 0 }'
+# counted and reported; a copy with any byte of jeattach's in it is a
+# failure. Under an RLIMIT_DATA that leaves room only for a shared mapping,
+# such a child would share the pages themselves and see what the hold
+# writes later: jeattach compares the process's children before the mmap
+# and after the madvise and, on a new one, unmaps before writing
+# (rcall_scratch.c). A child's copy is read through /proc/CHILD/mem, which
+# shows a shared mapping's pages even where the child never touched them.
+# scratch_written PID: the bytes other than 0 in PID's mappings of the
+# scratch size.
+scratch_written() {
+	scratch_maps "$1" | python3 -c '
+import sys
+n = 0
+with open("/proc/%s/mem" % sys.argv[1], "rb", 0) as m:
+    for line in sys.stdin:
+        s, e = (int(x, 16) for x in line.split("-"))
+        m.seek(s)
+        n += sum(1 for b in m.read(e - s) if b)
+print(n)' "$1" 2>/dev/null || echo 0
 }
-start_victim fs "$TARGETS/victim_fork" -s
+# children_look PID: every child of PID now; fails on one that holds a
+# scratch mapping with anything in it.
+children_look() {
+	for c in $(pgrep -P "$1"); do
+		seen=$((seen + 1))
+		[ -n "$(scratch_maps "$c")" ] || continue
+		n=$(scratch_written "$c")
+		[ "$n" = 0 ] || fail "child $c of the victim ($2) holds a scratch mapping with $n bytes of jeattach's in it"
+		empty=$((empty + 1))
+	done
+}
+# A hold of the allocating worker lasts over a second on an emulated
+# machine (--stats=full while the forker's forks hold jemalloc's locks):
+# a stall there is a stretch of SLOWDOWN seconds without progress (1 s
+# natively).
+start_victim_env fs "VICTIM_STALL_S=$(slow 1)" "$TARGETS/victim_fork" -s
 i=0 seen=0 empty=0
 while [ $i -lt 15 ]; do
 	i=$((i + 1))
 	expect_rc 0 bounded "$(slow 60)" "$JEATTACH" -p "$fs" --stats=full --dump "$WORK/fs$i.heap"
-	for c in $(pgrep -P "$fs"); do
-		seen=$((seen + 1))
-		[ -n "$(scratch_maps "$c")" ] || continue
-		rss=$(scratch_rss "$c")
-		[ "$rss" = 0 ] || fail "child $c of the victim inherited the scratch mapping with $rss KiB in it"
-		empty=$((empty + 1))
-	done
+	children_look "$fs" private
 done
 [ $seen -gt 0 ] || fail "no child of the victim was alive to look at"
 finish_victim fs
 pass "$seen children looked at around 15 holds: none inherited what jeattach wrote ($empty kept an untouched copy, forked between the mmap and its madvise)"
+
+# Under an RLIMIT_DATA 1 MiB above use the scratch mapping is a shared
+# one. victim_fork -q forks every half millisecond, so that forks land
+# between the mmap and the madvise, and its children read their copies of
+# a scratch-sized mapping themselves, 300 ms later (victim_fork.c): any
+# byte of jeattach's there fails the victim.
+kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
+start_victim_env fq "VICTIM_STALL_S=$(slow 1)" "$TARGETS/victim_fork" -q
+lim=$((($(kib "$fq" VmData) + 1024) * 1024))
+prlimit --pid "$fq" --data="$lim:$lim" || skip "prlimit cannot set the victim's RLIMIT_DATA"
+i=0
+while [ $i -lt 30 ]; do
+	i=$((i + 1))
+	expect_rc 0 bounded "$(slow 60)" "$JEATTACH" -p "$fq" --stats --json
+	[ "$(json_get "$OUT" "j['crash_safe']")" = True ] || fail "RLIMIT_DATA: not crash-safe: $OUT"
+done
+[ -z "$(scratch_maps "$fq")" ] || fail "RLIMIT_DATA: a scratch mapping was left: $(scratch_maps "$fq")"
+finish_victim fq
+pass "RLIMIT_DATA: 30 holds of a process forking every 0.5 ms; no child saw what jeattach wrote ($report)"

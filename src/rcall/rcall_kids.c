@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The process's child processes, across all its threads: a snapshot, and
+ * whether a later one holds a child the first did not.
+ *
+ * Used where a fork in a window of microseconds would give a child
+ * something of jeattach's (rcall_scratch.c: a shared scratch mapping
+ * between its mmap and its MADV_DONTFORK). A child is listed in the
+ * children file of the thread that forked it (fs/proc/array.c,
+ * get_children_pid: the task's children list, CONFIG_PROC_CHILDREN), so
+ * the union over /proc/PID/task/ is every child of the process. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include "rcall_internal.h"
+#include "rcall_reads.h"
+
+/* Past this many children or threads the snapshot is not kept: unknown. */
+#define KIDS_MAX 65536
+
+static int add(struct rcall_kids *k, pid_t pid)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 16;
+		if (cap > KIDS_MAX)
+			return -E2BIG;
+		pid_t *p = realloc(k->pid, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		k->pid = p;
+		k->cap = cap;
+	}
+	k->pid[k->n++] = pid;
+	return 0;
+}
+
+/* The ids in a children file: decimal numbers separated by spaces. */
+static int add_file(struct rcall_kids *k, const char *text)
+{
+	for (const char *p = text; *p;) {
+		if (*p < '0' || *p > '9') {
+			p++;
+			continue;
+		}
+		long v = 0;
+		while (*p >= '0' && *p <= '9' && v < (1L << 30))
+			v = v * 10 + (*p++ - '0');
+		int e = add(k, (pid_t)v);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+int rcall_kids_read(pid_t pid, struct rcall_kids *k)
+{
+	k->n = 0;
+	pid_t *tids = NULL;
+	int n = 0, e = 0;
+	/* The thread list may grow as it is read: again, larger, until the
+	 * buffer had room to spare. */
+	for (int max = 256; max <= KIDS_MAX; max *= 4) {
+		free(tids);
+		tids = malloc((size_t)max * sizeof(*tids));
+		if (!tids)
+			return -ENOMEM;
+		n = rcall_reads.tasks(pid, tids, max);
+		if (n < max)
+			break;
+	}
+	if (n < 0)
+		e = n;
+	for (int i = 0; !e && i < n; i++) {
+		char *text = rcall_reads.task_file(pid, tids[i], "children");
+		/* A thread that ended since the listing took its children list
+		 * with it (they went to another thread of the process, whose
+		 * file is read too, or to the reaper, out of the process). A
+		 * leader whose file cannot be read means no children files
+		 * here at all (no CONFIG_PROC_CHILDREN): unknown. */
+		if (!text) {
+			if (tids[i] == pid)
+				e = -ENOENT;
+			continue;
+		}
+		e = add_file(k, text);
+		free(text);
+	}
+	free(tids);
+	return e;
+}
+
+int rcall_kids_added(const struct rcall_kids *before, const struct rcall_kids *after)
+{
+	for (size_t i = 0; i < after->n; i++) {
+		size_t j = 0;
+		while (j < before->n && before->pid[j] != after->pid[i])
+			j++;
+		if (j == before->n)
+			return 1;
+	}
+	return 0;
+}
+
+void rcall_kids_free(struct rcall_kids *k)
+{
+	free(k->pid);
+	*k = (struct rcall_kids){ 0 };
+}
