@@ -109,6 +109,9 @@ struct act_dump_out {
 	uint64_t max;       /* keep at most this many bytes (--max-dump; 0: the
 			     * default), set before act_dump */
 	uint64_t received;  /* what jemalloc sent: more than fd holds past max */
+	uint64_t pipe_ino;  /* the pipe made in the target for it (0: none), and */
+	double pipe_born;   /* when, in clock ticks since boot: the children
+			     * forked since may hold its ends (act_dump_children.c) */
 };
 
 /* A profile's header totals: sampled objects and bytes in use, and
@@ -212,6 +215,11 @@ int act_pattern_varies(const char *pattern, int64_t interval_us);
 void act_result_init(struct act_result *r, enum act_kind kind);
 /* Which output r carries: its kind's row's. */
 enum act_out_kind act_result_out_kind(const struct act_result *r);
+/* After the release of the hold r ran in, whatever its outcome: what that
+ * action must do outside the hold (a dump: close its pipe's ends in the
+ * children forked meanwhile, act_dump_children.c). */
+void act_after_release(struct target *t, struct act_result *r);
+void act_dump_children(struct target *t, struct act_result *r);
 /* Close our handle on a dump and forget it (the file is written, or given
  * up): descriptors are not kept across waits. The report's fields stay. */
 void act_result_drop_dump(struct act_result *r);

@@ -96,6 +96,12 @@ enum ja_exit act_run(struct target *t, struct act_session *s, const struct act *
 	return ops[a->kind].run(t, s, a, r);
 }
 
+void act_after_release(struct target *t, struct act_result *r)
+{
+	if (r->ran && act_result_out_kind(r) == ACT_RES_DUMP)
+		act_dump_children(t, r);
+}
+
 enum ja_exit act_finish(struct target *t, const struct act *a, struct act_result *r)
 {
 	if (!r->ran || r->code != JA_EXIT_OK)

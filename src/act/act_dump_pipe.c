@@ -183,6 +183,7 @@ static int open_read_end(struct dump_pipe *p, char *seen, size_t len)
 	}
 	/* Larger than a write; the kernel may refuse (pipe-max-size, too many
 	 * pipe pages for the user): the size it has is then used. */
+	p->ino = (uint64_t)st.st_ino;
 	fcntl(p->rd, F_SETPIPE_SZ, DUMP_PIPE_SIZE);
 	int cap = fcntl(p->rd, F_GETPIPE_SZ);
 	p->cap = cap > 0 ? (size_t)cap : 4096;
@@ -210,6 +211,10 @@ enum ja_exit dump_pipe_make(struct target *t, struct act_result *r, const char *
 	p->rd = p->out = -1;
 	p->max = max;
 	long fds[2], ret;
+	/* A child forked from here on may inherit the pipe's ends (close-on-
+	 * exec covers only an exec): act_dump_children looks at those born
+	 * since, a tick early for the clock's granularity. */
+	r->out.dump.pipe_born = target_uptime_ticks() - 1;
 	int e = rproc_pipe(t, O_CLOEXEC | O_NONBLOCK, fds, &ret);
 	if (e)
 		return act_transport_error(t, r, doing, e);
@@ -231,6 +236,7 @@ enum ja_exit dump_pipe_make(struct target *t, struct act_result *r, const char *
 			 strerror(-e));
 		goto undo;
 	}
+	r->out.dump.pipe_ino = p->ino;
 	p->out = memfd_create("jeattach-profile", MFD_CLOEXEC);
 	if (p->out < 0) {
 		act_fail(r, JA_EXIT_INTERNAL, "%s: memfd_create in jeattach: %s", doing,

@@ -15,6 +15,7 @@ struct dump_pipe {
 	int rd;            /* our read end, -1 if none */
 	int out;           /* where its bytes go: a memfd of jeattach's own (r->dump.fd) */
 	size_t cap;        /* the pipe's capacity */
+	uint64_t ino;      /* its inode (pipefs): how a child's copy is known */
 	uint64_t max;      /* keep at most this many bytes; the rest is counted */
 	uint64_t received; /* every byte read from the pipe */
 	uint64_t stored;   /* of them, kept in out */

@@ -322,6 +322,8 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	if (e && run->code == JA_EXIT_OK)
 		stage_error(run, o, JA_AT_RELEASE, e);
 	narrate(o, run->pid, "released");
+	for (int i = seg->first; i < seg->last; i++)
+		act_after_release(t, &run->res[i]);
 	/* A pass asked for by this hold's steps, one thread at a time. */
 	if (run->code == JA_EXIT_OK)
 		cli_each_pass(run, o);

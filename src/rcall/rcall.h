@@ -62,6 +62,18 @@ struct rcall_timing {
 	int64_t us_max, us_total;
 };
 
+/* The process's child processes, across all its threads (rcall_kids.c). */
+struct rcall_kids {
+	pid_t *pid;
+	size_t n, cap;
+};
+/* Every child of process pid now, into k (emptied first): 0, or -errno
+ * (-ENOENT: no children files on this kernel). */
+int rcall_kids_read(pid_t pid, struct rcall_kids *k);
+/* 1 if after holds a child that before does not, else 0. */
+int rcall_kids_added(const struct rcall_kids *before, const struct rcall_kids *after);
+void rcall_kids_free(struct rcall_kids *k);
+
 /* Once per process, before any target is touched: what ptrace needs of
  * jeattach itself (SIGCHLD blocked, the signalfd waits sleep on: pt_init). */
 int rcall_init(void);

@@ -172,18 +172,6 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h);
 /* May tid be stopped as far as its child processes go? 1 not (why in
  * reason), 0 yes (rcall_stop.c). alone: the process's only thread. */
 int rcall_has_children(struct target *t, pid_t tid, int alone, char *reason, size_t rlen);
-
-/* The process's child processes, across all its threads (rcall_kids.c). */
-struct rcall_kids {
-	pid_t *pid;
-	size_t n, cap;
-};
-/* Every child of process pid now, into k (emptied first): 0, or -errno
- * (-ENOENT: no children files on this kernel). */
-int rcall_kids_read(pid_t pid, struct rcall_kids *k);
-/* 1 if after holds a child that before does not, else 0. */
-int rcall_kids_added(const struct rcall_kids *before, const struct rcall_kids *after);
-void rcall_kids_free(struct rcall_kids *k);
 /* A held thread's registers, as the generic code reasons about them
  * (arch_at_interrupt_stop with the call it was blocked in). */
 int rcall_held_gpregs(const struct rcall_held *h, pid_t tid, arch_gpregs_t *r);

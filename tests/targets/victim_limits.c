@@ -13,6 +13,10 @@
  *   -s     a thread that posix_spawn()s `sleep 30` every 20 ms (no
  *          pthread_atfork handler runs: a spawn goes on during a dump) and
  *          prints "child PID" for each
+ *   -S     the same with fork() and no exec, as a prefork server makes its
+ *          workers: each child sleeps 10 s (it keeps whatever descriptor it
+ *          inherited); a fork that waits in jemalloc's prefork handler for
+ *          a dump's lock goes on the moment the dump lets it go
  * Prints "ready PID" once set up. SIGPIPE and SIGXFSZ keep their default
  * actions: either kills it. SIGUSR1: prints "report ok children=N" and
  * exits 0. */
@@ -33,13 +37,28 @@ extern char **environ;
 
 static volatile sig_atomic_t children, done;
 
+static int forks; /* -S */
+
+static pid_t fork_sleeper(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct timespec ten = { 10, 0 };
+		while (nanosleep(&ten, &ten))
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
 static void *spawner(void *arg)
 {
 	(void)arg;
 	char *argv[] = { (char *)"sleep", (char *)"30", NULL };
 	while (!done) {
 		pid_t pid;
-		if (!posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, environ)) {
+		if (forks ? (pid = fork_sleeper()) > 0
+			  : !posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, environ)) {
 			children++;
 			printf("child %d\n", (int)pid);
 			fflush(stdout);
@@ -79,15 +98,19 @@ int main(int argc, char **argv)
 	long fsize = -1, nofree = -1;
 	int spawn = 0, opt;
 	const char *cg = NULL;
-	while ((opt = getopt(argc, argv, "n:g:f:F:s")) != -1) {
+	while ((opt = getopt(argc, argv, "n:g:f:F:sS")) != -1) {
 		switch (opt) {
 		case 'n': n = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'g': cg = optarg; break;
 		case 'f': fsize = strtol(optarg, NULL, 0); break;
 		case 'F': nofree = strtol(optarg, NULL, 0); break;
 		case 's': spawn = 1; break;
+		case 'S':
+			spawn = forks = 1;
+			signal(SIGCHLD, SIG_IGN); /* the kernel reaps them */
+			break;
 		default:
-			fprintf(stderr, "usage: victim_limits [-n N] [-g PROCS] [-f B] [-F K] [-s]\n");
+			fprintf(stderr, "usage: victim_limits [-n N] [-g PROCS] [-f B] [-F K] [-s|-S]\n");
 			return 2;
 		}
 	}
