@@ -38,6 +38,8 @@ void act_result_drop_dump(struct act_result *r)
 		close(r->out.dump.fd);
 	r->out.dump.fd = -1;
 	free_text(&r->out.dump.prof_prefix);
+	/* Its children were looked at after the release (act_dump_children). */
+	r->out.dump.pipe_ino = 0;
 }
 
 void act_result_free(struct act_result *r)
