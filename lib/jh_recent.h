@@ -21,6 +21,9 @@
 #define JH_RECENT_MAX_NAME 4096
 #define JH_RECENT_MAX_MAPS ((size_t)64 << 20) /* act_recent_file's RECENT_MAPS_MAX */
 #define JH_RECENT_MAX_FILE ((size_t)2 << 30)
+/* A record nests 4 deep (record, array, object, trace); a later jemalloc's
+ * keys, skipped, may nest more, within reason. */
+#define JH_RECENT_MAX_DEPTH 32
 
 #define JH_NO_ID UINT32_MAX
 

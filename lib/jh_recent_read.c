@@ -69,11 +69,11 @@ static int pull_error(struct reader *rd, int e)
 		return 0;
 	if (e == -ENOMEM)
 		return JEHEAP_ENOMEM;
-	rd->said_what_to_do = !strncmp(rd->j.error, "truncated", 9);
+	rd->said_what_to_do = rd->j.err.kind == CORE_JERR_CUT;
 	if (rd->said_what_to_do)
-		return rerr(rd, rd->j.error_at, "%s (an incomplete copy? take the record again)",
-			    rd->j.error);
-	return rerr(rd, rd->j.error_at, "not valid JSON: %s", rd->j.error);
+		return rerr(rd, rd->j.err.at, "%s (an incomplete copy? take the record again)",
+			    rd->j.err.why);
+	return rerr(rd, rd->j.err.at, "not valid JSON: %s", rd->j.err.why);
 }
 
 static int next(struct reader *rd)
@@ -453,7 +453,7 @@ static int parse(const char *text, size_t len, int64_t written, jeheap_recent **
 		return JEHEAP_ENOMEM;
 	jh_seqset_init(&rd.r->traces, sizeof(uint64_t));
 	jh_seqset_init(&rd.r->stacks, sizeof(uint32_t));
-	core_jpull_init(&rd.j, text, len, JH_RECENT_MAX_MAPS);
+	core_jpull_init(&rd.j, text, len, JH_RECENT_MAX_MAPS, JH_RECENT_MAX_DEPTH);
 	int e = read_top(&rd);
 	if (!e)
 		e = make_profile(&rd, written);

@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* core_jpull: a strict JSON (RFC 8259) reader that hands out one token at
- * a time, for files a possibly hostile process wrote (jeattach --recent's
- * record is jemalloc's JSON from inside the target). Nothing is built but
- * what the caller keeps: no tree, so a file of 100,000 records costs its
- * bytes and nothing more. Bounded: nesting depth, the length of a decoded
- * string; numbers are handed out as text and converted by the checked
- * helpers below. The grammar is checked as tokens are taken (a missing
- * comma or colon, a stray close, trailing text are errors), with the byte
- * offset of the fault. */
+/* core_jpull: libcore's one JSON (RFC 8259) tokenizer, for text a possibly
+ * hostile process wrote (jemalloc's JSON from inside the target: its
+ * record of recent allocations, its malloc_stats_print report). It hands
+ * out one token at a time; core_jtree (a tree) and core_json_reencode (a
+ * compact copy) are built on it, so a document is accepted, refused and
+ * explained the same way whichever reads it. Nothing is built but what the
+ * caller keeps: a file of 100,000 records costs its bytes and nothing
+ * more. Bounded: nesting depth, the length of a decoded string; numbers
+ * are handed out as text and converted by the checked helpers below. The
+ * grammar is checked as tokens are taken (a missing comma or colon, a
+ * stray close, trailing text are errors), and every error is typed: a
+ * copy cut short is told from a malformed one. */
 #ifndef CORE_JPULL_H
 #define CORE_JPULL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define CORE_JPULL_MAX_DEPTH 32
+/* The deepest nesting any reader may ask for (core_json_reencode's). */
+#define CORE_JPULL_MAX_DEPTH 256
 
+/* A token, and a tree node's value (core_jtree uses the same types). */
 enum core_jtype {
 	CORE_J_END = 0,       /* the one value is complete, nothing follows */
 	CORE_J_OBJECT,        /* '{' */
@@ -30,33 +35,54 @@ enum core_jtype {
 	CORE_J_NULL,
 };
 
+/* Why a document was refused: what a caller acts on (take a cut copy
+ * again; a malformed one is damaged or forged). */
+enum core_jerr {
+	CORE_JERR_NONE = 0,
+	CORE_JERR_CUT,    /* the input ends before its value does (an empty one too) */
+	CORE_JERR_SYNTAX, /* malformed: not JSON, or a string not valid UTF-8 */
+	CORE_JERR_LIMIT,  /* JSON, but past a bound: nesting, a string's length, a tree's size */
+};
+
+struct core_jerror {
+	enum core_jerr kind;
+	const char *why; /* static text; "truncated: ..." when kind is CORE_JERR_CUT */
+	size_t at;       /* the byte offset of the fault in the input */
+};
+
 struct core_jtok {
 	int type;        /* enum core_jtype */
-	const char *str; /* KEY, STRING, NUMBER: NUL-terminated, valid until the next token */
+	const char *str; /* KEY, STRING, NUMBER: NUL-terminated, no NUL inside, valid UTF-8;
+			  * valid until the next token */
 	size_t len;
+	const char *src; /* the token as it stands in the input (a string with its quotes
+			  * and escapes), src_len bytes */
+	size_t src_len;
 };
 
 struct core_jpull {
 	const char *p, *start, *end;
-	size_t max_string; /* longest decoded string accepted */
+	size_t max_string; /* longest decoded string (or number's text) accepted */
+	int max_depth;
 	int depth;
-	unsigned char stack[CORE_JPULL_MAX_DEPTH]; /* '{' or '[' per level */
-	/* Where in the current container: 0 first member, 1 after a member
-	 * (a comma or the close next), 2 after a key (a colon next). */
-	unsigned char state[CORE_JPULL_MAX_DEPTH];
+	/* Bit d: level d is an object (else an array). Only the innermost
+	 * level's place is kept (state): a container closing always leaves
+	 * its parent after a member. */
+	unsigned char objects[CORE_JPULL_MAX_DEPTH / 8];
+	unsigned char state;
 	int done; /* the top-level value is complete */
 	char *buf; /* decoded strings */
 	size_t buf_cap;
-	const char *error; /* why the last call failed (static text) */
-	size_t error_at;   /* its byte offset in the input */
+	struct core_jerror err; /* why the last call failed */
 };
 
 /* Reads text[0..len) (need not be NUL-terminated); strings longer than
- * max_string bytes decoded are an error. */
-void core_jpull_init(struct core_jpull *j, const char *text, size_t len, size_t max_string);
+ * max_string bytes decoded, and nesting deeper than max_depth (at most
+ * CORE_JPULL_MAX_DEPTH), are errors. */
+void core_jpull_init(struct core_jpull *j, const char *text, size_t len, size_t max_string,
+		     int max_depth);
 void core_jpull_free(struct core_jpull *j);
-/* The next token: 0, -EINVAL (j->error, j->error_at say why and where),
- * -ENOMEM. */
+/* The next token: 0, -EINVAL (j->err says why and where), -ENOMEM. */
 int core_jpull_next(struct core_jpull *j, struct core_jtok *t);
 /* Skip the value whose first token is t (a container to its close):
  * 0 or as core_jpull_next. */

@@ -1,28 +1,30 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* core_jtree: a JSON document read into a tree, for the figures jeattach
  * takes out of a report someone else wrote (jemalloc's malloc_stats_print
- * in its JSON form). RFC 8259, bounded nesting; numbers kept as unsigned
- * integers when they are ones (jemalloc's counters are uint64_t and would
- * lose their low bits in a double), else as doubles. */
+ * in its JSON form). Built on core_jpull's tokens (RFC 8259, strings valid
+ * UTF-8, the same typed errors); nesting and the count of values bounded;
+ * numbers kept as unsigned integers when they are ones (jemalloc's
+ * counters are uint64_t and would lose their low bits in a double), and
+ * as doubles. */
 #ifndef CORE_JTREE_H
 #define CORE_JTREE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core_jpull.h"
 
-enum core_jtype {
-	CORE_JNULL, CORE_JBOOL, CORE_JNUM, CORE_JSTR, CORE_JARR, CORE_JOBJ,
-};
+#define CORE_JTREE_MAX_DEPTH 64 /* jemalloc's report nests 6 deep */
 
 struct core_jnode {
-	enum core_jtype type;
-	const char *key;      /* an object's member: its name (unescaped); else NULL */
-	const char *str;      /* CORE_JSTR: the string, unescaped (\u0000 ends it) */
-	uint64_t u;           /* CORE_JNUM: the value, when a non-negative integer */
+	enum core_jtype type; /* a value's: CORE_J_OBJECT, _ARRAY, _STRING, _NUMBER, _TRUE,
+			       * _FALSE or _NULL */
+	const char *key;      /* an object's member: its name (decoded); else NULL */
+	const char *str;      /* CORE_J_STRING: the string, decoded */
+	uint64_t u;           /* CORE_J_NUMBER: the value, when a non-negative integer */
 	int is_uint;          /* ... it is one (else only d) */
-	double d;             /* CORE_JNUM: the value as a double; CORE_JBOOL: 0 or 1 */
+	double d;             /* CORE_J_NUMBER: the value as a double (HUGE_VAL past one) */
 	size_t first, next;   /* children and siblings, as node indexes; 0: none */
-	size_t n;             /* CORE_JARR, CORE_JOBJ: how many children */
+	size_t n;             /* CORE_J_ARRAY, CORE_J_OBJECT: how many children */
 };
 
 struct core_jtree;
@@ -31,10 +33,11 @@ struct core_jtree;
  * text, so the count is bounded (jemalloc's --frag report makes ~5,000). */
 #define CORE_JTREE_MAX_NODES (1u << 20)
 
-/* Parse exactly one JSON value (whitespace around it). 0; -EINVAL with
- * the byte offset of the fault in *at (if at is given); -E2BIG past
- * CORE_JTREE_MAX_NODES values; -ENOMEM. */
-int core_jtree_parse(const char *text, size_t len, struct core_jtree **out, size_t *at);
+/* Parse exactly one JSON value (whitespace around it). 0; -EINVAL, and
+ * -E2BIG past CORE_JTREE_MAX_NODES values, with why and where in *err (if
+ * err is given; kind CORE_JERR_CUT for a text cut short); -ENOMEM. */
+int core_jtree_parse(const char *text, size_t len, struct core_jtree **out,
+		     struct core_jerror *err);
 void core_jtree_free(struct core_jtree *t);
 
 const struct core_jnode *core_jtree_root(const struct core_jtree *t);

@@ -17,7 +17,6 @@
 #include <unistd.h>
 #include "core_elf.h"
 #include "core_grow.h"
-#include "core_json.h"
 #include "core_stamp.h"
 #include "core_maps.h"
 #include "core_open.h"
@@ -231,30 +230,6 @@ START_TEST(open_in_root)
 }
 END_TEST
 
-START_TEST(json_reencode)
-{
-	char *out;
-	ck_assert_int_eq(core_json_reencode(" { \"a\" : [1, -2.5e3, true, null, \"x\\n\\u00e9\"] ,\n"
-					    " \"b\":{} } ", &out), 0);
-	ck_assert_str_eq(out, "{\"a\":[1,-2.5e3,true,null,\"x\\n\\u00e9\"],\"b\":{}}");
-	free(out);
-	/* A report that closes the object early and forges a second record. */
-	ck_assert_int_eq(core_json_reencode("{\"j\":1}}],\"pid\":1}\n{\"pid\":1", &out), -EINVAL);
-	const char *bad[] = { "", "{", "[1,]", "{\"a\"}", "{\"a\":1,}", "01", "1.", "-", "tru",
-			      "\"raw\nnewline\"", "\"\\x\"", "\"\xff\"", "[1] [2]", "{'a':1}" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(core_json_reencode(bad[i], &out) == -EINVAL, "accepted: %s", bad[i]);
-	/* Nesting is bounded. */
-	char deep[2000];
-	memset(deep, '[', 1000);
-	deep[1000] = 0;
-	ck_assert_int_eq(core_json_reencode(deep, &out), -EINVAL);
-	ck_assert_int_eq(core_json_reencode("\"\xc3\xa9\"", &out), 0); /* valid UTF-8 */
-	free(out);
-	ck_assert_int_eq(core_json_reencode("\"\xed\xa0\x80\"", &out), -EINVAL); /* surrogate */
-}
-END_TEST
-
 START_TEST(text_escape)
 {
 	char buf[64];
@@ -363,7 +338,6 @@ int main(void)
 	tcase_add_test(tc, search);
 	tcase_add_test(tc, open_mapped);
 	tcase_add_test(tc, open_in_root);
-	tcase_add_test(tc, json_reencode);
 	tcase_add_test(tc, text_escape);
 	tcase_add_test(tc, elf_reader);
 	tcase_add_test(tc, stamp_time);

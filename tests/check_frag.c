@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* --frag's analysis on reports written here and on one saved from
  * Debian's redis-server (jemalloc 5.3.0) driven into fragmentation:
- * the arithmetic of frag.h, the ranking, the advice, the refusals; and
- * libcore's JSON tree it reads them with. */
+ * the arithmetic of frag.h, the ranking, the advice, the refusals
+ * (libcore's JSON tree they are read with: check_json.c). */
 #include "config.h"
 
 #include <check.h>
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core_jtree.h"
 #include "frag.h"
 
 /* A report with two bins, two large classes, chosen figures:
@@ -192,6 +191,9 @@ START_TEST(refusals)
 	struct frag_stats st;
 	ck_assert_int_eq(frag_stats_read("{\"jemalloc\":", 12, &st, why, sizeof(why)), -1);
 	ck_assert(strstr(why, "not valid JSON") != NULL);
+	ck_assert_msg(strstr(why, "at byte 12 of 12: truncated") != NULL, "%s", why); /* cut */
+	ck_assert_int_eq(frag_stats_read("{\"jemalloc\":}", 13, &st, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "at byte 12 of 13: expected a value") != NULL, "%s", why);
 	ck_assert_int_eq(frag_stats_read("{}", 2, &st, why, sizeof(why)), -1);
 	ck_assert(strstr(why, "no \"jemalloc\" object") != NULL);
 	char text[4096];
@@ -216,47 +218,6 @@ START_TEST(refusals)
 }
 END_TEST
 
-START_TEST(jtree)
-{
-	const char *doc = " {\"a\":[1,2.5,-3,18446744073709551615],\"s\":\"x\\n\\u00e9\\\"\","
-			  "\"t\":true,\"n\":null,\"o\":{}} ";
-	struct core_jtree *t;
-	ck_assert_int_eq(core_jtree_parse(doc, strlen(doc), &t, NULL), 0);
-	const struct core_jnode *root = core_jtree_root(t), *a = core_jtree_get(t, root, "a");
-	ck_assert_uint_eq(a->n, 4);
-	ck_assert(core_jtree_at(t, a, 0)->is_uint && core_jtree_at(t, a, 0)->u == 1);
-	ck_assert(!core_jtree_at(t, a, 1)->is_uint && core_jtree_at(t, a, 1)->d == 2.5);
-	ck_assert(!core_jtree_at(t, a, 2)->is_uint);
-	ck_assert(core_jtree_at(t, a, 3)->u == UINT64_MAX); /* no double rounding */
-	ck_assert_ptr_null(core_jtree_at(t, a, 4));
-	ck_assert_str_eq(core_jtree_get(t, root, "s")->str, "x\n\xc3\xa9\"");
-	ck_assert_int_eq(core_jtree_get(t, root, "t")->type, CORE_JBOOL);
-	ck_assert_int_eq(core_jtree_get(t, root, "n")->type, CORE_JNULL);
-	ck_assert_uint_eq(core_jtree_get(t, root, "o")->n, 0);
-	ck_assert_ptr_null(core_jtree_get(t, root, "missing"));
-	core_jtree_free(t);
-	size_t at = 0;
-	ck_assert_int_eq(core_jtree_parse("[1,]", 4, &t, &at), -EINVAL);
-	ck_assert_int_eq(core_jtree_parse("{} {}", 5, &t, &at), -EINVAL);
-	ck_assert_int_eq(core_jtree_parse("\"a", 2, &t, &at), -EINVAL);
-	ck_assert_int_eq(core_jtree_parse("[01]", 4, &t, &at), -EINVAL);
-	char deep[200];
-	memset(deep, '[', 100);
-	memset(deep + 100, ']', 100);
-	ck_assert_int_eq(core_jtree_parse(deep, 200, &t, &at), -EINVAL); /* nesting bounded */
-	/* a value per two bytes: the count is bounded, not the memory it takes */
-	size_t k = (size_t)CORE_JTREE_MAX_NODES, n = 2 * k + 1; /* "[0,0,...,0]": k zeros */
-	char *many = malloc(n);
-	ck_assert_ptr_nonnull(many);
-	many[0] = '[';
-	for (size_t i = 0; i < k; i++)
-		many[1 + 2 * i] = '0', many[2 + 2 * i] = ',';
-	many[n - 1] = ']'; /* over the last comma */
-	ck_assert_int_eq(core_jtree_parse(many, n, &t, &at), -E2BIG);
-	free(many);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("frag");
@@ -268,7 +229,6 @@ int main(void)
 	tcase_add_test(tc, unrequested);
 	tcase_add_test(tc, saved_redis);
 	tcase_add_test(tc, refusals);
-	tcase_add_test(tc, jtree);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

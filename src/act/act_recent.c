@@ -180,7 +180,7 @@ enum ja_exit act_recent_dump(struct target *t, struct act_result *r)
 	/* The target wrote it: kept only as one valid JSON object, re-encoded
 	 * (a forged record cannot close it early and append keys of ours). */
 	size_t n = strlen(text);
-	e = core_json_reencode(text, &r->out.recent.json);
+	e = core_json_reencode(text, &r->out.recent.json, NULL);
 	free(text);
 	size_t len = r->out.recent.json ? strlen(r->out.recent.json) : 0;
 	if (e == -ENOMEM)

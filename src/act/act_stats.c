@@ -104,7 +104,7 @@ enum ja_exit act_stats_full(struct target *t, int json, struct act_result *r)
 		 * cannot close jeattach's object early and forge a record. */
 		char *canon;
 		size_t n = strlen(text);
-		e = core_json_reencode(text, &canon);
+		e = core_json_reencode(text, &canon, NULL);
 		free(text);
 		if (e == -EINVAL)
 			return act_fail(r, JA_EXIT_MALLCTL,

@@ -49,7 +49,7 @@ static int64_t signed_or(const struct core_jtree *t, const struct core_jnode *ob
 	/* The report's number as a double: only one an int64_t holds is
 	 * converted (any other, NaN included, is undefined behaviour in C;
 	 * fuzz_frag found -1.1e61). */
-	if (!c || c->type != CORE_JNUM ||
+	if (!c || c->type != CORE_J_NUMBER ||
 	    !(c->d >= -9223372036854775808.0 && c->d < 9223372036854775808.0))
 		return dflt;
 	return (int64_t)c->d;
@@ -58,7 +58,7 @@ static int64_t signed_or(const struct core_jtree *t, const struct core_jnode *ob
 static int flag(const struct core_jtree *t, const struct core_jnode *obj, const char *key)
 {
 	const struct core_jnode *c = core_jtree_get(t, obj, key);
-	return c && c->type == CORE_JBOOL ? (int)c->d : -1;
+	return !c ? -1 : c->type == CORE_J_TRUE ? 1 : c->type == CORE_J_FALSE ? 0 : -1;
 }
 
 /* The totals: "stats" and the merged arena's page counts. */
@@ -92,7 +92,7 @@ static int read_settings(struct reader *rd, const struct core_jnode *je, struct 
 	const struct core_jnode *ar = core_jtree_get(t, je, "arenas");
 	const struct core_jnode *opt = core_jtree_get(t, je, "opt");
 	const struct core_jnode *v = core_jtree_get(t, je, "version");
-	snprintf(st->version, sizeof(st->version), "%s", v && v->type == CORE_JSTR ? v->str : "?");
+	snprintf(st->version, sizeof(st->version), "%s", v && v->type == CORE_J_STRING ? v->str : "?");
 	if (need(rd, ar, "arenas", "page", &st->page))
 		return -1;
 	if (st->page < 4096 || st->page > (1u << 20) || (st->page & (st->page - 1)))
@@ -140,7 +140,7 @@ static int read_bins(struct reader *rd, const struct core_jnode *ar, const struc
 	const struct core_jtree *t = rd->t;
 	const struct core_jnode *shapes = core_jtree_get(t, ar, "bin");
 	const struct core_jnode *counts = core_jtree_get(t, m, "bins");
-	if (!shapes || shapes->type != CORE_JARR || !counts || counts->type != CORE_JARR)
+	if (!shapes || shapes->type != CORE_J_ARRAY || !counts || counts->type != CORE_J_ARRAY)
 		return say(rd, "jemalloc's report has no bins (was it printed without 'b'?)");
 	if (shapes->n != counts->n || !shapes->n || shapes->n > FRAG_MAX_CLASSES)
 		return say(rd, "jemalloc's report lists %zu bin sizes and %zu bins", shapes->n,
@@ -188,7 +188,7 @@ static int read_large(struct reader *rd, const struct core_jnode *ar, const stru
 	const struct core_jtree *t = rd->t;
 	const struct core_jnode *shapes = core_jtree_get(t, ar, "lextent");
 	const struct core_jnode *counts = core_jtree_get(t, m, "lextents");
-	if (!shapes || shapes->type != CORE_JARR || !counts || counts->type != CORE_JARR)
+	if (!shapes || shapes->type != CORE_J_ARRAY || !counts || counts->type != CORE_J_ARRAY)
 		return say(rd, "jemalloc's report has no large classes (was it printed without 'l'?)");
 	if (shapes->n != counts->n || shapes->n > FRAG_MAX_CLASSES)
 		return say(rd, "jemalloc's report lists %zu large sizes and %zu large classes",
@@ -212,8 +212,8 @@ int frag_stats_read(const char *text, size_t len, struct frag_stats *st, char *w
 {
 	memset(st, 0, sizeof(*st));
 	struct core_jtree *t;
-	size_t at = 0;
-	int e = core_jtree_parse(text, len, &t, &at);
+	struct core_jerror err;
+	int e = core_jtree_parse(text, len, &t, &err);
 	if (e) {
 		if (e == -ENOMEM)
 			snprintf(why, whylen, "out of memory reading jemalloc's report");
@@ -221,8 +221,9 @@ int frag_stats_read(const char *text, size_t len, struct frag_stats *st, char *w
 			snprintf(why, whylen, "jemalloc's report holds more than %u values; not read",
 				 CORE_JTREE_MAX_NODES);
 		else
-			snprintf(why, whylen, "jemalloc's report is not valid JSON (at byte %zu of %zu)",
-				 at, len);
+			snprintf(why, whylen,
+				 "jemalloc's report is not valid JSON (at byte %zu of %zu: %s)", err.at,
+				 len, err.why);
 		return -1;
 	}
 	struct reader rd = { t, why, whylen };

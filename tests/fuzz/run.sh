@@ -34,10 +34,13 @@ clang $CF $INC -o "$out/fuzz_elf" "$here/fuzz_elf.c" "$top"/lib/jh_*.c "$top"/li
 clang $CF $INC -o "$out/fuzz_frag" "$here/fuzz_frag.c" "$top/src/analysis/frag_read.c" \
 	"$top/src/analysis/frag_model.c" "$top/src/analysis/frag_sites.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm
+# libcore's one JSON tokenizer, with the tree and the re-encoder on it.
+clang $CF $INC -o "$out/fuzz_json" "$here/fuzz_json.c" "$top"/libcore/core_*.c \
+	$(pkg-config --cflags --libs libelf) -lm
 clang $CF $INC -o "$out/fuzz_recent" "$here/fuzz_recent.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c \
 	$(pkg-config --cflags --libs $LIBS) -lm
 mkdir -p "$here/crashes"
-for f in heap text elf frag recent; do
+for f in heap text elf json frag recent; do
 	mkdir -p "$out/corpus_$f"
 	cp "$here/corpus/$f"/* "$out/corpus_$f/"
 	"$out/fuzz_$f" -max_total_time="$secs" -artifact_prefix="$here/crashes/$f-" \
