@@ -46,14 +46,15 @@ enum core_jerr {
 
 struct core_jerror {
 	enum core_jerr kind;
-	const char *why; /* static text; "truncated: ..." when kind is CORE_JERR_CUT */
+	const char *why; /* static text; "truncated: ..." (or "empty input") when kind is
+			  * CORE_JERR_CUT */
 	size_t at;       /* the byte offset of the fault in the input */
 };
 
 struct core_jtok {
 	int type;        /* enum core_jtype */
-	const char *str; /* KEY, STRING, NUMBER: NUL-terminated, no NUL inside, valid UTF-8;
-			  * valid until the next token */
+	const char *str; /* KEY, STRING, NUMBER: NUL-terminated, no NUL inside, valid UTF-8
+			  * (unless any_bytes); valid until the next token */
 	size_t len;
 	const char *src; /* the token as it stands in the input (a string with its quotes
 			  * and escapes), src_len bytes */
@@ -64,6 +65,14 @@ struct core_jpull {
 	const char *p, *start, *end;
 	size_t max_string; /* longest decoded string (or number's text) accepted */
 	int max_depth;
+	/* Set after core_jpull_init: a string's raw bytes that are not UTF-8
+	 * are kept as they are, not refused. jemalloc writes the strings of
+	 * its report unescaped, and some are the user's bytes (opt.prof_prefix
+	 * is a path: a Latin-1 one made --frag refuse a real report). Escapes,
+	 * control characters and a character cut by the end are judged as
+	 * ever. Only for a reader whose strings are never copied out as JSON
+	 * unchecked (core_jtree); core_json_reencode keeps it off. */
+	int any_bytes;
 	int depth;
 	/* Bit d: level d is an object (else an array). Only the innermost
 	 * level's place is kept (state): a container closing always leaves

@@ -83,16 +83,14 @@ static int integer_text(const struct core_jtok *t, int *neg, const char **d)
 	return strspn(*d, "0123456789") == strlen(*d) ? 0 : -EINVAL;
 }
 
-int core_jnum_u64(const struct core_jtok *t, uint64_t *v)
+/* The value of the digits d, if at most max (an exact test: x * 10 + k
+ * > max exactly when x > (max - k) / 10): 0 or -ERANGE. */
+static int magnitude(const char *d, uint64_t max, uint64_t *v)
 {
-	int neg;
-	const char *d;
-	if (integer_text(t, &neg, &d) || neg)
-		return -EINVAL;
 	uint64_t x = 0;
 	for (; *d; d++) {
 		unsigned k = (unsigned)(*d - '0');
-		if (x > (UINT64_MAX - k) / 10)
+		if (x > (max - k) / 10)
 			return -ERANGE;
 		x = x * 10 + k;
 	}
@@ -100,23 +98,26 @@ int core_jnum_u64(const struct core_jtok *t, uint64_t *v)
 	return 0;
 }
 
+int core_jnum_u64(const struct core_jtok *t, uint64_t *v)
+{
+	int neg;
+	const char *d;
+	if (integer_text(t, &neg, &d) || neg)
+		return -EINVAL;
+	return magnitude(d, UINT64_MAX, v);
+}
+
 int core_jnum_i64(const struct core_jtok *t, int64_t *v)
 {
 	int neg;
 	const char *d;
+	uint64_t x;
 	if (integer_text(t, &neg, &d))
 		return -EINVAL;
-	uint64_t x = 0;
-	for (; *d; d++) {
-		unsigned k = (unsigned)(*d - '0');
-		if (x > ((uint64_t)INT64_MAX + 1 - k) / 10)
-			return -ERANGE;
-		x = x * 10 + k;
-	}
-	if (x > (uint64_t)INT64_MAX + neg)
-		return -ERANGE;
-	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
-	return 0;
+	int e = magnitude(d, (uint64_t)INT64_MAX + (unsigned)neg, &x);
+	if (!e)
+		*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return e;
 }
 
 int core_jnum_double(const struct core_jtok *t, double *v)

@@ -134,11 +134,14 @@ static int escape(struct core_jpull *j, size_t *n)
 	return core_jpull_keep(j, n, &to[k - from], 1);
 }
 
-/* The raw character at j->p (not ASCII), checked and kept. */
+/* The raw character at j->p (not ASCII), checked and kept; with
+ * any_bytes, a byte that begins no character is kept alone. */
 static int character(struct core_jpull *j, size_t *n)
 {
 	size_t l;
 	int r = utf8_at(j->p, j->end, &l);
+	if (r == SCAN_BAD && j->any_bytes)
+		r = SCAN_OK, l = 1;
 	if (r != SCAN_OK)
 		return refuse(j, j->p, r, "invalid UTF-8 in a string");
 	int e = core_jpull_keep(j, n, j->p, l);

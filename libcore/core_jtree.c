@@ -114,6 +114,7 @@ int core_jtree_parse(const char *text, size_t len, struct core_jtree **out,
 	struct core_jpull j;
 	struct core_jtok tok;
 	core_jpull_init(&j, text, len, SIZE_MAX, CORE_JTREE_MAX_DEPTH);
+	j.any_bytes = 1;
 	int e;
 	while (!(e = core_jpull_next(&j, &tok)) && tok.type != CORE_J_END)
 		if ((e = step(&b, &tok)))

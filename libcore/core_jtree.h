@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* core_jtree: a JSON document read into a tree, for the figures jeattach
  * takes out of a report someone else wrote (jemalloc's malloc_stats_print
- * in its JSON form). Built on core_jpull's tokens (RFC 8259, strings valid
- * UTF-8, the same typed errors); nesting and the count of values bounded;
+ * in its JSON form). Built on core_jpull's tokens (RFC 8259, the same
+ * typed errors) with any_bytes: jemalloc writes its strings unescaped, so
+ * a string's bytes that are not UTF-8 are kept as written (a caller
+ * escapes what it prints); nesting and the count of values bounded;
  * numbers kept as unsigned integers when they are ones (jemalloc's
  * counters are uint64_t and would lose their low bits in a double), and
  * as doubles. */
@@ -19,7 +21,7 @@ struct core_jnode {
 	enum core_jtype type; /* a value's: CORE_J_OBJECT, _ARRAY, _STRING, _NUMBER, _TRUE,
 			       * _FALSE or _NULL */
 	const char *key;      /* an object's member: its name (decoded); else NULL */
-	const char *str;      /* CORE_J_STRING: the string, decoded */
+	const char *str;      /* CORE_J_STRING: the string, decoded (any bytes but NUL) */
 	uint64_t u;           /* CORE_J_NUMBER: the value, when a non-negative integer */
 	int is_uint;          /* ... it is one (else only d) */
 	double d;             /* CORE_J_NUMBER: the value as a double (HUGE_VAL past one) */

@@ -7,7 +7,10 @@
 
 size_t core_utf8_len(const unsigned char *s)
 {
-	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	/* F5..FF begin nothing (they would be past U+10FFFF, or 5 and 6 byte
+	 * forms): taken for 3-byte leads, FF 80 80 was "valid" and went raw
+	 * into jeattach's JSON. */
+	size_t n = s[0] >= 0xf5 ? 0 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "core_elf.h"
 #include "core_grow.h"
+#include "core_json.h"
 #include "core_stamp.h"
 #include "core_maps.h"
 #include "core_open.h"
@@ -245,6 +246,17 @@ START_TEST(text_escape)
 	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xe0\x80\x80"), 0); /* overlong */
 	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xf4\x90\x80\x80"), 0);
 	ck_assert_uint_eq(core_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80"), 4);
+	/* F5..FF begin no character, whatever follows */
+	static const char *const no_lead[] = { "\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80",
+					       "\xfc\x84\x80\x80\x80\x80", "\xfe\xbf\xbf",
+					       "\xff\x80\x80" };
+	for (size_t i = 0; i < sizeof(no_lead) / sizeof(no_lead[0]); i++)
+		ck_assert_uint_eq(core_utf8_len((const unsigned char *)no_lead[i]), 0);
+	char js[64];
+	core_json_escape("a\xff\x80\x80", js, sizeof(js)); /* JSON output stays UTF-8 */
+	ck_assert_str_eq(js, "\"a\\u00ff\\u0080\\u0080\"");
+	core_text_escape("a\xfe\xbf\xbf", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "a\\xfe\\xbf\\xbf");
 }
 END_TEST
 

@@ -218,6 +218,24 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* jemalloc writes the strings of its report as they are, unescaped: a
+ * version or an opt.prof_prefix (a path) in Latin-1 is not UTF-8. Such a
+ * report is read, the bytes kept for the output's own escaping (it was
+ * refused as "not valid JSON" while libcore's tree was strict). */
+START_TEST(unescaped_bytes)
+{
+	char text[4096], why[300] = "";
+	snprintf(text, sizeof(text), small_report, 73728ULL + 8192, 0ULL, "", "");
+	char *p = strstr(text, "5.3.0-test");
+	ck_assert_ptr_nonnull(p);
+	memcpy(p + 6, "caf\xe9", 4);
+	struct frag_stats st;
+	ck_assert_msg(frag_stats_read(text, strlen(text), &st, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_str_eq(st.version, "5.3.0-caf\xe9");
+	frag_stats_free(&st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("frag");
@@ -229,6 +247,7 @@ int main(void)
 	tcase_add_test(tc, unrequested);
 	tcase_add_test(tc, saved_redis);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, unescaped_bytes);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
