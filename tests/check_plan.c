@@ -5,7 +5,9 @@
 
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <string.h>
+#include "act.h"
 #include "options.h"
 #include "plan.h"
 
@@ -185,6 +187,39 @@ START_TEST(recent_steps)
 }
 END_TEST
 
+/* The record of recent allocations as jeattach keeps it: jemalloc's three
+ * keys, each once; a thread name jemalloc wrote unescaped must not add
+ * one (nor a string or a nested object that looks like one). A record
+ * whose thread name, as a string, holds what looks like a key. */
+#define REC "{\"size\":1,\"alloc_thread_name\":\"a\\\"}{\\\"size\\\":\"}"
+#define KEYS "\"sample_interval\":1,\"recent_alloc_max\":2"
+
+START_TEST(recent_keys)
+{
+	static const struct {
+		const char *json;
+		int e;
+		uint64_t records;
+	} cases[] = {
+		{ "{" KEYS ",\"recent_alloc\":[]}", 0, 0 },
+		{ "{" KEYS ",\"recent_alloc\":[" REC "," REC "]}", 0, 2 },
+		{ "{\"recent_alloc\":[" REC "],\"recent_alloc_max\":2,\"sample_interval\":1}", 0, 1 },
+		{ "{" KEYS "}", -EINVAL, 0 },
+		{ "{" KEYS ",\"recent_alloc\":[],\"jeattach\":{}}", -EINVAL, 0 },
+		{ "{" KEYS ",\"recent_alloc\":[],\"recent_alloc\":[]}", -EINVAL, 0 },
+		{ "{\"sample_interval\":1,\"recent_alloc_max\":{\"recent_alloc\":[]}}", -EINVAL, 0 },
+		{ "[\"sample_interval\",\"recent_alloc_max\",\"recent_alloc\"]", -EINVAL, 0 },
+		{ "{" KEYS ",\"recent_alloc\":[" REC, -EINVAL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t n = 99;
+		ck_assert_msg(act_recent_keys(cases[i].json, &n) == cases[i].e, "%s", cases[i].json);
+		if (!cases[i].e)
+			ck_assert_uint_eq(n, cases[i].records);
+	}
+}
+END_TEST
+
 static void free_all(void)
 {
 	plan_free(&p);
@@ -239,6 +274,7 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, frag_step);
 	tcase_add_test(tc, recent_steps);
+	tcase_add_test(tc, recent_keys);
 	tcase_add_test(tc, action_rows);
 	suite_add_tcase(s, tc);
 	return check_run(s);

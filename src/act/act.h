@@ -209,6 +209,11 @@ enum ja_exit act_run(struct target *t, struct act_session *s, const struct act *
 enum ja_exit act_finish(struct target *t, const struct act *a, struct act_result *r);
 /* A dump's file name: %n the sequence, %p the pid, %t the time, %% a %. */
 int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, size_t len);
+/* Is json, the target's record of recent allocations re-encoded, one
+ * object of jemalloc's three keys, each once (a thread name jemalloc
+ * writes unescaped can add others)? 0 with *records the count of its
+ * records; -EINVAL; -ENOMEM (act_recent.c). */
+int act_recent_keys(const char *json, uint64_t *records);
 /* Does the pattern give each dump of a series interval_us apart its own
  * name? %n always; %t (seconds) when they are a second or more apart. */
 int act_pattern_varies(const char *pattern, int64_t interval_us);

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include "act.h"
+#include "core_jpull.h"
 #include "core_json.h"
 #include "errors.h"
 #include "rproc.h"
@@ -106,51 +107,45 @@ static uint64_t profiling_clock_now(struct target *t, const char **name)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* How many records a compact record holds: each begins {"size": in
- * jemalloc's order (prof_recent_alloc_dump_node). A count for the report,
- * not a parse. */
-static uint64_t count_records(const char *json)
-{
-	uint64_t n = 0;
-	for (const char *p = json; (p = strstr(p, "{\"size\":")); p++)
-		n++;
-	return n;
-}
-
-/* Are json's top-level keys jemalloc's three, each once, and nothing else
- * (prof_recent_alloc_dump: sample_interval, recent_alloc_max,
- * recent_alloc)? jemalloc 5.3 prints thread names unescaped: a name the
- * program chose can close a record early and add keys of its own (a
- * "jeattach" key, say), in text that is still valid JSON. json is
- * compact and re-encoded: its strings are well escaped. */
-static int only_jemalloc_keys(const char *json)
+/* jemalloc's keys are sample_interval, recent_alloc_max, recent_alloc
+ * (prof_recent_alloc_dump). jemalloc 5.3 prints thread names unescaped: a
+ * name the program chose can close a record early and add keys of its own
+ * (a "jeattach" key, say), in text that is still valid JSON. Read with
+ * libcore's tokenizer, as every JSON is: a scan of quotes and brackets of
+ * its own was a second reader to keep right, and counted records by a
+ * {"size": it found anywhere. */
+int act_recent_keys(const char *json, uint64_t *records)
 {
 	static const char *const keys[] = { "sample_interval", "recent_alloc_max",
 					     "recent_alloc" };
-	int depth = 0, seen[3] = { 0 };
-	for (const char *p = json; *p; p++) {
-		if (*p == '"') {
-			const char *q = p + 1;
-			while (*q && *q != '"')
-				q += *q == '\\' && q[1] ? 2 : 1;
-			if (depth == 1 && q[0] == '"' && q[1] == ':') {
-				size_t len = (size_t)(q - p - 1);
-				int k = 0;
-				while (k < 3 && !(strlen(keys[k]) == len && !memcmp(p + 1, keys[k], len)))
-					k++;
-				if (k == 3 || seen[k]++)
-					return 0;
-			}
-			if (!*q)
-				return 0;
-			p = q;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if (*p == '}' || *p == ']') {
-			depth--;
+	struct core_jpull j;
+	struct core_jtok t;
+	int seen[3] = { 0 }, k = 0;
+	*records = 0;
+	core_jpull_init(&j, json, strlen(json), SIZE_MAX, CORE_JPULL_MAX_DEPTH);
+	int e = core_jpull_next(&j, &t);
+	if (!e && t.type != CORE_J_OBJECT)
+		e = -EINVAL;
+	while (!e && !(e = core_jpull_next(&j, &t)) && t.type == CORE_J_KEY) {
+		for (k = 0; k < 3 && strcmp(t.str, keys[k]); k++)
+			;
+		if (k == 3 || seen[k]++ || (e = core_jpull_next(&j, &t)))
+			break;
+		if (k != 2 || t.type != CORE_J_ARRAY) {
+			e = core_jpull_skip(&j, &t);
+			continue;
+		}
+		/* the records: each counted, taken whole */
+		while (!(e = core_jpull_next(&j, &t)) && t.type != CORE_J_ARRAY_END) {
+			++*records;
+			if ((e = core_jpull_skip(&j, &t)))
+				break;
 		}
 	}
-	return seen[0] == 1 && seen[1] == 1 && seen[2] == 1;
+	core_jpull_free(&j);
+	if (e)
+		return e;
+	return k == 3 || seen[0] != 1 || seen[1] != 1 || seen[2] != 1 ? -EINVAL : 0;
 }
 
 enum ja_exit act_recent_dump(struct target *t, struct act_result *r)
@@ -189,13 +184,16 @@ enum ja_exit act_recent_dump(struct target *t, struct act_result *r)
 		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: what the target wrote (%zu bytes) is not one JSON object", doing,
 				n);
-	if (!only_jemalloc_keys(r->out.recent.json))
+	uint64_t records;
+	if ((e = act_recent_keys(r->out.recent.json, &records)) == -ENOMEM)
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: out of memory", doing);
+	if (e)
 		return act_fail(r, JA_EXIT_MALLCTL,
 				"%s: the record has keys jemalloc does not write: a thread name "
 				"the program set (jemalloc 5.3 writes them unescaped) broke its "
 				"structure; nothing was written",
 				doing);
-	act_field_u64(r, "records", count_records(r->out.recent.json));
+	act_field_u64(r, "records", records);
 	act_field_str(r, "clock", clock_name);
 	return JA_EXIT_OK;
 }
