@@ -320,12 +320,23 @@ static int read_jeattach_key(struct reader *rd, const char *key)
 
 static int read_jeattach(struct reader *rd)
 {
+	/* what read_jeattach_key reads: each at most once, as jemalloc's */
+	static const char *const known[] = { "pid", "time", "clock", "clock_now_ns", "maps",
+					     "stamp" };
+	unsigned seen = 0;
 	int e = expect(rd, CORE_J_OBJECT, "jeattach", "an object");
 	while (!e && !(e = next(rd)) && rd->t.type == CORE_J_KEY) {
 		/* the token's text is gone once the value is taken; a longer
 		 * key, cut here, is still none of the known ones */
 		char key[32];
 		snprintf(key, sizeof(key), "%s", rd->t.str);
+		for (unsigned k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+			if (strcmp(key, known[k]))
+				continue;
+			if (seen & 1u << k)
+				return rerr(rd, here(rd), "jeattach: %s given twice", key);
+			seen |= 1u << k;
+		}
 		e = read_jeattach_key(rd, key);
 	}
 	if (!e && (!rd->r->clock || !rd->r->now))

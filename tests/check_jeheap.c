@@ -547,6 +547,11 @@ START_TEST(recent_errors)
 		{ "{\"sample_interval\":1024,\"recent_alloc\":[],\"x\":\"\\ud800\"}", "invalid \\u", 0,
 		  0 },
 		{ "{\"sample_interval\":1024,\"recent_alloc\":[]} x", "text after the value", 0, 0 },
+		/* jeattach's block: a key twice is refused like jemalloc's (the
+		 * second clock was taken over the first) */
+		{ "{\"sample_interval\":1024,\"recent_alloc\":[],\"jeattach\":{\"clock\":\"monotonic\","
+		  "\"clock_now_ns\":1,\"clock\":\"realtime\"}}",
+		  "jeattach: clock given twice", 1, 99 },
 		{ "[1]", "not a JSON object", 1, 1 },
 		{ " \n x", "not a JSON object", 2, 2 },
 	};
