@@ -109,7 +109,8 @@ struct act_dump_out {
 	uint64_t max;       /* keep at most this many bytes (--max-dump; 0: the
 			     * default), set before act_dump */
 	uint64_t received;  /* what jemalloc sent: more than fd holds past max */
-	uint64_t pipe_ino;  /* the pipe made in the target for it (0: none), and */
+	uint64_t pipe_ino;  /* the pipe made in the target for it (0: none), */
+	long pipe_fd[2];    /* its ends' numbers there, and */
 	double pipe_born;   /* when, in clock ticks since boot: the children
 			     * forked since may hold its ends (act_dump_children.c) */
 };

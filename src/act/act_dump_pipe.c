@@ -237,6 +237,8 @@ enum ja_exit dump_pipe_make(struct target *t, struct act_result *r, const char *
 		goto undo;
 	}
 	r->out.dump.pipe_ino = p->ino;
+	r->out.dump.pipe_fd[0] = p->tr;
+	r->out.dump.pipe_fd[1] = p->tw;
 	p->out = memfd_create("jeattach-profile", MFD_CLOEXEC);
 	if (p->out < 0) {
 		act_fail(r, JA_EXIT_INTERNAL, "%s: memfd_create in jeattach: %s", doing,

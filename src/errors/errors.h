@@ -58,8 +58,6 @@ enum ja_why {
 	JA_WHY_NO_SAFE_POINT,   /* detail: the last thread's verdict, or none */
 	JA_WHY_NO_SCRATCH,      /* err from the mmap of n KiB */
 	JA_WHY_NO_DONTFORK,     /* err from madvise */
-	JA_WHY_FORKING,         /* a child forked at each of n shared mappings */
-	JA_WHY_NO_CHILDREN_LIST, /* the process's children cannot be listed */
 	JA_WHY_SELFLOCK,        /* tid waited on the mutex at addr */
 	JA_WHY_LEFT,            /* tid finishes the call */
 	JA_WHY_CALL_SIGNAL,     /* sig at addr */

@@ -51,22 +51,6 @@ void ja_reason_render(const struct ja_reason *r, char *buf, size_t len)
 			 "nothing was done",
 			 ja_err_text(r->err));
 		return;
-	case JA_WHY_FORKING:
-		snprintf(buf, len,
-			 "RLIMIT_DATA leaves room only for a shared scratch mapping, and the process "
-			 "forked a child while each of %llu was being made (the child would share "
-			 "it), and no thread's stack is a guarded one with room; nothing was done: "
-			 "try again, or raise the limit (prlimit --pid PID --data=...)",
-			 r->n);
-		return;
-	case JA_WHY_NO_CHILDREN_LIST:
-		snprintf(buf, len,
-			 "RLIMIT_DATA leaves room only for a shared scratch mapping, which a child "
-			 "forked meanwhile would share, and the process's children cannot be listed "
-			 "to rule that out (/proc/PID/task/TID/children: a kernel without "
-			 "CONFIG_PROC_CHILDREN); no thread's stack is a guarded one with room; "
-			 "nothing was done: raise the limit (prlimit --pid PID --data=...)");
-		return;
 	case JA_WHY_SELFLOCK:
 		snprintf(buf, len,
 			 "thread %d waited on a lock it holds itself (the mutex at %#llx) inside the "

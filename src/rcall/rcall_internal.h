@@ -65,6 +65,7 @@ struct rcall_held {
 	 * the next one below scratch_cur; calls run their stack below that. */
 	uint64_t scratch_lo, scratch_hi, scratch_cur;
 	uint64_t map_addr;      /* the scratch mapping made in the target, or 0 */
+	int map_grows;          /* it was made MAP_GROWSDOWN (RLIMIT_DATA) */
 	int scratch_on_stack;   /* scratch is the region below the red zone */
 	/* No room is known below its red zone for a signal frame (a coroutine's
 	 * stack, a stack of its own making): its system calls before the

@@ -2,12 +2,15 @@
 /* The process's child processes, across all its threads: a snapshot, and
  * whether a later one holds a child the first did not.
  *
- * Used where a fork in a window of microseconds would give a child
- * something of jeattach's (rcall_scratch.c: a shared scratch mapping
- * between its mmap and its MADV_DONTFORK). A child is listed in the
- * children file of the thread that forked it (fs/proc/array.c,
- * get_children_pid: the task's children list, CONFIG_PROC_CHILDREN), so
- * the union over /proc/PID/task/ is every child of the process. */
+ * Used after a dump to find the children that may have inherited its pipe
+ * (act_dump_children.c). A child is listed in the children file of the
+ * thread that forked it (fs/proc/array.c, get_children_pid: the task's
+ * children list, CONFIG_PROC_CHILDREN), so the union over /proc/PID/task/
+ * is every child of the process that has joined that list: not a fork
+ * still in progress (kernel/fork.c copy_process links it only after its
+ * memory and descriptors are copied), nor a CLONE_PARENT child (its
+ * parent's parent's), nor one moved to another thread as the thread that
+ * forked it ended after that thread's file was read. */
 #include "config.h"
 
 #include <errno.h>
@@ -59,17 +62,20 @@ int rcall_kids_read(pid_t pid, struct rcall_kids *k)
 	int n = 0, e = 0;
 	/* The thread list may grow as it is read: again, larger, until the
 	 * buffer had room to spare. */
-	for (int max = 256; max <= KIDS_MAX; max *= 4) {
+	int max = 256;
+	for (;; max *= 4) {
 		free(tids);
 		tids = malloc((size_t)max * sizeof(*tids));
 		if (!tids)
 			return -ENOMEM;
 		n = rcall_reads.tasks(pid, tids, max);
-		if (n < max)
+		if (n < max || max >= KIDS_MAX)
 			break;
 	}
 	if (n < 0)
 		e = n;
+	else if (n == max)
+		e = -E2BIG; /* more threads than are looked at: not all listed */
 	for (int i = 0; !e && i < n; i++) {
 		char *text = rcall_reads.task_file(pid, tids[i], "children");
 		/* A thread that ended since the listing took its children list

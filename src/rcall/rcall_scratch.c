@@ -3,8 +3,8 @@
  * parameters, the crash-safe signal frame and the callee's own stack live.
  *
  * An anonymous mapping made in the target for the hold and unmapped at
- * release (private; shared where RLIMIT_DATA refuses a private one; kept
- * from fork children either way). No byte of the thread's stack is ever saved and
+ * release (private; growing down where RLIMIT_DATA refuses a plain one;
+ * kept from fork children either way). No byte of the thread's stack is ever saved and
  * written back: a coroutine's stack may be a few KiB carved from a heap
  * block next to data other threads update, and a thread's stack may be a
  * guardless 16 KiB block beside another thread's frames and TLS; saving the
@@ -140,9 +140,10 @@ int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h)
 	return room;
 }
 
-/* No mapping: the region below the red zone if the thread's stack is a
- * real one with room (rcall_stack_room), else refused with why. */
-static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, struct ja_reason why)
+/* No mapping (e: why): the region below the red zone if the thread's
+ * stack is a real one with room (rcall_stack_room), else refused with the
+ * cause. */
+static int no_mapping(struct target *t, struct rcall_held *h, int e)
 {
 	struct sym_maps maps = { 0 };
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
@@ -154,14 +155,9 @@ static int dead_stack_or_refuse(struct target *t, struct rcall_held *h, struct j
 		use_dead_stack(h);
 		return 0;
 	}
-	target_reason(t, why);
+	target_reason(t, (struct ja_reason){ .kind = JA_WHY_NO_SCRATCH, .err = -e,
+					     .n = SCRATCH_MAP_LEN / 1024 });
 	return -JA_ERR_NO_SCRATCH;
-}
-
-static int no_mapping(struct target *t, struct rcall_held *h, int e)
-{
-	return dead_stack_or_refuse(t, h, (struct ja_reason){ .kind = JA_WHY_NO_SCRATCH, .err = -e,
-							      .n = SCRATCH_MAP_LEN / 1024 });
 }
 
 /* Keep the mapping from fork children (MADV_DONTFORK: dup_mmap skips
@@ -185,54 +181,6 @@ static int keep_from_children(struct target *t, struct rcall_held *h)
 	return 0;
 }
 
-/* How often a shared mapping is made again after a child was forked
- * between its mmap and its madvise. */
-#define SHARED_TRIES 3
-
-/* A shared mapping, where RLIMIT_DATA leaves no room for a private one. A
- * child forked between its mmap and its madvise would share its pages,
- * and see (or write) what the hold puts there, not merely keep an
- * untouched copy as with a private one. So the process's children are
- * compared before the mmap and after the madvise: on a new one the
- * mapping is unmapped before anything is written in it (the child keeps
- * zero pages no one else holds) and made again. Children that cannot be
- * listed, or a child at every try: no mapping. 0 (h->map_addr set and
- * marked, or the dead stack), or -errno. */
-static int map_shared_unforked(struct target *t, struct rcall_held *h)
-{
-	struct rcall_kids before = { 0 }, after = { 0 };
-	struct ja_reason why = { .kind = JA_WHY_FORKING, .n = SHARED_TRIES };
-	int e = 1;
-	for (int i = 0; i < SHARED_TRIES && e == 1; i++) {
-		if (rcall_kids_read(t->pid, &before)) {
-			why = (struct ja_reason){ .kind = JA_WHY_NO_CHILDREN_LIST };
-			break;
-		}
-		long addr = 0;
-		e = map_once(t, MAP_SHARED, &addr);
-		if (e) {
-			if (e != -JA_ERR_LEFT && e != -ESRCH)
-				e = no_mapping(t, h, e);
-			break;
-		}
-		h->map_addr = (uint64_t)addr;
-		e = keep_from_children(t, h);
-		if (e)
-			break;
-		int known = !rcall_kids_read(t->pid, &after);
-		if (known && !rcall_kids_added(&before, &after))
-			break;
-		if (!known)
-			why = (struct ja_reason){ .kind = JA_WHY_NO_CHILDREN_LIST };
-		e = rcall_scratch_close(t, h);
-		if (!e)
-			e = known ? 1 : 2;
-	}
-	rcall_kids_free(&before);
-	rcall_kids_free(&after);
-	return e > 0 ? dead_stack_or_refuse(t, h, why) : e;
-}
-
 int rcall_scratch_map(struct target *t, struct rcall_held *h)
 {
 	long addr = 0;
@@ -248,12 +196,26 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 		h->map_addr = (uint64_t)addr;
 		e = keep_from_children(t, h);
 	} else if (e == -ENOMEM) {
-		/* A private writable mapping counts against RLIMIT_DATA; a
-		 * shared anonymous one does not (mm/mmap.c, is_data_mapping:
-		 * VM_WRITE without VM_SHARED or VM_STACK). */
-		e = map_shared_unforked(t, h);
-		if (!e && !h->map_addr)
-			return 0; /* the dead stack */
+		/* A private writable mapping counts against RLIMIT_DATA, one
+		 * that grows down does not (mm/mmap.c, is_data_mapping: VM_WRITE
+		 * without VM_SHARED or VM_STACK; VM_STACK is VM_GROWSDOWN), and is
+		 * still private: a child forked before its madvise gets an
+		 * untouched copy, never the pages themselves. (A shared mapping,
+		 * used before, gave such a child the very pages the hold then
+		 * wrote: victim_fork -q's children saw them; and no list of
+		 * children can tell such a fork, whose child joins its parent's
+		 * list only after dup_mmap, kernel/fork.c copy_process.) Only
+		 * here: a mapping that grows down makes the kernel keep a gap
+		 * below it (vm_start_gap) where the program's own mappings would
+		 * otherwise go. */
+		e = map_once(t, MAP_PRIVATE | MAP_GROWSDOWN, &addr);
+		if (!e) {
+			h->map_addr = (uint64_t)addr;
+			h->map_grows = 1;
+			e = keep_from_children(t, h);
+		} else if (e != -JA_ERR_LEFT && e != -ESRCH) {
+			return no_mapping(t, h, e);
+		}
 	} else if (e != -JA_ERR_LEFT && e != -ESRCH) {
 		return no_mapping(t, h, e);
 	}
@@ -265,6 +227,24 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	return 0;
 }
 
+/* Where the mapping begins now: one that grows down may have grown (a
+ * callee deeper than it: the kernel expands a VM_GROWSDOWN area on a fault
+ * below it, mm/mmap.c expand_stack, instead of faulting), and all of it
+ * goes. */
+static uint64_t map_start(struct target *t, const struct rcall_held *h)
+{
+	uint64_t start = h->map_addr;
+	struct sym_maps maps = { 0 };
+	if (h->map_grows && !rcall_reads.maps(t->io_pid, &maps)) {
+		const struct sym_map *m = sym_maps_find(&maps, h->map_addr);
+		if (m && m->end == h->map_addr + SCRATCH_MAP_LEN && !m->path[0] &&
+		    m->start < h->map_addr)
+			start = m->start;
+	}
+	sym_maps_free(&maps);
+	return start;
+}
+
 int rcall_scratch_close(struct target *t, struct rcall_held *h)
 {
 	int e = 0;
@@ -272,13 +252,15 @@ int rcall_scratch_close(struct target *t, struct rcall_held *h)
 		/* Not from the mapping itself: rt_sigreturn reads its frame
 		 * after munmap has run. */
 		long ret = 0;
-		const uint64_t args[2] = { h->map_addr, SCRATCH_MAP_LEN };
+		const uint64_t start = map_start(t, h);
+		const uint64_t args[2] = { start, h->map_addr + SCRATCH_MAP_LEN - start };
 		use_dead_stack(h);
 		e = rcall_syscall_allowed(t, SYS_munmap, args, 2, &ret);
 		if (!e && ret)
 			e = (int)ret;
 	}
 	h->map_addr = 0;
+	h->map_grows = 0;
 	h->scratch_lo = h->scratch_hi = h->scratch_cur = 0;
 	return e;
 }

@@ -53,7 +53,7 @@ pass "a hold whose mapping was made by single steps says \"crash_safe\": false"
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
 
 # RLIMIT_DATA just above what the process uses: the private scratch mapping
-# is refused (ENOMEM); a shared anonymous one does not count against it.
+# is refused (ENOMEM); one that grows down (VM_STACK) does not count against it.
 start_victim co "$TARGETS/victim_coro" -n
 tid=$(victim_tid co coro)
 # The coroutine's thread never allocated: its first mallctl sets up its
@@ -69,7 +69,7 @@ done
 expect_rc 0 "$JEATTACH" -p "$co" --status
 [ -z "$(scratch_maps "$co")" ] || fail "RLIMIT_DATA: a scratch mapping was left: $(scratch_maps "$co")"
 finish_victim co
-pass "RLIMIT_DATA 256 KiB above use: calls ran on a shared scratch mapping, nothing rewound"
+pass "RLIMIT_DATA 256 KiB above use: calls ran on a scratch mapping that grows down, nothing rewound"
 
 # as_refused LABEL [VICTIM ARGS...]: RLIMIT_AS just above what the process
 # maps: no mapping at all can be made, and the thread's stack is not one to

@@ -64,12 +64,8 @@ pass "activate, dump, stats, deactivate on a forking process; it never stopped a
 # mmap flag says "not inherited") copies the mapping before anything of
 # jeattach's is written into it: such a child may keep an untouched one,
 # counted and reported; a copy with any byte of jeattach's in it is a
-# failure. Under an RLIMIT_DATA that leaves room only for a shared mapping,
-# such a child would share the pages themselves and see what the hold
-# writes later: jeattach compares the process's children before the mmap
-# and after the madvise and, on a new one, unmaps before writing
-# (rcall_scratch.c). A child's copy is read through /proc/CHILD/mem, which
-# shows a shared mapping's pages even where the child never touched them.
+# failure. A child's copy is read through /proc/CHILD/mem, which would show
+# a shared mapping's pages even where the child never touched them.
 # scratch_written PID: the bytes other than 0 in PID's mappings of the
 # scratch size.
 scratch_written() {
@@ -109,11 +105,14 @@ done
 finish_victim fs
 pass "$seen children looked at around 15 holds: none inherited what jeattach wrote ($empty kept an untouched copy, forked between the mmap and its madvise)"
 
-# Under an RLIMIT_DATA 1 MiB above use the scratch mapping is a shared
-# one. victim_fork -q forks every half millisecond, so that forks land
-# between the mmap and the madvise, and its children read their copies of
-# a scratch-sized mapping themselves, 300 ms later (victim_fork.c): any
-# byte of jeattach's there fails the victim.
+# Under an RLIMIT_DATA 1 MiB above use no plain private mapping fits. The
+# shared one jeattach made there before gave a child forked between its
+# mmap and its madvise the very pages the hold wrote next; now it is a
+# private one that grows down, which RLIMIT_DATA does not count
+# (rcall_scratch.c). victim_fork -q forks every half millisecond, so that
+# forks land between the mmap and the madvise, and its children read their
+# copies of a scratch-sized mapping themselves, 300 ms later
+# (victim_fork.c): any byte of jeattach's there fails the victim.
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
 start_victim_env fq "VICTIM_STALL_S=$(slow 1)" "$TARGETS/victim_fork" -q
 lim=$((($(kib "$fq" VmData) + 1024) * 1024))
