@@ -343,6 +343,20 @@ START_TEST(stack_known_for_the_first_frames)
 	t.maps = (struct sym_maps){ snap, 1 };
 	rcall_reads.maps = NULL; /* a read would crash the test */
 	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 1);
+	/* Another thread's stack, in the mappings rcall_hold read before the
+	 * round's stops: no read during the stop. */
+	struct rcall_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.stack_maps = (struct sym_maps){ rec_maps, 5 };
+	t.rc = &ctx;
+	arch_check_set_stack(&h.regs, 0xb00000, 0xb00f00);
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 1);
+	/* A stack that read does not show as one (a newer thread's, or a
+	 * coroutine's): read again, and judged on what is there now. */
+	rcall_reads.maps = recorded_maps;
+	arch_check_set_stack(&h.regs, 0x10800, 0xb00f00);
+	ck_assert_int_eq(rcall_scratch_stack_known(&t, &h), 0);
+	t.rc = NULL;
 	rcall_reads = real;
 }
 END_TEST

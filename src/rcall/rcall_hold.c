@@ -13,6 +13,8 @@
 #include <time.h>
 #include "errors.h"
 #include "rcall_internal.h"
+#include "rcall_reads.h"
+#include "sym_maps.h"
 #include "sec_bpf.h"
 #include "sym_maps.h"
 
@@ -389,6 +391,11 @@ int rcall_hold(struct target *t)
 			e = n;
 			break;
 		}
+		/* Read now, not during a stop: 50 us of each hold of an idle
+		 * thread of victim_dyn was this read (bench/hold_ab.py). */
+		sym_maps_free(&c->stack_maps);
+		if (rcall_reads.maps(t->io_pid, &c->stack_maps))
+			c->stack_maps = (struct sym_maps){ 0 };
 		for (int i = 0; i < n && core_now_us() < c->deadline; i++) {
 			const unsigned no_room = c->no_scratch_n;
 			if ((e = try_thread(t, tids[i], round, all == 1, i + 1, n, reason,
@@ -420,6 +427,7 @@ int rcall_hold(struct target *t)
 			backoff_ns *= 2;
 	}
 	free(tids);
+	sym_maps_free(&c->stack_maps);
 	if (e <= 0)
 		return e;
 	/* Some thread had no room, the others were never safe: the limit

@@ -150,6 +150,10 @@ struct rcall_ctx {
 	struct rcall_candidate *ranked;
 	int nranked, ranked_cap;
 	unsigned no_scratch_n;    /* threads refused for it in this hold's search */
+	/* The process's mappings, read at each round of a hold's search
+	 * before any thread is stopped: where a thread's stack is looked up
+	 * (rcall_scratch_stack_known), outside the stop. */
+	struct sym_maps stack_maps;
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;

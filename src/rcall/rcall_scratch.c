@@ -127,15 +127,21 @@ int rcall_stack_room(const struct sym_maps *maps, uint64_t sp, uint64_t tp, uint
 int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h)
 {
 	uint64_t sp = arch_sp(&h->regs) - ARCH_RED_ZONE;
+	uint64_t tp = arch_thread_pointer(&h->regs);
 	uint64_t need = arch_sigframe_size(arch_sigframe_fplen(h->fpstate, h->fplen)) + PREMAP_SLACK;
-	/* The main thread's stack is where target_open saw it; another
-	 * thread's may be newer than that snapshot: read now. */
+	/* The main thread's stack is where target_open saw it. */
 	const struct sym_map *m = sym_maps_find(&t->maps, sp);
 	if (m && !strcmp(m->path, "[stack]") && sp - m->start >= need)
 		return 1;
+	/* Another thread's, in the mappings read before this round's stops
+	 * (rcall_hold): a stack a live thread runs on was there then, guard
+	 * and all (glibc frees a stack only after its thread ended). A thread
+	 * newer than that read, or a stack the read does not show as one:
+	 * read again now. */
+	if (t->rc && t->rc->stack_maps.n && rcall_stack_room(&t->rc->stack_maps, sp, tp, need))
+		return 1;
 	struct sym_maps maps = { 0 };
-	int room = !rcall_reads.maps(t->io_pid, &maps) &&
-		   rcall_stack_room(&maps, sp, arch_thread_pointer(&h->regs), need);
+	int room = !rcall_reads.maps(t->io_pid, &maps) && rcall_stack_room(&maps, sp, tp, need);
 	sym_maps_free(&maps);
 	return room;
 }
