@@ -112,7 +112,11 @@ pass "$seen children looked at around 15 holds: none inherited what jeattach wro
 # (rcall_scratch.c). victim_fork -q forks every half millisecond, so that
 # forks land between the mmap and the madvise, and its children read their
 # copies of a scratch-sized mapping themselves, 300 ms later
-# (victim_fork.c): any byte of jeattach's there fails the victim.
+# (victim_fork.c): any byte of jeattach's there fails the victim. --status,
+# not --stats: under this limit jemalloc 5.3.0's statistics refresh
+# faulted inside jemalloc on arm64 (a read at 0x25f8; jeattach caught it,
+# exit 10), which is jemalloc's own handling of a failed allocation and not
+# what is tested here.
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
 start_victim_env fq "VICTIM_STALL_S=$(slow 1)" "$TARGETS/victim_fork" -q
 lim=$((($(kib "$fq" VmData) + 1024) * 1024))
@@ -120,9 +124,9 @@ prlimit --pid "$fq" --data="$lim:$lim" || skip "prlimit cannot set the victim's 
 i=0
 while [ $i -lt 30 ]; do
 	i=$((i + 1))
-	expect_rc 0 bounded "$(slow 60)" "$JEATTACH" -p "$fq" --stats --json
+	expect_rc 0 bounded "$(slow 60)" "$JEATTACH" -p "$fq" --status --json
 	[ "$(json_get "$OUT" "j['crash_safe']")" = True ] || fail "RLIMIT_DATA: not crash-safe: $OUT"
 done
 [ -z "$(scratch_maps "$fq")" ] || fail "RLIMIT_DATA: a scratch mapping was left: $(scratch_maps "$fq")"
 finish_victim fq
-pass "RLIMIT_DATA: 30 holds of a process forking every 0.5 ms; no child saw what jeattach wrote ($report)"
+pass "RLIMIT_DATA: 30 --status holds of a process forking every 0.5 ms; no child saw what jeattach wrote ($report)"
