@@ -53,10 +53,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "act_dump_pipe.h"
 #include "core_read.h"
 #include "errors.h"
+#include "core_clock.h"
 #include "rproc.h"
 #include "target_struct.h"
 
@@ -66,8 +68,9 @@
 #define DUMP_PIPE_SIZE (256 * 1024)
 
 /* Read what the pipe holds, at most 8 MiB a call (another thread of the
- * target writing into it for ever must not keep jeattach here). */
-static void drain(struct dump_pipe *p)
+ * target writing into it for ever must not keep jeattach here): 1 once it
+ * is empty with no write end open anywhere (read's 0), else 0. */
+static int drain(struct dump_pipe *p)
 {
 	static char buf[1 << 16];
 	for (size_t total = 0; p->rd >= 0 && total < (8u << 20);) {
@@ -75,7 +78,7 @@ static void drain(struct dump_pipe *p)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return; /* EAGAIN: empty; 0: no writer left */
+			return n == 0; /* EAGAIN: empty; 0: no writer left */
 		total += (size_t)n;
 		p->received += (uint64_t)n;
 		size_t keep = p->stored >= p->max ? 0
@@ -89,7 +92,10 @@ static void drain(struct dump_pipe *p)
 				p->stored += keep;
 		}
 	}
+	return 0;
 }
+
+static int close_all(struct dump_pipe *p);
 
 /* Is this syscall entry jemalloc's creat() of the empty name we gave it?
  * creat (x86_64 glibc), open, or openat(AT_FDCWD) with O_CREAT. */
@@ -248,28 +254,46 @@ enum ja_exit dump_pipe_make(struct target *t, struct act_result *r, const char *
 	r->out.dump.fd = p->out;
 	return JA_EXIT_OK;
 undo:
-	if (p->rd >= 0)
-		close(p->rd);
-	p->rd = -1;
-	close_remote(p, &p->tw);
-	close_remote(p, &p->tr);
+	close_all(p);
 	return r->code;
 }
 
-int dump_pipe_end(struct dump_pipe *p)
+/* How long the last reader waits for the last write end to go. */
+#define NO_WRITER_US 20000
+
+/* The target's ends, then ours: 0 or a transport error. No reader goes
+ * while a write end is open anywhere: a write another thread of the
+ * target has begun holds the write end's file after its descriptor is
+ * closed, and if it takes the pipe's lock after the last reader went, it
+ * raises SIGPIPE (fs/pipe.c pipe_write), whose default action kills the
+ * process (victim -G, a thread writing into the pipe: killed once in about
+ * 70 dumps). So the read ends stay until a read says no writer is left
+ * (0, not EAGAIN), or NO_WRITER_US (a child forked meanwhile holds one:
+ * act_dump_children closes it after the release). */
+static int close_all(struct dump_pipe *p)
 {
 	int e = 0;
 	/* jemalloc closed the write end it was given; else it is ours. */
 	if (!p->taken)
 		e = close_remote(p, &p->tw);
 	p->tw = -1;
-	drain(p);
+	const core_usec_t until = core_now_us() + NO_WRITER_US;
+	while (!e && !drain(p) && p->rd >= 0 && core_now_us() < until) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
 	if (!e)
 		e = close_remote(p, &p->tr);
 	drain(p);
 	if (p->rd >= 0)
 		close(p->rd);
 	p->rd = -1;
+	return e;
+}
+
+int dump_pipe_end(struct dump_pipe *p)
+{
+	int e = close_all(p);
 	if (p->out >= 0)
 		lseek(p->out, 0, SEEK_SET);
 	return e;
