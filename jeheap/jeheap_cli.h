@@ -10,6 +10,8 @@
 
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4 };
 
+/* The profile commands in jeheap_table.h's order (enum jh_command's
+ * first seven), then what jeprof's --raw and --list run. */
 enum command { CMD_TOP, CMD_COLLAPSED, CMD_FLAME, CMD_DOT, CMD_PPROF, CMD_JSON, CMD_TREND,
 	       CMD_RAW, CMD_LIST };
 

@@ -3,8 +3,10 @@
  * `jeheap-jeprof ...`: jeprof's spellings (its Init and GetOptions:
  * --opt=value and --opt value, a single dash too, unique abbreviations)
  * translated into jeheap's struct args and run by jeheap's one runner.
- * Every other jeprof option is refused by name with what to use instead,
- * never silently ignored. */
+ * The options it takes are jeheap's table's jeprof rows (jeheap_table.c),
+ * so its --help and completion are drawn from there too; so are jeprof's
+ * other options, each refused by name with what to use instead, never
+ * silently ignored. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,105 +16,9 @@
 #include <string.h>
 #include "jeheap_cli.h"
 #include "jeheap_graphviz.h"
-
-enum {
-	J_HELP = 256, J_VERSION, J_CUM, J_BASE, J_LIB_PREFIX, J_FUNCTIONS, J_LINES, J_ADDRESSES,
-	J_TEXT, J_DOT, J_SVG, J_PDF, J_RAW, J_COLLAPSED, J_LIST, J_NODECOUNT, J_NODEFRACTION,
-	J_EDGEFRACTION, J_FOCUS, J_IGNORE, J_RETAIN, J_EXCLUDE, J_INUSE_SPACE, J_INUSE_OBJECTS,
-	J_ALLOC_SPACE, J_ALLOC_OBJECTS, J_SHOW_BYTES, J_DROP_NEGATIVE, J_ROOT,
-	J_UNSUPPORTED = 1000, /* + index into unsupported[] */
-};
-
-/* jeprof's other options, each with what to do instead. */
-static const struct {
-	const char *name;
-	int has_arg;
-	const char *instead;
-} unsupported[] = {
-	{ "web", no_argument, "use --svg > FILE.svg and open it in a browser" },
-	{ "gv", no_argument, "use --pdf > FILE.pdf or --svg > FILE.svg and open it" },
-	{ "evince", no_argument, "use --pdf > FILE.pdf and open it" },
-	{ "ps", no_argument, "use --pdf, or --dot | dot -Tps" },
-	{ "gif", no_argument, "use --dot | dot -Tgif" },
-	{ "callgrind", no_argument, "use jeheap pprof -o FILE and go tool pprof -callgrind FILE" },
-	{ "disasm", required_argument, "use --list=RE (source lines) or --addresses" },
-	{ "symbols", no_argument, "use --addresses (jeheap top --addresses) for names of addresses" },
-	{ "interactive", no_argument, "use --text, --list=RE or --svg (no interactive mode)" },
-	{ "seconds", required_argument, "jeheap reads profile files, not URLs: take one with "
-					 "jeattach -p PID --dump FILE" },
-	{ "add_lib", required_argument, "put the library under a sysroot and give --root=DIR" },
-	{ "files", no_argument, "use --lines (a row per source line)" },
-	{ "maxdegree", required_argument, "use --nodecount=N and --edgefraction=F" },
-	{ "scale", required_argument, "it scales --gv only; use --svg or --pdf" },
-	{ "heapcheck", no_argument, "use --inuse_objects" },
-	{ "thread", required_argument, "use jeheap top --thread N|NAME" },
-	{ "total_delay", no_argument, "contention profiles are not heap profiles" },
-	{ "contentions", no_argument, "contention profiles are not heap profiles" },
-	{ "mean_delay", no_argument, "contention profiles are not heap profiles" },
-	{ "tools", required_argument, "jeheap reads ELF and DWARF itself, without objdump, nm or "
-				      "addr2line" },
-	{ "test", no_argument, "jeheap's tests are make check" },
-	{ "debug", no_argument, "jeheap has no debug output" },
-	{ "debug-syms-by-id", no_argument, "jeheap always finds debug files by build id" },
-	{ "test_stride", required_argument, "jeprof's own unit tests only" },
-};
-#define NUNSUPPORTED (sizeof(unsupported) / sizeof(unsupported[0]))
-
-/* jeprof's usage, in jeheap's terms. */
-static void usage(FILE *f)
-{
-	fputs("Usage: jeheap jeprof [OPTION...] [PROGRAM] PROFILE...   (or jeheap-jeprof ...)\n"
-	      "jeprof's command line over jeheap: PROGRAM (an ELF file) symbolizes the\n"
-	      "profile's main executable; without it the path the profile's maps name is read.\n"
-	      "Output (one): --text (default) --dot --svg --pdf --collapsed --raw --list=RE\n"
-	      "Rows: --functions (default) --lines --addresses\n"
-	      "Values: --inuse_space (default) --inuse_objects --alloc_space --alloc_objects\n"
-	      "        --show_bytes --cum --base=PROFILE --drop_negative\n"
-	      "Stacks: --focus=RE --ignore=RE; frames: --exclude=RE --retain=RE\n"
-	      "Graph: --nodecount=N --nodefraction=F --edgefraction=F\n"
-	      "Files: --lib_prefix=DIR (a sysroot, as --root=DIR)\n"
-	      "Regexes are POSIX extended. Other jeprof options are refused with what to use\n"
-	      "instead (exit 2). Differences from jeprof: jeheap(1), JEPROF COMPATIBILITY.\n",
-	      f);
-}
-
-static const struct option *options(void)
-{
-	static struct option o[64 + NUNSUPPORTED];
-	static const struct option known[] = {
-		{ "help", no_argument, NULL, J_HELP }, { "version", no_argument, NULL, J_VERSION },
-		{ "cum", no_argument, NULL, J_CUM }, { "base", required_argument, NULL, J_BASE },
-		{ "lib_prefix", required_argument, NULL, J_LIB_PREFIX },
-		{ "functions", no_argument, NULL, J_FUNCTIONS }, { "lines", no_argument, NULL, J_LINES },
-		{ "addresses", no_argument, NULL, J_ADDRESSES }, { "text", no_argument, NULL, J_TEXT },
-		{ "dot", no_argument, NULL, J_DOT }, { "svg", no_argument, NULL, J_SVG },
-		{ "pdf", no_argument, NULL, J_PDF }, { "raw", no_argument, NULL, J_RAW },
-		{ "collapsed", no_argument, NULL, J_COLLAPSED },
-		{ "list", required_argument, NULL, J_LIST },
-		{ "nodecount", required_argument, NULL, J_NODECOUNT },
-		{ "nodefraction", required_argument, NULL, J_NODEFRACTION },
-		{ "edgefraction", required_argument, NULL, J_EDGEFRACTION },
-		{ "focus", required_argument, NULL, J_FOCUS },
-		{ "ignore", required_argument, NULL, J_IGNORE },
-		{ "retain", required_argument, NULL, J_RETAIN },
-		{ "exclude", required_argument, NULL, J_EXCLUDE },
-		{ "inuse_space", no_argument, NULL, J_INUSE_SPACE },
-		{ "inuse_objects", no_argument, NULL, J_INUSE_OBJECTS },
-		{ "alloc_space", no_argument, NULL, J_ALLOC_SPACE },
-		{ "alloc_objects", no_argument, NULL, J_ALLOC_OBJECTS },
-		{ "show_bytes", no_argument, NULL, J_SHOW_BYTES },
-		{ "drop_negative", no_argument, NULL, J_DROP_NEGATIVE },
-		{ "root", required_argument, NULL, J_ROOT },
-	};
-	size_t n = 0;
-	for (; n < sizeof(known) / sizeof(known[0]); n++)
-		o[n] = known[n];
-	for (size_t i = 0; i < NUNSUPPORTED; i++)
-		o[n++] = (struct option){ unsupported[i].name, unsupported[i].has_arg, NULL,
-					  J_UNSUPPORTED + (int)i };
-	o[n] = (struct option){ NULL, 0, NULL, 0 };
-	return o;
-}
+#include "jeheap_help.h"
+#include "jeheap_mistake.h"
+#include "jeheap_table.h"
 
 /* What jeprof's Init counts to refuse two output modes, two metrics or two
  * granularities ("Only specify one output mode", ...). */
@@ -135,10 +41,12 @@ static int number(const char *opt, const char *v, int integer, double *out)
 	return 0;
 }
 
-static int refuse(int i)
+/* One of jeprof's options that jeheap refuses (the table's refused rows). */
+static int refuse(const char *name)
 {
-	fprintf(stderr, "jeheap: jeprof's --%s is not supported: %s\n", unsupported[i].name,
-		unsupported[i].instead);
+	const struct jh_option_row *r = jh_option_find(name, strlen(name), JH_ON(JH_JEPROF));
+	fprintf(stderr, "jeheap: jeprof's --%s is not supported: %s\n", name,
+		r && r->refused ? r->refused : "jeheap has no such output");
 	return EXIT_USAGE;
 }
 
@@ -161,41 +69,41 @@ static int take_value(int c, const char *v, struct args *a, struct counts *k)
 {
 	double x;
 	switch (c) {
-	case J_BASE:
+	case JO_BASE:
 		a->basepath = v;
 		break;
-	case J_FOCUS:
+	case JO_FOCUS:
 		a->q.focus = v;
 		break;
-	case J_IGNORE:
+	case JO_IGNORE:
 		a->q.ignore = v;
 		break;
-	case J_RETAIN:
+	case JO_RETAIN:
 		a->q.retain = v;
 		break;
-	case J_EXCLUDE:
+	case JO_EXCLUDE:
 		a->q.exclude = v;
 		break;
-	case J_ROOT:
+	case JO_ROOT:
 		a->root = v;
 		break;
-	case J_LIB_PREFIX:
+	case JO_LIB_PREFIX:
 		return lib_prefix(v, a) ? EXIT_USAGE : -1;
-	case J_LIST:
+	case JO_LIST:
 		a->jeprof.list_re = v;
 		k->modes++;
 		k->mode = c;
 		break;
-	case J_NODECOUNT:
+	case JO_NODECOUNT:
 		if (number("nodecount", v, 1, &x))
 			return EXIT_USAGE;
 		k->nodecount = (long)x;
 		break;
-	case J_NODEFRACTION:
-	case J_EDGEFRACTION:
-		if (number(c == J_NODEFRACTION ? "nodefraction" : "edgefraction", v, 0, &x))
+	case JO_NODEFRACTION:
+	case JO_EDGEFRACTION:
+		if (number(c == JO_NODEFRACTION ? "nodefraction" : "edgefraction", v, 0, &x))
 			return EXIT_USAGE;
-		*(c == J_NODEFRACTION ? &a->jeprof.node_fraction : &a->jeprof.edge_fraction) = x;
+		*(c == JO_NODEFRACTION ? &a->jeprof.node_fraction : &a->jeprof.edge_fraction) = x;
 		break;
 	}
 	return -1;
@@ -204,43 +112,41 @@ static int take_value(int c, const char *v, struct args *a, struct counts *k)
 /* One option. -1 to go on, else an exit code. */
 static int take(int c, const char *v, struct args *a, struct counts *k)
 {
-	if (c >= J_UNSUPPORTED)
-		return refuse(c - J_UNSUPPORTED);
 	switch (c) {
-	case J_HELP:
-		usage(stdout);
+	case JO_HELP:
+		jh_command_usage(stdout, JH_JEPROF);
 		return 0;
-	case J_VERSION:
+	case JO_VERSION:
 		printf("jeheap jeprof %s (jeprof's command line)\n", PACKAGE_VERSION);
 		return 0;
-	case J_CUM:
+	case JO_CUM:
 		a->jeprof.by_cum = 1;
 		break;
-	case J_SHOW_BYTES:
+	case JO_SHOW_BYTES:
 		a->jeprof.show_bytes = 1;
 		break;
-	case J_DROP_NEGATIVE:
+	case JO_DROP_NEGATIVE:
 		a->q.drop_negative = 1;
 		break;
-	case J_FUNCTIONS:
-	case J_LINES:
-	case J_ADDRESSES:
-		a->q.granularity = c - J_FUNCTIONS;
+	case JO_FUNCTIONS:
+	case JO_LINES:
+	case JO_ADDRESSES:
+		a->q.granularity = c - JO_FUNCTIONS;
 		k->grains++;
 		break;
-	case J_INUSE_SPACE:
-	case J_INUSE_OBJECTS:
-	case J_ALLOC_SPACE:
-	case J_ALLOC_OBJECTS:
-		a->q.metric = c - J_INUSE_SPACE;
+	case JO_INUSE_SPACE:
+	case JO_INUSE_OBJECTS:
+	case JO_ALLOC_SPACE:
+	case JO_ALLOC_OBJECTS:
+		a->q.metric = c - JO_INUSE_SPACE;
 		k->metrics++;
 		break;
-	case J_TEXT:
-	case J_DOT:
-	case J_SVG:
-	case J_PDF:
-	case J_RAW:
-	case J_COLLAPSED:
+	case JO_TEXT:
+	case JO_DOT:
+	case JO_JEPROF_SVG:
+	case JO_PDF:
+	case JO_RAW:
+	case JO_COLLAPSED:
 		k->modes++;
 		k->mode = c;
 		break;
@@ -261,12 +167,12 @@ static int choose(struct args *a, const struct counts *k)
 		return EXIT_USAGE;
 	}
 	static const struct { int mode, cmd; const char *name, *graphviz; } modes[] = {
-		{ J_TEXT, CMD_TOP, "--text", NULL }, { J_DOT, CMD_DOT, "--dot", NULL },
-		{ J_SVG, CMD_DOT, "--svg", "svg" },  { J_PDF, CMD_DOT, "--pdf", "pdf" },
-		{ J_RAW, CMD_RAW, "--raw", NULL },   { J_COLLAPSED, CMD_COLLAPSED, "--collapsed", NULL },
-		{ J_LIST, CMD_LIST, "--list", NULL },
+		{ JO_TEXT, CMD_TOP, "--text", NULL }, { JO_DOT, CMD_DOT, "--dot", NULL },
+		{ JO_JEPROF_SVG, CMD_DOT, "--svg", "svg" },  { JO_PDF, CMD_DOT, "--pdf", "pdf" },
+		{ JO_RAW, CMD_RAW, "--raw", NULL },   { JO_COLLAPSED, CMD_COLLAPSED, "--collapsed", NULL },
+		{ JO_LIST, CMD_LIST, "--list", NULL },
 	};
-	int mode = k->modes ? k->mode : J_TEXT; /* jeprof: --text unless a tty (interactive) */
+	int mode = k->modes ? k->mode : JO_TEXT; /* jeprof: --text unless a tty (interactive) */
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (modes[i].mode == mode) {
 			a->cmd = modes[i].cmd;
@@ -291,18 +197,22 @@ int jeheap_jeprof_main(int argc, char **argv)
 	struct counts k = { .nodecount = 80 };
 	a.jeprof.node_fraction = 0.005;
 	a.jeprof.edge_fraction = 0.001;
-	const struct option *o = options();
-	int c, rc = -1;
+	/* No letters: with one-dash long options, -h would be an
+	 * abbreviation of two (--help, --heapcheck). */
+	struct option o[JH_MAX_OPTIONS + 1];
+	char letters[JH_MAX_SHORT];
+	int c, rc = -1, at = 0;
+	jh_getopt_spec(JH_ON(JH_JEPROF), o, letters);
 	opterr = 0;
 	optind = 1;
-	while (rc < 0 && (c = getopt_long_only(argc, argv, ":", o, NULL)) != -1) {
-		if (c == ':') {
+	while (rc < 0 && (c = getopt_long_only(argc, argv, ":", o, &at)) != -1) {
+		if (c == JO_REFUSED) {
+			rc = refuse(o[at].name);
+		} else if (c == ':') {
 			fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
 			rc = EXIT_USAGE;
 		} else if (c == '?') {
-			fprintf(stderr, "jeheap: '%s' is not a jeprof option; see jeheap jeprof --help\n",
-				argv[optind - 1]);
-			rc = EXIT_USAGE;
+			rc = jh_option_mistake(argv[optind - 1], JH_ON(JH_JEPROF));
 		} else {
 			rc = take(c, optarg, &a, &k);
 		}

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* jeheap: the command over libjeheap: its options and command, or jeprof's
- * command line (jeheap_jeprof.c); both run by jeheap_run.c. */
+/* jeheap: the command over libjeheap. Which command line reads argv (the
+ * profile commands' here, jeprof's in jeheap_jeprof.c, recent's in
+ * jeheap_recent.c), then the profile commands' options and command, run
+ * by jeheap_run.c. Their options, help and the answers to a mistake come
+ * from jeheap's one table (jeheap_table.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -10,7 +13,10 @@
 #include <string.h>
 #include "jeheap.h"
 #include "jeheap_cli.h"
+#include "jeheap_help.h"
+#include "jeheap_mistake.h"
 #include "jeheap_recent.h"
+#include "jeheap_table.h"
 
 #ifdef HAVE_LIBDW
 #define HAVE_LIBDW_WORD "yes"
@@ -23,83 +29,9 @@
 #define HAVE_DEMANGLE_WORD "no (built without libstdc++)"
 #endif
 
-enum { O_INUSE_SPACE = 256, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_ROOT, O_VERSION,
-       O_BASE, O_FOCUS, O_IGNORE, O_THREAD, O_FUNCTIONS, O_LINES, O_ADDRESSES,
-       O_TITLE, O_SUBTITLE, O_INVERTED, O_JSON, O_SVG, O_TOP, O_MIN_FIT, O_TIMES };
-
-static void usage(FILE *f)
-{
-	fputs("Usage: jeheap top|collapsed|flame|dot|pprof|json [OPTION...] [PROGRAM] PROFILE...\n"
-	      "       jeheap trend [OPTION...] [PROGRAM] DUMP DUMP...\n"
-	      "       jeheap jeprof [JEPROF-OPTION...] [PROGRAM] PROFILE...   (or as jeheap-jeprof)\n"
-	      "       jeheap recent [OPTION...] FILE   (jeattach --recent's record; see\n"
-	      "                                       jeheap recent --help)\n"
-	      "Analyse jemalloc heap profiles (jemalloc 4+ heap_v2, 3.x/gperftools one-line,\n"
-	      "jeprof's symbolized form). Several profiles are added together. PROGRAM, an\n"
-	      "ELF file before the profiles (as jeprof takes one), is read for the main\n"
-	      "executable's symbols instead of the path the profile's maps name.\n"
-	      "\n"
-	      "Commands:\n"
-	      "  top                   functions by memory, as `jeprof --text` prints them\n"
-	      "  collapsed             folded stacks for flamegraph.pl, speedscope, inferno\n"
-	      "                        (with --base: flamegraph's difffolded form)\n"
-	      "  flame                 a self-contained interactive SVG flame graph: click to\n"
-	      "                        zoom, search (regex) for the share of matching frames\n"
-	      "                        (with --base: a differential one, each frame coloured\n"
-	      "                        by its own change, red grew, blue shrank)\n"
-	      "  dot                   a graphviz call graph (as jeprof --dot; -n: nodes, default 80)\n"
-	      "  pprof                 pprof's profile.proto, gzipped, for go tool pprof,\n"
-	      "                        Pyroscope, ... (binary: needs -o or a pipe)\n"
-	      "  json                  top as one JSON object (values un-sampled, not rounded)\n"
-	      "  trend                 what keeps growing over a series of dumps of one process\n"
-	      "                        (jeattach --every): per stack, a least-squares line\n"
-	      "                        through its values over time, its slope and fit (R^2);\n"
-	      "                        steady growth (slope > 0, fit >= --min-fit: \"likely\n"
-	      "                        leak\") first, by rate; then the rest, shrinking last.\n"
-	      "                        Times: jeattach's dump-time stamps, else each file's\n"
-	      "                        mtime (with a warning), or --times\n"
-	      "  jeprof                jeprof's own command line: --text, --svg, --raw, --list=RE,\n"
-	      "                        ... (see jeheap(1), JEPROF COMPATIBILITY; jeheap jeprof --help)\n"
-	      "\n"
-	      "Options:\n"
-	      "  --base FILE           subtract this earlier profile (what grew since)\n"
-	      "  --focus RE            only stacks through a function matching RE\n"
-	      "  --ignore RE           drop stacks through a function matching RE\n"
-	      "  --thread N|NAME       only what jemalloc's thread N holds (its tN: lines),\n"
-	      "                        or the thread named NAME (jeattach --name-threads:\n"
-	      "                        comm/TID)\n"
-	      "  --functions           a row per function (default; inlined ones marked)\n"
-	      "  --lines               a row per source line (needs DWARF debug info)\n"
-	      "  --addresses           a row per instruction address\n"
-	      "  --inuse_space         bytes in use (default)\n"
-	      "  --inuse_objects       objects in use\n"
-	      "  --alloc_space         bytes allocated over time (needs prof_accum)\n"
-	      "  --alloc_objects       objects allocated over time (needs prof_accum)\n"
-	      "  --title TEXT          flame, trend's chart: the title (default: the profiled\n"
-	      "                        program; the metric and the number of dumps)\n"
-	      "  --subtitle TEXT       flame: the subtitle (default: the profile, the metric,\n"
-	      "                        the total)\n"
-	      "  --inverted            flame: an icicle graph, the root on top\n"
-	      "  --json                trend: one JSON object, stacks ranked first to last\n"
-	      "  --svg                 trend: an SVG chart, the total and the top stacks over\n"
-	      "                        time (implied by -o FILE.svg)\n"
-	      "  --top N               trend: N stacks (text and SVG default 10; JSON: all)\n"
-	      "  --min-fit R           trend: the fit (0 to 1) steady growth needs (default 0.9)\n"
-	      "  --times T,T,...       trend: each dump's time in seconds, in the order given,\n"
-	      "                        instead of its stamp or its file's mtime\n"
-	      "  -n N                  print the first N lines only (dot: at most N nodes;\n"
-	      "                        flame and pprof keep everything)\n"
-	      "  --root DIR            find the profiled binaries under DIR (a sysroot)\n"
-	      "  -o FILE               write to FILE instead of standard output\n"
-	      "  -h, --help            this text\n"
-	      "      --version         version\n"
-	      "Exit codes: 0 ok, 2 usage, 3 unreadable or malformed profile (trend: also\n"
-	      "dumps whose times are equal or unknown), 4 output error.\n",
-	      f);
-}
-
-static const char *const commands[] = { "top",   "collapsed", "flame", "dot",
-					"pprof", "json",      "trend" };
+_Static_assert((int)JH_TOP == (int)CMD_TOP && (int)JH_JSON == (int)CMD_JSON &&
+		       (int)JH_TREND == (int)CMD_TREND,
+	       "the table's profile commands are enum command's");
 
 /* -1: not a number of lines. */
 static long parse_limit(const char *text)
@@ -137,37 +69,37 @@ static void version(void)
 	       PACKAGE_VERSION, jeheap_version(), HAVE_LIBDW_WORD, HAVE_DEMANGLE_WORD);
 }
 
-/* flame's options (O_TITLE...): 1 if c is one of them. */
+/* flame's options (JO_TITLE...): 1 if c is one of them. */
 static int flame_option(int c, const char *arg, struct jeheap_flame_options *fo)
 {
-	if (c == O_TITLE)
+	if (c == JO_TITLE)
 		fo->title = arg;
-	else if (c == O_SUBTITLE)
+	else if (c == JO_SUBTITLE)
 		fo->subtitle = arg;
-	else if (c == O_INVERTED)
+	else if (c == JO_INVERTED)
 		fo->inverted = 1;
-	return c == O_TITLE || c == O_SUBTITLE || c == O_INVERTED;
+	return c == JO_TITLE || c == JO_SUBTITLE || c == JO_INVERTED;
 }
 
-/* trend's options (O_JSON...): 1 if c is one of them, 0 if not, -1 with a
+/* trend's options (JO_JSON...): 1 if c is one of them, 0 if not, -1 with a
  * message. */
 static int trend_option(int c, const char *arg, struct trend_opts *to)
 {
 	char *end;
-	if (c < O_JSON || c > O_TIMES)
+	if (c < JO_JSON || c > JO_TIMES)
 		return 0;
 	errno = 0;
 	to->set = 1;
-	if (c == O_JSON)
+	if (c == JO_JSON)
 		to->json = 1;
-	else if (c == O_SVG)
+	else if (c == JO_SVG)
 		to->svg = 1;
-	else if (c == O_TIMES)
+	else if (c == JO_TIMES)
 		to->times = arg;
-	else if (c == O_TOP && (to->top = parse_limit(arg)) <= 0) {
+	else if (c == JO_TOP && (to->top = parse_limit(arg)) <= 0) {
 		fprintf(stderr, "jeheap: --top '%s': expected a number of stacks\n", arg);
 		return -1;
-	} else if (c == O_MIN_FIT) {
+	} else if (c == JO_MIN_FIT) {
 		to->min_fit = strtod(arg, &end);
 		to->min_fit_given = 1;
 		if (errno || end == arg || *end || !(to->min_fit >= 0 && to->min_fit <= 1)) {
@@ -179,101 +111,84 @@ static int trend_option(int c, const char *arg, struct trend_opts *to)
 	return 1;
 }
 
-/* getopt_long's table for the plain command line (jeheap_jeprof.c has
- * jeprof's). */
-static const struct option longopts[] = {
-	{ "inuse_space", no_argument, NULL, O_INUSE_SPACE },
-	{ "inuse_objects", no_argument, NULL, O_INUSE_OBJECTS },
-	{ "alloc_space", no_argument, NULL, O_ALLOC_SPACE },
-	{ "alloc_objects", no_argument, NULL, O_ALLOC_OBJECTS },
-	{ "functions", no_argument, NULL, O_FUNCTIONS },
-	{ "lines", no_argument, NULL, O_LINES },
-	{ "addresses", no_argument, NULL, O_ADDRESSES },
-	{ "root", required_argument, NULL, O_ROOT },
-	{ "base", required_argument, NULL, O_BASE },
-	{ "focus", required_argument, NULL, O_FOCUS },
-	{ "ignore", required_argument, NULL, O_IGNORE },
-	{ "thread", required_argument, NULL, O_THREAD },
-	{ "title", required_argument, NULL, O_TITLE },
-	{ "subtitle", required_argument, NULL, O_SUBTITLE },
-	{ "inverted", no_argument, NULL, O_INVERTED },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "svg", no_argument, NULL, O_SVG },
-	{ "top", required_argument, NULL, O_TOP },
-	{ "min-fit", required_argument, NULL, O_MIN_FIT },
-	{ "times", required_argument, NULL, O_TIMES },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, O_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
+/* One option: -1 to go on, else an exit code (0 after --version). */
+static int take(int c, const char *arg, struct args *a, int argc, char **argv)
+{
+	char word[8];
+	switch (c) {
+	case JO_INUSE_SPACE:
+	case JO_INUSE_OBJECTS:
+	case JO_ALLOC_SPACE:
+	case JO_ALLOC_OBJECTS:
+		a->q.metric = c - JO_INUSE_SPACE;
+		return -1;
+	case JO_FUNCTIONS:
+	case JO_LINES:
+	case JO_ADDRESSES:
+		a->q.granularity = c - JO_FUNCTIONS;
+		return -1;
+	case JO_LIMIT:
+		if ((a->limit = parse_limit(arg)) >= 0)
+			return -1;
+		fprintf(stderr, "jeheap: -n '%s': expected a number of lines\n", arg);
+		return EXIT_USAGE;
+	case JO_OUTPUT:
+		a->outpath = arg;
+		return -1;
+	case JO_ROOT:
+		a->root = arg;
+		return -1;
+	case JO_BASE:
+		a->basepath = arg;
+		return -1;
+	case JO_FOCUS:
+		a->q.focus = arg;
+		return -1;
+	case JO_IGNORE:
+		a->q.ignore = arg;
+		return -1;
+	case JO_THREAD:
+		return parse_thread(arg, a) ? EXIT_USAGE : -1;
+	case JO_VERSION:
+		version();
+		return 0;
+	case ':':
+		fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
+		return EXIT_USAGE;
+	case '?':
+		return jh_option_mistake(jh_refused_word(argc, argv, word, sizeof(word)),
+					 JH_PROFILE_COMMANDS);
+	}
+	if (flame_option(c, arg, &a->flame))
+		return -1;
+	return trend_option(c, arg, &a->trend) < 0 ? EXIT_USAGE : -1;
+}
 
 /* Options, up to the command. Returns -1 to go on, else an exit code
  * (0 after --help or --version). */
 static int parse_options(int argc, char **argv, struct args *a)
 {
-	int c;
+	struct option longopts[JH_MAX_OPTIONS + 1];
+	char shortopts[JH_MAX_SHORT];
+	int c, rc = -1, help = 0;
+	jh_getopt_spec(JH_PROFILE_COMMANDS, longopts, shortopts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_INUSE_SPACE:
-		case O_INUSE_OBJECTS:
-		case O_ALLOC_SPACE:
-		case O_ALLOC_OBJECTS:
-			a->q.metric = c - O_INUSE_SPACE;
-			break;
-		case O_FUNCTIONS:
-		case O_LINES:
-		case O_ADDRESSES:
-			a->q.granularity = c - O_FUNCTIONS;
-			break;
-		case 'n':
-			if ((a->limit = parse_limit(optarg)) < 0) {
-				fprintf(stderr, "jeheap: -n '%s': expected a number of lines\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			a->outpath = optarg;
-			break;
-		case O_ROOT:
-			a->root = optarg;
-			break;
-		case O_BASE:
-			a->basepath = optarg;
-			break;
-		case O_FOCUS:
-			a->q.focus = optarg;
-			break;
-		case O_IGNORE:
-			a->q.ignore = optarg;
-			break;
-		case O_THREAD:
-			if (parse_thread(optarg, a))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case O_VERSION:
-			version();
-			return 0;
-		case ':':
-			fprintf(stderr, "jeheap: option %s needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			if (flame_option(c, optarg, &a->flame))
-				break;
-			int trend = trend_option(c, optarg, &a->trend);
-			if (trend < 0)
-				return EXIT_USAGE;
-			if (trend)
-				break;
-			fprintf(stderr, "jeheap: unknown option '%s'; see jeheap --help\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	while (rc < 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		/* after --help the words are read only for the command it
+		 * asks about: jeheap top --help */
+		if (c == JO_HELP || help)
+			help = 1;
+		else
+			rc = take(c, optarg, a, argc, argv);
 	}
-	return -1;
+	if (!help)
+		return rc;
+	int cmd = optind < argc ? jh_command_find(argv[optind]) : -1;
+	if (cmd < 0)
+		jh_usage(stdout);
+	else
+		jh_command_usage(stdout, cmd);
+	return 0;
 }
 
 /* The command and its operands. Returns -1 to go on, else an exit code. */
@@ -284,22 +199,35 @@ static int parse_command(int argc, char **argv, struct args *a)
 		return EXIT_USAGE;
 	}
 	a->name = argv[optind++];
-	a->cmd = -1;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(a->name, commands[i]))
-			a->cmd = (int)i;
-	if (a->cmd < 0 && !strcmp(a->name, "recent")) {
-		fprintf(stderr, "jeheap: recent takes its options after it: jeheap recent "
-				"[OPTION...] FILE\n");
-		return EXIT_USAGE;
-	}
-	if (a->cmd < 0) {
-		fprintf(stderr, "jeheap: unknown command '%s'; the commands are top, collapsed, "
-				"flame, dot, pprof, json, trend, jeprof, recent\n",
-			a->name);
+	a->cmd = jh_command_find(a->name);
+	if (a->cmd == JH_HELP)
+		return jh_help_main(argc - optind + 1, argv + optind - 1);
+	if (a->cmd < 0)
+		return jh_command_mistake(a->name);
+	if (jh_commands()[a->cmd].own_options) {
+		fprintf(stderr, "jeheap: %s takes its options after it: jeheap %s [OPTION...] %s\n",
+			a->name, a->name, jh_commands()[a->cmd].operands);
 		return EXIT_USAGE;
 	}
 	return jeheap_operands(argc, argv, optind, a);
+}
+
+/* --list-options, --list-commands (the table's hidden rows): what bash
+ * completion asks, matched whole and only as the first word, so that no
+ * abbreviation of a listed option (--l: --lines) becomes ambiguous.
+ * -1 if word is neither. */
+static int listing(const char *word)
+{
+	const struct jh_option_row *r =
+		strncmp(word, "--", 2) ? NULL
+				       : jh_option_find(word + 2, strlen(word + 2), JH_PROFILE_COMMANDS);
+	if (!r || !r->hidden)
+		return -1;
+	if (r->id == JO_LIST_OPTIONS)
+		jh_list_options(stdout);
+	else
+		jh_list_commands(stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -310,16 +238,26 @@ int main(int argc, char **argv)
 	base = base ? base + 1 : argv[0];
 	if (!strcmp(base, "jeheap-jeprof"))
 		return jeheap_jeprof_main(argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "jeprof"))
+	int cmd = argc > 1 ? jh_command_find(argv[1]) : -1;
+	if (cmd == JH_JEPROF)
 		return jeheap_jeprof_main(argc - 1, argv + 1);
 	/* the record of recent allocations is not a heap profile: its own
 	 * command line (jeheap_recent.c) */
-	if (argc > 1 && !strcmp(argv[1], "recent"))
+	if (cmd == JH_RECENT)
 		return jeheap_recent_main(argc - 1, argv + 1);
+	if (cmd == JH_HELP)
+		return jh_help_main(argc - 1, argv + 1);
+	/* jeprof's habit, jeheap --text PROGRAM PROFILE: what jeprof would
+	 * do, as jeheap jeprof does it */
+	if (argc > 1 && jh_jeprof_habit(argv[1]))
+		return jeheap_jeprof_main(argc, argv);
+	int rc = argc > 1 ? listing(argv[1]) : -1;
+	if (rc >= 0)
+		return rc;
 	struct args a = { .limit = -1 };
 	a.jeprof.node_fraction = 0.005;
 	a.jeprof.edge_fraction = 0.001;
-	int rc = parse_options(argc, argv, &a);
+	rc = parse_options(argc, argv, &a);
 	if (rc < 0)
 		rc = parse_command(argc, argv, &a);
 	return rc < 0 ? jeheap_execute(&a) : rc;

@@ -2,7 +2,8 @@
 /* jeheap recent [OPTION...] FILE: its command line, the record read and
  * named through the maps and stamps jeattach stored with it (the same
  * symbolizer and the same checks of the binaries as a heap profile's),
- * then the views asked for, as text or JSON. */
+ * then the views asked for, as text or JSON. Its options are jeheap's
+ * table's recent rows (jeheap_table.c), its --help drawn from them. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,60 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jeheap_cli.h"
+#include "jeheap_help.h"
+#include "jeheap_mistake.h"
 #include "jeheap_recent.h"
+#include "jeheap_table.h"
 #include "jeheap_warn.h"
-
-enum { O_LIVE = 256, O_CROSS, O_LIFETIMES, O_TOP, O_BY_SIZE, O_PER_STACK, O_JSON, O_DEPTH,
-       O_ROOT, O_FUNCTIONS, O_LINES, O_ADDRESSES };
-
-static void usage(FILE *f)
-{
-	fputs("Usage: jeheap recent [OPTION...] FILE\n"
-	      "Analyse the record of recent allocations that `jeattach -p PID --recent N\n"
-	      "--for D` writes (jemalloc 5.3's experimental.prof_recent): the last sampled\n"
-	      "allocations with their stacks, threads and times, and their frees. Only\n"
-	      "sampled allocations are recorded (about one per sample_interval bytes\n"
-	      "allocated): counts are samples, not totals; est. columns un-sample each\n"
-	      "allocation as heap profiles are.\n"
-	      "\n"
-	      "Views (several may be given; default --top):\n"
-	      "  --top [N]             allocation stacks by sampled bytes, live/freed split\n"
-	      "  --live [D]            allocations still live (and younger than D: 500ms,\n"
-	      "                        2s, 1m), youngest first\n"
-	      "  --by-size             --live: largest first\n"
-	      "  --cross-thread        allocations freed by another thread than the one that\n"
-	      "                        allocated them, by (allocation stack, free stack)\n"
-	      "  --lifetimes           histogram of the freed allocations' lifetimes (log2)\n"
-	      "  --per-stack           --lifetimes: one histogram per top allocation stack\n"
-	      "Options:\n"
-	      "  -n N                  at most N rows per view (default 20; 0: all)\n"
-	      "  --depth N             frames shown per stack in text (default 6; 0: all)\n"
-	      "  --functions|--lines|--addresses   what a frame names (as jeheap top)\n"
-	      "  --root DIR            find the profiled binaries under DIR (a sysroot)\n"
-	      "  --json                one JSON object (see doc/json.md)\n"
-	      "  -o FILE               write to FILE instead of standard output\n"
-	      "  -h, --help            this text\n"
-	      "Exit codes: 0 ok, 2 usage, 3 unreadable, malformed or empty record, 4 output\n"
-	      "error.\n",
-	      f);
-}
-
-static const struct option longopts[] = {
-	{ "live", optional_argument, NULL, O_LIVE },
-	{ "cross-thread", no_argument, NULL, O_CROSS },
-	{ "lifetimes", no_argument, NULL, O_LIFETIMES },
-	{ "top", optional_argument, NULL, O_TOP },
-	{ "by-size", no_argument, NULL, O_BY_SIZE },
-	{ "per-stack", no_argument, NULL, O_PER_STACK },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "depth", required_argument, NULL, O_DEPTH },
-	{ "root", required_argument, NULL, O_ROOT },
-	{ "functions", no_argument, NULL, O_FUNCTIONS },
-	{ "lines", no_argument, NULL, O_LINES },
-	{ "addresses", no_argument, NULL, O_ADDRESSES },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static int number(const char *opt, const char *text, long *v)
 {
@@ -90,30 +42,30 @@ static int live_age(const char *text, struct recent_args *a)
 static int option(int c, const char *arg, struct recent_args *a)
 {
 	switch (c) {
-	case O_LIVE: /* 2: no value yet (one may follow as a word of its own) */
+	case JO_LIVE: /* 2: no value yet (one may follow as a word of its own) */
 		a->live = arg ? 1 : 2;
 		return arg ? live_age(arg, a) : 0;
-	case O_TOP:
+	case JO_RECENT_TOP:
 		a->top = arg ? 1 : 2;
 		return arg ? number("--top", arg, &a->limit) : 0;
-	case O_CROSS:
+	case JO_CROSS:
 		a->cross = 1;
 		return 0;
-	case O_LIFETIMES:
+	case JO_LIFETIMES:
 		a->lifetimes = 1;
 		return 0;
-	case O_BY_SIZE:
+	case JO_BY_SIZE:
 		a->live_order = JEHEAP_RECENT_BY_SIZE;
 		return 0;
-	case O_PER_STACK:
+	case JO_PER_STACK:
 		a->per_stack = 1;
 		return 0;
-	case O_JSON:
+	case JO_JSON:
 		a->json = 1;
 		return 0;
-	case O_DEPTH:
+	case JO_DEPTH:
 		return number("--depth", arg, &a->depth);
-	case O_ROOT:
+	case JO_ROOT:
 		a->root = arg;
 		return 0;
 	case 'n':
@@ -121,8 +73,8 @@ static int option(int c, const char *arg, struct recent_args *a)
 	case 'o':
 		a->outpath = arg;
 		return 0;
-	default: /* O_FUNCTIONS, O_LINES, O_ADDRESSES */
-		a->granularity = c - O_FUNCTIONS;
+	default: /* JO_FUNCTIONS, JO_LINES, JO_ADDRESSES */
+		a->granularity = c - JO_FUNCTIONS;
 		return 0;
 	}
 }
@@ -130,21 +82,24 @@ static int option(int c, const char *arg, struct recent_args *a)
 /* The command line: -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct recent_args *a)
 {
+	struct option longopts[JH_MAX_OPTIONS + 1];
+	char shortopts[JH_MAX_SHORT], word[8];
 	int c;
+	jh_getopt_spec(JH_ON(JH_RECENT), longopts, shortopts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'h') {
-			usage(stdout);
+			jh_command_usage(stdout, JH_RECENT);
 			return 0;
 		}
-		if (c == ':' || c == '?') {
-			fprintf(stderr, c == ':' ? "jeheap: recent: option %s needs a value\n"
-						 : "jeheap: recent: unknown option '%s'; see jeheap "
-						   "recent --help\n",
-				argv[optind - 1]);
+		if (c == ':') {
+			fprintf(stderr, "jeheap: recent: option %s needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+		if (c == '?')
+			return jh_option_mistake(jh_refused_word(argc, argv, word, sizeof(word)),
+						 JH_ON(JH_RECENT));
 		if (option(c, optarg, a))
 			return EXIT_USAGE;
 	}

@@ -19,6 +19,7 @@
 #include "core_grow.h"
 #include "core_json.h"
 #include "core_stamp.h"
+#include "core_suggest.h"
 #include "core_maps.h"
 #include "core_open.h"
 #include "core_read.h"
@@ -260,6 +261,53 @@ START_TEST(text_escape)
 }
 END_TEST
 
+/* The did-you-mean both programs give: typos by edit distance (a swap is
+ * one), abbreviations of several names, nothing for what is far off. */
+START_TEST(suggest)
+{
+	static const char *const names[] = { "status", "stats", "activate", "deactivate", "json",
+					     "top", "trend", "dot" };
+	const size_t n = sizeof(names) / sizeof(names[0]);
+	const char *near[CORE_SUGGEST_MAX];
+	char buf[128];
+	int abbrev;
+	ck_assert_uint_eq(core_suggest("jsn", 3, names, n, near, CORE_SUGGEST_MAX, &abbrev), 1);
+	ck_assert_str_eq(near[0], "json");
+	ck_assert_int_eq(abbrev, 0);
+	ck_assert_uint_eq(core_suggest("tpo", 3, names, n, near, CORE_SUGGEST_MAX, &abbrev), 1);
+	ck_assert_str_eq(near[0], "top");
+	ck_assert_uint_eq(core_suggest("ACTIVTE", 7, names, n, near, CORE_SUGGEST_MAX, &abbrev), 1);
+	ck_assert_str_eq(near[0], "activate");
+	ck_assert_uint_eq(core_suggest("stat", 4, names, n, near, CORE_SUGGEST_MAX, &abbrev), 2);
+	ck_assert_int_eq(abbrev, 1);
+	ck_assert_uint_eq(core_suggest("graphviz", 8, names, n, near, CORE_SUGGEST_MAX, &abbrev), 0);
+	ck_assert_uint_eq(core_suggest("xy", 2, names, n, near, CORE_SUGGEST_MAX, &abbrev), 0);
+	ck_assert_uint_eq(core_suggest("", 0, names, n, near, CORE_SUGGEST_MAX, &abbrev), 0);
+	ck_assert_uint_eq(core_suggest("t", 1, names, n, near, 2, &abbrev), 2); /* at most max */
+	ck_assert_uint_eq(core_suggest_text("tpo", 3, names, n, "", buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "did you mean top?");
+	ck_assert_uint_eq(core_suggest_text("t", 1, names, n, "--", buf, sizeof(buf)), 2);
+	ck_assert_str_eq(buf, "did you mean --top or --trend?");
+	core_suggest_text("st", 2, names, 5, "--", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "did you mean --status or --stats?");
+	core_suggest_option("--stat=1", names, n, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "option '--stat=1' is ambiguous (did you mean --status or --stats?)");
+	core_suggest_option("--jsn", names, n, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "unknown option '--jsn' (did you mean --json?)");
+	core_suggest_option("-j", names, n, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "unknown option '-j'");
+	core_suggest_option("--frobnicate", names, n, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "unknown option '--frobnicate'");
+	core_suggest_option("--jso", names, n, buf, sizeof(buf)); /* one: no ambiguity */
+	ck_assert_str_eq(buf, "unknown option '--jso' (did you mean --json?)");
+	char longword[200];
+	memset(longword, 'a', sizeof(longword) - 1);
+	longword[sizeof(longword) - 1] = 0;
+	core_suggest_option(longword, names, n, buf, sizeof(buf)); /* cut, not overrun */
+	ck_assert_uint_eq(strlen(buf), sizeof(buf) - 1);
+}
+END_TEST
+
 void core_check_marker(void);
 void core_check_marker(void)
 {
@@ -351,6 +399,7 @@ int main(void)
 	tcase_add_test(tc, open_mapped);
 	tcase_add_test(tc, open_in_root);
 	tcase_add_test(tc, text_escape);
+	tcase_add_test(tc, suggest);
 	tcase_add_test(tc, elf_reader);
 	tcase_add_test(tc, stamp_time);
 	suite_add_tcase(s, tc);

@@ -265,6 +265,27 @@ START_TEST(table_drives_help_list_and_getopt)
 }
 END_TEST
 
+/* An unknown long option gets a did-you-mean from the table's names; an
+ * abbreviation of several, the names it may mean. */
+START_TEST(unknown_options_suggest)
+{
+	ck_assert_int_eq(PARSE("-p", "1", "--stat"), -1);
+	ck_assert_str_eq(err, "option '--stat' is ambiguous (did you mean --status or --stats?); "
+			      "see jeattach --help");
+	ck_assert_int_eq(PARSE("-p", "1", "--activte"), -1);
+	ck_assert_str_eq(err, "unknown option '--activte' (did you mean --activate?); see "
+			      "jeattach --help");
+	ck_assert_int_eq(PARSE("-p", "1", "--jsn", "--status"), -1);
+	ck_assert_str_eq(err, "unknown option '--jsn' (did you mean --json?); see jeattach --help");
+	ck_assert_int_eq(PARSE("-p", "1", "--frobnicate"), -1);
+	ck_assert_str_eq(err, "unknown option '--frobnicate'; see jeattach --help");
+	/* a hidden row is never suggested */
+	ck_assert_int_eq(PARSE("-p", "1", "--list-option"), 0);
+	ck_assert_int_eq(PARSE("-p", "1", "--lst-options"), -1);
+	ck_assert_ptr_null(strstr(err, "did you mean"));
+}
+END_TEST
+
 START_TEST(list_options_and_info)
 {
 	ck_assert_int_eq(PARSE("--list-options"), 0);
@@ -297,6 +318,7 @@ int main(void)
 	tcase_add_test(tc, reparse_after_cluster);
 	tcase_add_test(tc, table_drives_help_list_and_getopt);
 	tcase_add_test(tc, list_options_and_info);
+	tcase_add_test(tc, unknown_options_suggest);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

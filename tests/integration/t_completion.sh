@@ -10,9 +10,9 @@ complete_words() { # complete_words FILE FUNCTION WORD...
 		_ "$f" "$fn" "$@"
 }
 C=$top_srcdir/completions
-# The script asks the jeattach it completes (its first word) for the
-# option table: this build's, as an installed one would be on PATH.
-PATH=$top_builddir/src:$PATH
+# The scripts ask the jeattach and the jeheap they complete (their first
+# word) for their tables: this build's, as installed ones would be on PATH.
+PATH=$top_builddir/src:$top_builddir/jeheap:$PATH
 export PATH
 complete_words "$C/jeattach" _jeattach jeattach --sta | grep -qx -- '--status' || fail "--sta"
 complete_words "$C/jeattach" _jeattach jeattach --gdump=o | grep -qx -- '--gdump=on' || fail "--gdump="
