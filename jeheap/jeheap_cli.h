@@ -17,7 +17,6 @@ enum command { CMD_TOP, CMD_COLLAPSED, CMD_FLAME, CMD_DOT, CMD_PPROF, CMD_JSON, 
 
 /* trend's own options. */
 struct trend_opts {
-	int set;            /* any of them given */
 	int json, svg;      /* --json; --svg (or -o FILE.svg) */
 	long top;           /* --top N, or 0: text and SVG 10, JSON all */
 	double min_fit;     /* --min-fit, once trend_operands set its default */

@@ -89,7 +89,6 @@ static int trend_option(int c, const char *arg, struct trend_opts *to)
 	if (c < JO_JSON || c > JO_TIMES)
 		return 0;
 	errno = 0;
-	to->set = 1;
 	if (c == JO_JSON)
 		to->json = 1;
 	else if (c == JO_SVG)
@@ -164,9 +163,27 @@ static int take(int c, const char *arg, struct args *a, int argc, char **argv)
 	return trend_option(c, arg, &a->trend) < 0 ? EXIT_USAGE : -1;
 }
 
+/* The options given, each row once: the parser reads every profile
+ * command's, and which command they were given to is known only once
+ * they are read (jeheap --lines top). */
+struct given {
+	const struct jh_option_row *rows[JH_MAX_OPTIONS];
+	size_t n;
+};
+
+static void note(struct given *g, int c)
+{
+	const struct jh_option_row *r = jh_option_by_id(c, JH_PROFILE_COMMANDS);
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rows[i] == r)
+			return;
+	if (r && g->n < JH_MAX_OPTIONS)
+		g->rows[g->n++] = r;
+}
+
 /* Options, up to the command. Returns -1 to go on, else an exit code
  * (0 after --help or --version). */
-static int parse_options(int argc, char **argv, struct args *a)
+static int parse_options(int argc, char **argv, struct args *a, struct given *g)
 {
 	struct option longopts[JH_MAX_OPTIONS + 1];
 	char shortopts[JH_MAX_SHORT];
@@ -176,10 +193,12 @@ static int parse_options(int argc, char **argv, struct args *a)
 	while (rc < 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		/* after --help the words are read only for the command it
 		 * asks about: jeheap top --help */
-		if (c == JO_HELP || help)
+		if (c == JO_HELP || help) {
 			help = 1;
-		else
+		} else {
 			rc = take(c, optarg, a, argc, argv);
+			note(g, c);
+		}
 	}
 	if (!help)
 		return rc;
@@ -192,7 +211,7 @@ static int parse_options(int argc, char **argv, struct args *a)
 }
 
 /* The command and its operands. Returns -1 to go on, else an exit code. */
-static int parse_command(int argc, char **argv, struct args *a)
+static int parse_command(int argc, char **argv, struct args *a, const struct given *g)
 {
 	if (optind >= argc) {
 		fprintf(stderr, "jeheap: no command; see jeheap --help\n");
@@ -209,6 +228,12 @@ static int parse_command(int argc, char **argv, struct args *a)
 			a->name, a->name, jh_commands()[a->cmd].operands);
 		return EXIT_USAGE;
 	}
+	/* an option the command does not use is refused, not ignored:
+	 * jeheap top --inverted would otherwise print top as if it were
+	 * not there */
+	for (size_t i = 0; i < g->n; i++)
+		if (!(g->rows[i]->commands & JH_ON(a->cmd)))
+			return jh_unused_option(a->cmd, g->rows[i]);
 	return jeheap_operands(argc, argv, optind, a);
 }
 
@@ -257,8 +282,9 @@ int main(int argc, char **argv)
 	struct args a = { .limit = -1 };
 	a.jeprof.node_fraction = 0.005;
 	a.jeprof.edge_fraction = 0.001;
-	rc = parse_options(argc, argv, &a);
+	struct given g = { .n = 0 };
+	rc = parse_options(argc, argv, &a, &g);
 	if (rc < 0)
-		rc = parse_command(argc, argv, &a);
+		rc = parse_command(argc, argv, &a, &g);
 	return rc < 0 ? jeheap_execute(&a) : rc;
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Mistakes on jeheap's command lines, answered from its table: jeprof's
  * habits (its options given to jeheap's own commands), another command's
- * option, typos (core_suggest's did-you-mean, shared with jeattach), a
- * profile where the command goes. Each is one line and exit status 2,
- * the usage error jeheap(1) documents. */
+ * option (one the parser does not take, or one it takes for a command
+ * other than the one given), typos (core_suggest's did-you-mean, shared
+ * with jeattach), a profile where the command goes. Each is one line and
+ * exit status 2, the usage error jeheap(1) documents. */
 #include "config.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "core_list.h"
 #include "core_suggest.h"
 #include "jeheap_cli.h"
 #include "jeheap_mistake.h"
@@ -44,22 +46,62 @@ static const char *option_name(const char *word, size_t *len)
 	return name;
 }
 
+/* "jeheap jeprof --nodecount=5 [PROGRAM] PROFILE...": how to call command
+ * owner with r's option, spelt opt, its value as given ("=5", from the
+ * word) or else r's metavar, the way owner's help writes one. Into buf. */
+static void call(int owner, const struct jh_option_row *r, const char *opt, const char *given,
+		 char *buf, size_t n)
+{
+	const struct jh_command_row *o = &jh_commands()[owner];
+	char value[128] = "";
+	if (given && *given)
+		snprintf(value, sizeof(value), "%s", given);
+	else if (r->arg == JH_ARG_REQUIRED)
+		snprintf(value, sizeof(value), "%s%s", o->equals ? "=" : " ", r->metavar);
+	snprintf(buf, n, "jeheap %s %s%s %s", o->name, opt, value, o->operands);
+}
+
 /* "jeheap: --nodecount belongs to jeheap jeprof, jeprof's command line:
  * jeheap jeprof --nodecount=5 [PROGRAM] PROFILE... (see jeheap jeprof
  * --help)". */
 static int belongs(const char *name, size_t len, const struct jh_option_row *r, unsigned mask)
 {
 	int owner = __builtin_ctz(r->commands & ~mask);
-	const struct jh_command_row *o = &jh_commands()[owner];
-	char value[128] = "";
-	if (name[len] == '=')
-		snprintf(value, sizeof(value), "%s", name + len);
-	else if (r->arg == JH_ARG_REQUIRED)
-		snprintf(value, sizeof(value), "%s%s", o->equals ? "=" : " ", r->metavar);
-	fprintf(stderr, "jeheap: --%.*s belongs to jeheap %s%s: jeheap %s --%.*s%s %s (see jeheap %s "
-			"--help)\n",
-		(int)len, name, o->name, owner == JH_JEPROF ? ", jeprof's command line" : "",
-		o->name, (int)len, name, value, o->operands, o->name);
+	const char *cmd = jh_commands()[owner].name;
+	char opt[64], how[512];
+	snprintf(opt, sizeof(opt), "--%.*s", (int)len, name);
+	call(owner, r, opt, name + len, how, sizeof(how));
+	fprintf(stderr, "jeheap: %s belongs to jeheap %s%s: %s (see jeheap %s --help)\n", opt, cmd,
+		owner == JH_JEPROF ? ", jeprof's command line" : "", how, cmd);
+	return EXIT_USAGE;
+}
+
+int jh_unused_option(int cmd, const struct jh_option_row *r)
+{
+	const struct jh_command_row *c = jh_commands();
+	/* never 0: r is some other command's, or it would not be refused */
+	unsigned takers = jh_option_takers(r) & ~JH_ON(cmd);
+	size_t k = (size_t)__builtin_popcount(takers), i = 0;
+	char opt[64], who[256] = "", how[512] = "", named[256] = "";
+	if (r->name)
+		snprintf(opt, sizeof(opt), "--%s", r->name);
+	else
+		snprintf(opt, sizeof(opt), "-%c", r->letter);
+	/* "top, collapsed and dot take it"; the one that does, how to call it */
+	for (unsigned m = takers; m; m &= m - 1)
+		core_list_add(who, sizeof(who), i++, k, " and ", c[__builtin_ctz(m)].name);
+	if (k == 1) {
+		char call_it[480];
+		call(__builtin_ctz(takers), r, opt, NULL, call_it, sizeof(call_it));
+		snprintf(how, sizeof(how), ": %s", call_it);
+	}
+	/* --json, --top: a command's name too, which may be what was meant */
+	int command = r->name ? jh_command_find(r->name) : -1;
+	if (command >= 0 && command != cmd)
+		snprintf(named, sizeof(named), "; or the command: jeheap %s %s", c[command].name,
+			 c[command].operands);
+	fprintf(stderr, "jeheap: %s takes no %s; %s take%s it%s%s (see jeheap %s --help)\n",
+		c[cmd].name, opt, who, k == 1 ? "s" : "", how, named, c[cmd].name);
 	return EXIT_USAGE;
 }
 

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+struct jh_option_row;
+
 /* The word getopt_long just refused ("--jsn", "-x"; a word of one dash,
  * "-text", whole): argv's, or buf's. */
 const char *jh_refused_word(int argc, char **argv, char *buf, size_t len);
@@ -16,6 +18,11 @@ const char *jh_refused_word(int argc, char **argv, char *buf, size_t len);
  * and how to call it), one of jeprof's that jeheap refuses, or unknown
  * (with a did-you-mean). EXIT_USAGE. */
 int jh_option_mistake(const char *word, unsigned mask);
+
+/* The option of row r, given to command cmd, which does not take it
+ * (jeheap top --inverted): which commands do, how to call the one that
+ * does, and cmd's help. EXIT_USAGE. */
+int jh_unused_option(int cmd, const struct jh_option_row *r);
 
 /* word where a command goes: a file (which command reads it), a misspelt
  * command (did you mean), or none at all. EXIT_USAGE. */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* jeheap's commands and options, one row each (jeheap_table.h). A row's
- * commands are the ones it means something to: the profile commands'
- * parser still takes every option of any of them (as it always has), so
- * a script that passes -n to flame keeps working; the help of each
- * command, and its completion, list only what it uses. */
+ * commands are the ones it means something to: its help and completion
+ * list it, and any other command refuses it (jeheap_mistake.c), though
+ * the profile commands' one parser reads the options of all of them. */
 #include "config.h"
 
 #include <string.h>
@@ -264,6 +263,27 @@ const struct jh_option_row *jh_option_find(const char *name, size_t len, unsigne
 		    strlen(options[i].name) == len && !strncmp(options[i].name, name, len))
 			return &options[i];
 	return NULL;
+}
+
+const struct jh_option_row *jh_option_by_id(int id, unsigned mask)
+{
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (options[i].id == id && (options[i].commands & mask) && !options[i].hidden)
+			return &options[i];
+	return NULL;
+}
+
+unsigned jh_option_takers(const struct jh_option_row *r)
+{
+	unsigned takers = 0;
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct jh_option_row *o = &options[i];
+		int same = r->name ? o->name && !strcmp(o->name, r->name)
+				   : !o->name && o->letter == r->letter;
+		if (same && jh_listed(o))
+			takers |= o->commands;
+	}
+	return takers;
 }
 
 size_t jh_getopt_spec(unsigned mask, struct option *longopts, char *shortopts)

@@ -93,6 +93,14 @@ int jh_command_find(const char *name);
  * too), or NULL. */
 const struct jh_option_row *jh_option_find(const char *name, size_t len, unsigned mask);
 
+/* The row getopt_long returned id for, among the rows of the commands in
+ * mask given to it, or NULL. */
+const struct jh_option_row *jh_option_by_id(int id, unsigned mask);
+/* Every command that takes r's option, by any row of that name (or, with
+ * no name, that letter), neither hidden nor refused: --svg is trend's and
+ * jeprof's, -n top's, ... and recent's. JH_ON() of each. */
+unsigned jh_option_takers(const struct jh_option_row *r);
+
 /* Room for every row of the table, and for the letters with their ':'s. */
 #define JH_MAX_OPTIONS 100
 #define JH_MAX_SHORT 16

@@ -125,23 +125,14 @@ static int svg_name(const char *path)
 int trend_operands(struct args *a)
 {
 	struct trend_opts *to = &a->trend;
-	if (a->cmd != CMD_TREND) {
-		if (to->set) {
-			fprintf(stderr, "jeheap: --json, --svg, --top, --min-fit and --times are "
-					"trend's options (jeheap json: top as JSON)\n");
-			return EXIT_USAGE;
-		}
+	/* trend's options given to another command, and --base given to
+	 * trend, were refused with the command (jeheap_main.c) */
+	if (a->cmd != CMD_TREND)
 		return -1;
-	}
 	if (a->nprofiles < 2) {
 		fprintf(stderr, "jeheap: trend needs at least two dumps of one process (%s is "
 				"one); take a series with jeattach -p PID --every 1m --count 30\n",
 			a->profiles[0]);
-		return EXIT_USAGE;
-	}
-	if (a->basepath) {
-		fprintf(stderr, "jeheap: trend takes no --base: every dump is compared with the "
-				"others over time\n");
 		return EXIT_USAGE;
 	}
 	to->svg |= svg_name(a->outpath);

@@ -9,9 +9,10 @@
 #include "jeheap.h"
 #include "jeheap_cli.h"
 
-/* trend's operands and options, checked before any file is read (and
- * trend's options refused for other commands), --min-fit's default and
- * -o FILE.svg's --svg applied: -1 to go on, else an exit code. */
+/* trend's operands and options, checked before any file is read (an
+ * option trend does not take, or another command given trend's, was
+ * refused with the command), --min-fit's default and -o FILE.svg's --svg
+ * applied: -1 to go on, else an exit code. */
 int trend_operands(struct args *a);
 /* The trend of the n profiles (p, their symbolizers s, their files
  * a->profiles), written to out: an exit code. */

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include "core_list.h"
 #include "core_suggest.h"
 
 /* Longer words are no typo of a name: nothing is suggested for them. */
@@ -90,16 +91,16 @@ size_t core_suggest_text(const char *word, size_t len, const char *const *names,
 {
 	const char *near[CORE_SUGGEST_MAX];
 	int abbrev;
-	size_t k = core_suggest(word, len, names, n, near, CORE_SUGGEST_MAX, &abbrev), used;
+	size_t k = core_suggest(word, len, names, n, near, CORE_SUGGEST_MAX, &abbrev);
+	char dashed[64];
 	if (!buflen)
 		return k;
-	*buf = 0;
+	snprintf(buf, buflen, "%s", k ? "did you mean " : "");
 	for (size_t i = 0; i < k; i++) {
-		used = strlen(buf);
-		snprintf(buf + used, buflen - used, "%s%s%s%s", i ? "" : "did you mean ",
-			 !i ? "" : i + 1 < k ? ", " : " or ", dash, near[i]);
+		snprintf(dashed, sizeof(dashed), "%s%s", dash, near[i]);
+		core_list_add(buf, buflen, i, k, " or ", dashed);
 	}
-	used = strlen(buf);
+	size_t used = strlen(buf);
 	if (k)
 		snprintf(buf + used, buflen - used, "?");
 	return k;

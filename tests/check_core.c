@@ -19,6 +19,7 @@
 #include "core_grow.h"
 #include "core_json.h"
 #include "core_stamp.h"
+#include "core_list.h"
 #include "core_suggest.h"
 #include "core_maps.h"
 #include "core_open.h"
@@ -308,6 +309,24 @@ START_TEST(suggest)
 }
 END_TEST
 
+START_TEST(list)
+{
+	const char *words[] = { "top", "flame", "dot" };
+	const char *lists[] = { "top", "top and flame", "top, flame and dot" };
+	char buf[32], small[8] = "";
+	for (size_t k = 1; k <= 3; k++) {
+		buf[0] = 0;
+		for (size_t i = 0; i < k; i++)
+			core_list_add(buf, sizeof(buf), i, k, " and ", words[i]);
+		ck_assert_str_eq(buf, lists[k - 1]);
+	}
+	for (size_t i = 0; i < 3; i++) /* cut, not overrun */
+		core_list_add(small, sizeof(small), i, 3, " or ", words[i]);
+	ck_assert_str_eq(small, "top, fl");
+	core_list_add(NULL, 0, 0, 1, " or ", "top"); /* no room: nothing written */
+}
+END_TEST
+
 void core_check_marker(void);
 void core_check_marker(void)
 {
@@ -400,6 +419,7 @@ int main(void)
 	tcase_add_test(tc, open_in_root);
 	tcase_add_test(tc, text_escape);
 	tcase_add_test(tc, suggest);
+	tcase_add_test(tc, list);
 	tcase_add_test(tc, elf_reader);
 	tcase_add_test(tc, stamp_time);
 	suite_add_tcase(s, tc);

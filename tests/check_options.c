@@ -114,6 +114,10 @@ START_TEST(refusals)
 	ck_assert_ptr_nonnull(strstr(err, "read-only"));
 	ck_assert_int_eq(PARSE("-p", "1", "--set", "prof.active=maybe"), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a valid bool"));
+	/* the refusal lists what would have been taken */
+	ck_assert_ptr_nonnull(strstr(err, "accepted: true, false, on, off, 1 or 0"));
+	ck_assert_int_eq(PARSE("-p", "1", "--set", "max_background_threads=-1"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "accepted: a whole number from 0 to"));
 	ck_assert_int_eq(PARSE("-p", "1", "--set", "prof.active"), -1);
 	ck_assert_ptr_nonnull(strstr(err, "NAME=VALUE"));
 	ck_assert_int_eq(PARSE("-p", "1", "--set", "prof.dump=/x"), -1);

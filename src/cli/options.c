@@ -323,8 +323,11 @@ static int check_set(const char *arg, char *err, size_t errlen)
 		return -1;
 	}
 	if (rctl_parse(type, eq + 1, &v)) {
-		snprintf(err, errlen, "--set %s: '%s' is not a valid %s", name, eq + 1,
-			 rctl_type_name(type));
+		/* the accepted values, so the fix is in the message itself */
+		char accepted[128];
+		rctl_accepted(type, accepted, sizeof(accepted));
+		snprintf(err, errlen, "--set %s: '%s' is not a valid %s; accepted: %s", name,
+			 eq + 1, rctl_type_name(type), accepted);
 		return -1;
 	}
 	return 0;

@@ -45,6 +45,9 @@ int rctl_lookup_thread(const char *name, enum rctl_type *type);
 const char *rctl_type_name(enum rctl_type type);
 /* Parse text as a value of type (--set). -EINVAL when it does not fit. */
 int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v);
+/* What rctl_parse takes for type, for a refusal to list: "true, false,
+ * on, off, 1 or 0", "a whole number from 0 to 4294967295 (...)". Into buf. */
+void rctl_accepted(enum rctl_type type, char *buf, size_t len);
 /* The value as text: for humans, or as a JSON value. */
 void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core_json.h"
+#include "core_list.h"
 #include "core_text.h"
 #include "rctl.h"
 
@@ -173,6 +174,16 @@ const char *rctl_type_name(enum rctl_type type)
 	return names[type];
 }
 
+/* A bool's words, read by rctl_parse and listed by rctl_accepted, so that
+ * a refusal names exactly the words that would have been taken. */
+static const struct {
+	const char *word;
+	int value;
+} bool_words[] = {
+	{ "true", 1 }, { "false", 0 }, { "on", 1 }, { "off", 0 }, { "1", 1 }, { "0", 0 },
+};
+#define NBOOL_WORDS (sizeof(bool_words) / sizeof(bool_words[0]))
+
 int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -183,13 +194,12 @@ int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v)
 	case RCTL_VOID:
 		return *text ? -EINVAL : 0;
 	case RCTL_BOOL:
-		if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "on"))
-			v->u = 1;
-		else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "off"))
-			v->u = 0;
-		else
-			return -EINVAL;
-		return 0;
+		for (size_t k = 0; k < NBOOL_WORDS; k++)
+			if (!strcmp(text, bool_words[k].word)) {
+				v->u = bool_words[k].value;
+				return 0;
+			}
+		return -EINVAL;
 	case RCTL_UNSIGNED:
 	case RCTL_SIZE:
 	case RCTL_U64:
@@ -211,6 +221,41 @@ int rctl_parse(enum rctl_type type, const char *text, struct rctl_value *v)
 		return -EINVAL; /* never a control's type */
 	}
 	return -EINVAL;
+}
+
+void rctl_accepted(enum rctl_type type, char *buf, size_t len)
+{
+	switch (type) {
+	case RCTL_VOID:
+		snprintf(buf, len, "no value (NAME=)");
+		return;
+	case RCTL_BOOL:
+		if (len)
+			buf[0] = 0;
+		for (size_t k = 0; k < NBOOL_WORDS; k++)
+			core_list_add(buf, len, k, NBOOL_WORDS, " or ", bool_words[k].word);
+		return;
+	case RCTL_UNSIGNED:
+		snprintf(buf, len, "a whole number from 0 to %" PRIu32 " (0x: hexadecimal)",
+			 UINT32_MAX);
+		return;
+	case RCTL_SIZE:
+	case RCTL_U64:
+		snprintf(buf, len, "a whole number from 0 to %" PRIu64 " (0x: hexadecimal)",
+			 UINT64_MAX);
+		return;
+	case RCTL_SSIZE:
+		snprintf(buf, len, "a whole number from %" PRId64 " to %" PRId64, INT64_MIN,
+			 INT64_MAX);
+		return;
+	case RCTL_STRING:
+		snprintf(buf, len, "text of at most %zu bytes",
+			 sizeof(((struct rctl_value *)0)->s) - 1);
+		return;
+	case RCTL_DOUBLE:
+		snprintf(buf, len, "nothing (no control has this type)");
+		return;
+	}
 }
 
 void rctl_format(const struct rctl_value *v, int json, char *buf, size_t len)

@@ -13,6 +13,10 @@ expect_rc 2 "$JEATTACH"
 echo "$ERR" | grep -q '^jeattach: no target' || fail "no-argument message: $ERR"
 expect_rc 2 "$JEATTACH" -p 1 --frobnicate
 [ "$(echo "$ERR" | wc -l)" = 1 ] || fail "usage error is not one line: $ERR"
+# A value --set does not take: one line that lists the ones it does.
+expect_rc 2 "$JEATTACH" -p 1 --set prof.active=yes
+[ "$ERR" = "jeattach: --set prof.active: 'yes' is not a valid bool; accepted: true, false, on, off, 1 or 0" ] ||
+	fail "--set prof.active=yes: $ERR"
 expect_rc 0 "$JEHEAP" --help
 echo "$OUT" | grep -q 'top' || fail "jeheap --help"
 expect_rc 2 "$JEHEAP" graphviz x.heap

@@ -131,6 +131,39 @@ mistake "jeprof takes its options after it: jeheap jeprof [OPTION...] [PROGRAM] 
 mistake "no command; see jeheap --help"
 pass "mistakes: one line, the cause and the fix, exit 2"
 
+# ---- an option the command does not use is refused, never ignored: each
+# profile command against each option of their one parser that the table
+# does not give it, before or after the command.
+mistake "top takes no --inverted; flame takes it: jeheap flame --inverted [PROGRAM] PROFILE... (see jeheap top --help)" top --inverted "$PROFILE"
+mistake "flame takes no -n; top, collapsed, dot, json and recent take it (see jeheap flame --help)" -n 5 flame "$PROFILE"
+mistake "top takes no --json; trend and recent take it; or the command: jeheap json [PROGRAM] PROFILE..." top --json "$PROFILE"
+mistake "trend takes no --base; top, collapsed, flame, dot, pprof, json and jeprof take it" trend --base "$PROFILE" "$PROFILE" "$PROFILE"
+refused=0
+while read -r name operand scope join; do
+	[ "$scope" = shared ] || continue
+	while read -r long short arg value cmds; do
+		case ",$cmds," in *",$name,"*) continue ;; esac
+		ours=no # does any profile command take it?
+		for c in $shared; do
+			case ",$cmds," in *",$c,"*) ours=yes ;; esac
+		done
+		[ "$ours" = yes ] || continue
+		opt=$long
+		[ "$opt" = - ] && opt=$short
+		if [ "$arg" = required ]; then
+			mistake "jeheap: $name takes no $opt; " "$name" "$opt" 1 "$PROFILE" "$PROFILE"
+		else
+			mistake "jeheap: $name takes no $opt; " "$opt" "$name" "$PROFILE" "$PROFILE"
+		fi
+		refused=$((refused + 1))
+	done <"$WORK/options"
+done <"$WORK/commands"
+[ "$refused" -ge 30 ] || fail "only $refused options refused: the table's profile commands?"
+# ...and what a command does use is still taken.
+expect_rc 0 "$JEHEAP" flame --inverted --title T -o "$WORK/f.svg" "$PROFILE"
+expect_rc 0 "$JEHEAP" -n 3 top "$PROFILE"
+pass "an option the command does not use: refused, one line, exit 2 ($refused cases)"
+
 # ---- jeprof's habit: jeheap --text ... is jeheap jeprof --text ...
 expect_rc 0 "$JEHEAP" jeprof --text "$PROFILE"
 jeprof_out=$OUT
@@ -142,7 +175,7 @@ printf '%s\n' "$ERR" | grep -q "jeprof's --web is not supported" || fail "jeheap
 # jeheap's own options keep their meaning first: no jeprof there.
 expect_rc 0 "$JEHEAP" --lines top "$PROFILE"
 expect_rc 2 "$JEHEAP" --svg top "$PROFILE"
-printf '%s\n' "$ERR" | grep -q "trend's options" || fail "jeheap --svg top: $ERR"
+printf '%s\n' "$ERR" | grep -q "top takes no --svg; trend and jeprof take it" || fail "jeheap --svg top: $ERR"
 pass "jeheap --text PROFILE reads jeprof's command line"
 
 # ---- jeattach's unknown long options: the same did-you-mean.
