@@ -121,10 +121,15 @@ keeping() {
 		fi
 	done
 }
-keeping sp "$own"
-finish_victim sp
-for c in $(sed -n 's/^child //p' "$sp_out"); do kill "$c" 2>/dev/null; done
-[ "$kept" = 0 ] || fail "$kept of $seen children keep a descriptor of the dump"
+# children_end NAME OWN: victim NAME checks itself, its children are
+# looked at (keeping) and ended; fails if one keeps a descriptor.
+children_end() {
+	keeping "$1" "$2"
+	finish_victim "$1"
+	for c in $(sed -n 's/^child //p' "$k_out"); do kill "$c" 2>/dev/null; done
+	[ "$kept" = 0 ] || fail "$kept of $seen children of $1 keep a descriptor of the dump"
+}
+children_end sp "$own"
 pass "$((after - before)) children spawned during a $dump_ms ms dump, none keeps its descriptor ($seen looked at)"
 
 # Children forked (no exec: a prefork server's workers) around dumps.
@@ -143,10 +148,7 @@ for i in 1 2 3 4 5; do
 	whole "$WORK/sf.heap" "$n"
 	closed=$((closed + $(json_get "$OUT" "j['actions'][0].get('children_closed', 0)")))
 done
-keeping sf "$own"
-finish_victim sf
-for c in $(sed -n 's/^child //p' "$sf_out"); do kill "$c" 2>/dev/null; done
-[ "$kept" = 0 ] || fail "$kept of $seen forked children keep a descriptor of the dump"
+children_end sf "$own"
 pass "5 dumps while the process forks every 20 ms: no child keeps a descriptor of the dump ($seen looked at; $closed had inherited the pipe and had it closed)"
 }
 want killed || exit 0
