@@ -70,8 +70,6 @@ struct rcall_kids {
 /* Every child of process pid now, into k (emptied first): 0, or -errno
  * (-ENOENT: no children files on this kernel). */
 int rcall_kids_read(pid_t pid, struct rcall_kids *k);
-/* 1 if after holds a child that before does not, else 0. */
-int rcall_kids_added(const struct rcall_kids *before, const struct rcall_kids *after);
 void rcall_kids_free(struct rcall_kids *k);
 
 /* Once per process, before any target is touched: what ptrace needs of

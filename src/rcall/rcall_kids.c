@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The process's child processes, across all its threads: a snapshot, and
- * whether a later one holds a child the first did not.
+/* The process's child processes, across all its threads.
  *
  * Used after a dump to find the children that may have inherited its pipe
  * (act_dump_children.c). A child is listed in the children file of the
@@ -93,18 +92,6 @@ int rcall_kids_read(pid_t pid, struct rcall_kids *k)
 	}
 	free(tids);
 	return e;
-}
-
-int rcall_kids_added(const struct rcall_kids *before, const struct rcall_kids *after)
-{
-	for (size_t i = 0; i < after->n; i++) {
-		size_t j = 0;
-		while (j < before->n && before->pid[j] != after->pid[i])
-			j++;
-		if (j == before->n)
-			return 1;
-	}
-	return 0;
 }
 
 void rcall_kids_free(struct rcall_kids *k)
