@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Hold and wall of --status, --dump and --stats, two builds interleaved on
+"""Hold and wall of --status, --activate, --deactivate, --dump and --stats, two builds interleaved on
 one idle victim (victim_dyn -b 0 -w), medians of RUNS each:
     python3 bench/hold_ab.py NEWBUILD OLDBUILD [RUNS]
 A build is a configured and built tree (src/.libs/jeattach, lib/.libs)."""
@@ -14,7 +14,8 @@ v = subprocess.Popen([os.path.join(new, "tests/targets/victim_dyn"), "-b", "0", 
                      stdout=out, stderr=out, env=env)
 while "ready" not in open("/tmp/hold_ab.victim").read():
     time.sleep(0.05)
-acts = {"status": ["--status"], "dump": ["--dump", "/tmp/hold_ab.heap", "--force"], "stats": ["--stats"]}
+# --activate and --deactivate take turns, so each starts from the other's state.
+acts = {"status": ["--status"], "activate": ["--activate"], "deactivate": ["--deactivate"], "dump": ["--dump", "/tmp/hold_ab.heap", "--force"], "stats": ["--stats"]}
 res = {}
 for _ in range(runs):
     for name, tree in (("new", new), ("old", old)):

@@ -11,6 +11,8 @@
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include "arch.h"
 #include "arch_check.h"
@@ -320,6 +322,41 @@ START_TEST(optional_regsets_never_written)
 }
 END_TEST
 
+/* errno's place from __errno_location's code (arch_tls.c), checked on
+ * this very process's libc: what the decoded slot or number gives, added
+ * to the thread pointer, is errno's address. */
+START_TEST(errno_found_from_its_code)
+{
+	const unsigned char *code = (const unsigned char *)&__errno_location;
+	struct arch_tls_ref ref;
+	ck_assert_int_eq(arch_tls_ref_decode(code, ARCH_TLS_CODE_LEN, (uint64_t)(uintptr_t)code, &ref),
+			 0);
+	int64_t off = ref.in_memory ? *(const int64_t *)(uintptr_t)ref.where : ref.offset;
+	ck_assert_uint_eq((uint64_t)(uintptr_t)__builtin_thread_pointer() + (uint64_t)off,
+			  (uint64_t)(uintptr_t)&errno);
+	/* Code of another shape is not guessed at: a ret first, or a call
+	 * made of the right pieces in another order. */
+	unsigned char other[ARCH_TLS_CODE_LEN];
+	memcpy(other, code, sizeof(other));
+	other[0] ^= 0xff;
+	ck_assert_int_eq(arch_tls_ref_decode(other, sizeof(other), 0x1000, &ref), -1);
+	ck_assert_int_eq(arch_tls_ref_decode(code, 8, 0x1000, &ref), -1);
+}
+END_TEST
+
+/* The static link's form: the offset itself, no slot (ld's initial-exec
+ * to local-exec relaxation). */
+START_TEST(errno_static_form)
+{
+	struct arch_tls_ref ref;
+	ck_assert_int_eq(arch_tls_ref_decode(arch_check_tls_static, sizeof(arch_check_tls_static),
+					     0x401000, &ref),
+			 0);
+	ck_assert_int_eq(ref.in_memory, 0);
+	ck_assert_int_eq(ref.offset, ARCH_CHECK_TLS_STATIC_OFFSET);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("arch " ARCH_NAME);
@@ -336,6 +373,8 @@ int main(void)
 	tcase_add_test(tc, interrupt_stop_shows_the_syscall);
 	tcase_add_test(tc, interrupt_stop_keeps_the_restart_code);
 	tcase_add_test(tc, optional_regsets_never_written);
+	tcase_add_test(tc, errno_found_from_its_code);
+	tcase_add_test(tc, errno_static_form);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

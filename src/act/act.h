@@ -202,6 +202,9 @@ enum act_output act_step_output(const struct act *a);
 const char *act_step_long(const struct act *a);
 /* The option that names that file: "--dump", "--recent-out"; NULL none. */
 const char *act_output_option(enum act_output o);
+/* Before the hold, with no thread stopped: the part of the action that
+ * needs none (act_run then adds the rest). */
+void act_before(struct target *t, const struct act *a, struct act_result *r);
 /* Run during the hold. Returns the result's code. */
 enum ja_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r);
@@ -255,6 +258,9 @@ enum ja_exit act_read_flag(struct target *t, struct act_result *r, const char *d
 /* The environment variable that carries jemalloc's options for this prefix. */
 void act_conf_var(const struct target *t, char *buf, size_t len);
 
+/* --status: where jemalloc is and how it got there (act_status_before,
+ * no thread needed), then its controls (act_status, under the hold). */
+void act_status_before(struct target *t, struct act_result *r);
 enum ja_exit act_status(struct target *t, struct act_result *r);
 enum ja_exit act_set_active(struct target *t, struct act_session *s, const struct act *a,
 			    struct act_result *r, int on);

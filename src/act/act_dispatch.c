@@ -58,10 +58,13 @@ struct act_ops {
 			    struct act_result *r);
 	/* After the release (writing the file its step names), or NULL. */
 	enum ja_exit (*finish)(struct target *t, const struct act *a, struct act_result *r);
+	/* Before the hold: what the action reports that needs no thread
+	 * (reads of /proc), so that its stop is its calls alone; or NULL. */
+	void (*before)(struct target *t, struct act_result *r);
 };
 
 static const struct act_ops ops[] = {
-	[ACT_STATUS] = { run_status, NULL },
+	[ACT_STATUS] = { run_status, NULL, act_status_before },
 	[ACT_ACTIVATE] = { run_activate, NULL },
 	[ACT_DEACTIVATE] = { run_deactivate, NULL },
 	[ACT_DUMP] = { run_dump, act_dump_finish },
@@ -85,6 +88,12 @@ static const struct act_ops ops[] = {
 	[ACT_RECENT_DUMP] = { run_recent_dump, act_recent_finish },
 	[ACT_RECENT_END] = { run_recent_end, NULL },
 };
+
+void act_before(struct target *t, const struct act *a, struct act_result *r)
+{
+	if (ops[a->kind].before)
+		ops[a->kind].before(t, r);
+}
 
 enum ja_exit act_run(struct target *t, struct act_session *s, const struct act *a,
 		     struct act_result *r)

@@ -72,7 +72,7 @@ static const char *loaded_as(const struct target *t)
 	return pre ? "LD_PRELOAD" : "shared library";
 }
 
-enum ja_exit act_status(struct target *t, struct act_result *r)
+void act_status_before(struct target *t, struct act_result *r)
 {
 	act_field_str(r, "object", t->je.object);
 	act_field_str(r, "symbol_prefix", t->je.prefix);
@@ -80,6 +80,10 @@ enum ja_exit act_status(struct target *t, struct act_result *r)
 	act_field_str(r, "loaded_as", loaded_as(t));
 	/* Found only in .symtab: a stripped copy of this binary would hide it. */
 	act_field_str(r, "symbol_table", t->je.from_symtab_only ? "symtab" : "dynsym");
+}
+
+enum ja_exit act_status(struct target *t, struct act_result *r)
+{
 	for (size_t i = 0; i < sizeof(status_ctls) / sizeof(status_ctls[0]); i++) {
 		int e = act_read_field(t, r, status_ctls[i].key, status_ctls[i].ctl);
 		if (e)

@@ -35,6 +35,10 @@ extern const struct arch_regset arch_regsets[];
 extern const int arch_nregsets;
 
 uint64_t arch_pc(const arch_gpregs_t *r);
+/* Registers as far as a running thread's /proc syscall line tells them:
+ * its pc and sp, every other one zero (a walk from them ends at the first
+ * frame that needs another). */
+void arch_regs_seen(arch_gpregs_t *r, uint64_t sp, uint64_t pc);
 uint64_t arch_sp(const arch_gpregs_t *r);
 /* Is this thread stopped inside a system call (its orig syscall number is set)? */
 int arch_in_syscall(const arch_gpregs_t *r);
@@ -70,7 +74,7 @@ struct arch_blocked_call {
 	int valid;
 	long nr;
 	uint64_t args[6];
-	uint64_t pc;
+	uint64_t sp, pc;
 };
 /* At the stop an interrupt caused (PTRACE_EVENT_STOP), given the call the
  * thread was blocked in just before (b): make *r show what the kernel
@@ -130,6 +134,22 @@ int arch_restarts_by_block(const arch_gpregs_t *r);
 /* How much of the FP state as saved (fplen bytes) a signal frame carries:
  * the thread's own layout (x86_64: no AMX tile data it does not use). */
 size_t arch_sigframe_fplen(const void *fp, size_t fplen);
+/* Where the function at addr whose first len bytes are code finds the
+ * TLS variable it returns the address of (glibc's __errno_location):
+ * its offset from the thread pointer is in memory at where (a GOT slot,
+ * in_memory 1), or is offset itself. 0, or -1 for code of another shape
+ * (arch_tls.c). */
+struct arch_tls_ref {
+	int in_memory;
+	uint64_t where;
+	int64_t offset;
+};
+#define ARCH_TLS_CODE_LEN 32
+int arch_tls_ref_decode(const unsigned char *code, size_t len, uint64_t addr,
+			struct arch_tls_ref *out);
+/* What frames need of the CPU, asked once before any thread is stopped
+ * (x86_64: the XSAVE layout, by CPUID, which a hypervisor traps). */
+void arch_frame_prepare(void);
 /* At a syscall-entry stop: the system call made becomes rt_sigreturn, its
  * frame found from sp as the restorer would have it (ARCH_RESTORER_SP_OFF). */
 void arch_enter_sigreturn(arch_gpregs_t *r, uint64_t sp);

@@ -211,6 +211,8 @@ static enum ja_exit run_held(struct cli_run *run, const struct options *o,
 	for (int i = seg->first; i < seg->last && !long_call; i++)
 		long_call = act_step_long(&run->plan->steps[i]);
 	rcall_set_long_call(t, long_call != NULL);
+	for (int i = seg->first; i < seg->last; i++)
+		act_before(t, &run->plan->steps[i], &run->res[i]);
 	int e = rcall_hold(t);
 	if (e)
 		return stage_error(run, o, JA_AT_ATTACH, e);

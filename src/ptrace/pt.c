@@ -137,6 +137,7 @@ void pt_parse_blocked_call(const char *text, struct arch_blocked_call *b)
 	b->nr = nr;
 	for (int i = 0; i < 6; i++)
 		b->args[i] = a[i];
+	b->sp = a[6];
 	b->pc = a[7];
 }
 

@@ -233,6 +233,8 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, int ran
 	h->cost = cost;
 	h->rank = rank;
 	h->candidates = n;
+	rcall_comm_read(t, tid, h->comm);
+	rcall_prewalk(t, tid);
 	int e = rcall_stop_thread(t, tid, h);
 	if (e) {
 		drop_hold(h);

@@ -51,7 +51,8 @@ struct rcall_held {
 	pid_t tid;
 	enum rcall_cost cost;   /* what it was doing when chosen (rcall_rank.c) */
 	int rank, candidates;   /* its place in that ranking, of how many */
-	core_usec_t since;        /* when the thread was stopped */
+	char comm[16];          /* its name, read before its stop */
+	core_usec_t since;        /* when it was interrupted (its stop began) */
 	arch_gpregs_t regs;     /* as found */
 	unsigned char *fpstate; /* as found, fplen bytes */
 	size_t fplen;
@@ -127,6 +128,7 @@ struct rcall_ctx {
 	uint64_t syscall_fn;     /* libc's syscall(), for crash-safe syscalls */
 	void *unwind_as;         /* libunwind address space, made once */
 	void *unwind_tables;     /* unwind tables found so far (rcall_safepoint.c) */
+	void *unwind_walk;       /* one walk's state and page cache, reused */
 	struct rcall_held *hold; /* non-NULL while a thread is held */
 	/* Threads seized and interrupted that did not stop within their budget
 	 * (a vfork parent, D state): let go at their first stop (rcall_sweep). */
@@ -135,7 +137,8 @@ struct rcall_ctx {
 	pid_t only_tid;          /* borrow this thread only (--tid) */
 	int long_call;           /* the holds run a long call (rcall_set_long_call) */
 	/* errno's distance from a thread pointer (rcall_hold.c save_errno):
-	 * state 0 unknown, 1 seen on errno_off_tid, 2 agreed by a second
+	 * state 0 unknown, 1 seen on errno_off_tid, 2 read from
+	 * __errno_location's code (rcall_prepare.c) or agreed by a second
 	 * thread (used without a call), -1 they disagreed (always a call). */
 	int64_t errno_off;
 	pid_t errno_off_tid;
@@ -169,6 +172,14 @@ struct rcall_ctx {
  * other threads (stopped_peers_safe) only need to hold nothing. */
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
 			 size_t whylen);
+/* What the walks need that no thread's state changes (the address space,
+ * the walk's cache, the usual objects' unwind tables), made before any
+ * thread is stopped; rcall_thread_is_safe makes what is missing. */
+int rcall_unwind_prepare(struct target *t);
+/* Before tid is stopped, if it is blocked in a system call: walk what its
+ * stop will show, to have the unwind tables' pages read outside the stop
+ * (rcall_safepoint.c). Nothing is judged. */
+void rcall_prewalk(struct target *t, pid_t tid);
 void rcall_unwind_free(struct rcall_ctx *c);
 /* Seize and interrupt tid; wait for its first stop (rcall_stop.c). 0
  * held, 1 not usable (gone, about to take a signal, or slow to stop;
@@ -273,6 +284,9 @@ struct rcall_candidate {
 int rcall_rank(struct target *t, pid_t *tids, int n);
 /* qsort's order of two candidates. */
 int rcall_rank_compare(const void *a, const void *b);
+/* tid's name (/proc's comm, at most 15 bytes), "" if it cannot be read:
+ * read before a thread is stopped, so that its stop is only calls. */
+void rcall_comm_read(struct target *t, pid_t tid, char comm[16]);
 /* tid's cost as the last ranking saw it. */
 enum rcall_cost rcall_ranked_cost(const struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,

@@ -14,6 +14,33 @@ int rcall_init(void)
 	return pt_init();
 }
 
+/* errno is thread-local in libc's static TLS block, at one distance from
+ * every thread's thread pointer; __errno_location's code says which (a GOT
+ * slot the loader filled, or the number itself in a static link), read here
+ * with no call (arch_tls_ref_decode): a hold's errno lookup was a call, two
+ * stops, 20-25 us of each one-shot hold. Code of another shape leaves it to
+ * the holds (save_errno in rcall_hold.c). The distance is bounded: static
+ * TLS is a few KiB beside the thread pointer, and a slot read as something
+ * else is not trusted. */
+#define ERRNO_OFF_MAX (1 << 20)
+static void errno_offset(struct target *t, struct rcall_ctx *c)
+{
+	unsigned char code[ARCH_TLS_CODE_LEN];
+	struct arch_tls_ref ref;
+	int64_t off;
+	if (!c->errno_location || pt_read(t->io_pid, c->errno_location, code, sizeof(code)) ||
+	    arch_tls_ref_decode(code, sizeof(code), c->errno_location, &ref))
+		return;
+	if (!ref.in_memory)
+		off = ref.offset;
+	else if (pt_read(t->io_pid, ref.where, &off, sizeof(off)))
+		return;
+	if (off <= -ERRNO_OFF_MAX || off >= ERRNO_OFF_MAX)
+		return;
+	c->errno_off = off;
+	c->errno_off_state = 2;
+}
+
 int rcall_prepare(struct target *t, const struct rcall_opts *o)
 {
 	if (t->rc)
@@ -46,8 +73,12 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 			   arch_gadget_pops, &c->ret_gadget, &c->ret_gadget_pops)) ||
 	    sym_lookup_function(t->io_pid, &t->maps, "syscall", &c->syscall_fn, &ifunc) || ifunc)
 		c->ret_restorer = c->ret_gadget = c->syscall_fn = 0;
+	errno_offset(t, c);
 	t->rc = c;
-	return 0;
+	/* What the holds' stops would otherwise ask first, asked now while
+	 * every thread runs. */
+	arch_frame_prepare();
+	return rcall_unwind_prepare(t);
 }
 
 void rcall_set_deadline(struct target *t, core_usec_t deadline)

@@ -104,11 +104,17 @@ int rcall_held_info(const struct target *t, struct rcall_hold_info *out)
 	out->cost = h->cost;
 	out->rank = h->rank;
 	out->candidates = h->candidates;
-	char *text = rcall_reads.task_file(t->io_pid, h->tid, "comm");
+	snprintf(out->comm, sizeof(out->comm), "%s", h->comm);
+	return 0;
+}
+
+void rcall_comm_read(struct target *t, pid_t tid, char comm[16])
+{
+	char *text = rcall_reads.task_file(t->io_pid, tid, "comm");
+	comm[0] = 0;
 	if (text) {
 		text[strcspn(text, "\n")] = 0;
-		snprintf(out->comm, sizeof(out->comm), "%s", text);
+		snprintf(comm, 16, "%s", text);
 		free(text);
 	}
-	return 0;
 }

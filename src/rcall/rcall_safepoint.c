@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rcall_internal.h"
+#include "rcall_reads.h"
+#include "sym_maps.h"
 
 #define MAX_FRAMES 128
 #define PAGE 4096
@@ -43,11 +45,14 @@ struct unwind_ctx {
 	struct target *t;
 	pid_t tid; /* the thread walked, stopped: memory is read through it */
 	const arch_gpregs_t *regs;
-	unsigned long reads;
+	unsigned long reads, max_reads;
 	int exhausted; /* the budget ran out: the stack cannot be walked */
 	uint64_t page_addr[CACHE_PAGES];
 	unsigned char page[CACHE_PAGES][PAGE];
 	int page_ok[CACHE_PAGES];
+	/* The page lies in a read-only mapping of a file (the unwind tables,
+	 * the code): kept for the next walks, as the tables' places are. */
+	int page_const[CACHE_PAGES];
 };
 
 /* Per target: unwind tables found so far (objects do not move while we
@@ -69,7 +74,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 	struct unwind_ctx *c = arg;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (++c->reads > UNWIND_MAX_READS) {
+	if (++c->reads > c->max_reads) {
 		c->exhausted = 1;
 		return -UNW_EINVAL;
 	}
@@ -82,6 +87,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 				return -UNW_EINVAL;
 			c->page_addr[slot] = base;
 			c->page_ok[slot] = 1;
+			const struct sym_map *m = sym_maps_find(&c->t->maps, base);
+			c->page_const[slot] = m && !m->w && m->path[0] && m->path[0] != '[';
 		}
 		size_t off = (size_t)(a - base), n = PAGE - off;
 		if (n > sizeof(*val) - done)
@@ -217,6 +224,50 @@ static unw_accessors_t accessors = {
 	.get_proc_name = get_proc_name,
 };
 
+/* The tables of the objects a stopped thread's frames are nearly always in:
+ * libc (its waits, its thread start), jemalloc's object and the program
+ * itself. Read before any thread is stopped: found during the first walk,
+ * each cost a few reads of the target's memory inside the stop. */
+static void prefetch_tables(struct target *t)
+{
+	const struct rcall_ctx *rc = t->rc;
+	const uint64_t ips[] = { rc->errno_location, rc->syscall_fn, t->je.mallctl };
+	for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		if (ips[i])
+			(void)table_for(t, ips[i]);
+	const char *exe = target_get_info(t)->exe;
+	for (size_t i = 0; exe[0] && i < t->maps.n; i++)
+		if (t->maps.v[i].x && !strcmp(t->maps.v[i].path, exe)) {
+			(void)table_for(t, t->maps.v[i].start);
+			break;
+		}
+}
+
+int rcall_unwind_prepare(struct target *t)
+{
+	struct rcall_ctx *rc = t->rc;
+	/* Made once: libunwind's first address space also probes how to
+	 * validate memory (a pipe, mincore), which inside a stop cost
+	 * tens of microseconds. */
+	if (!rc->unwind_as) {
+		rc->unwind_as = unw_create_addr_space(&accessors, 0);
+		if (!rc->unwind_as)
+			return -ENOMEM;
+		unw_set_caching_policy(rc->unwind_as, UNW_CACHE_GLOBAL);
+		prefetch_tables(t);
+	}
+	/* The walk's page cache, 256 KiB: allocated per walk it was an mmap,
+	 * 64 page faults and a munmap inside each stop. Touched now. */
+	if (!rc->unwind_walk) {
+		struct unwind_ctx *w = malloc(sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		memset(w, 0, sizeof(*w));
+		rc->unwind_walk = w;
+	}
+	return 0;
+}
+
 void rcall_unwind_free(struct rcall_ctx *c)
 {
 	if (c->unwind_as) {
@@ -225,6 +276,8 @@ void rcall_unwind_free(struct rcall_ctx *c)
 	}
 	free(c->unwind_tables);
 	c->unwind_tables = NULL;
+	free(c->unwind_walk);
+	c->unwind_walk = NULL;
 }
 
 enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
@@ -237,6 +290,54 @@ enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
 	if (sym_ranges_contains(&je->forking, ip))
 		return RCALL_FRAME_FORKING;
 	return signal_frame ? RCALL_FRAME_SIGNAL : RCALL_FRAME_SAFE;
+}
+
+/* A walk begins: pages of the stack and other writable memory read before
+ * may have changed; the tables' pages have not (a walk of an idle thread
+ * read 8-10 pages, each a process_vm_readv, the stack's one or two of
+ * them). NULL: out of memory. */
+static struct unwind_ctx *walk_begin(struct target *t, pid_t tid, const arch_gpregs_t *r,
+				     unsigned long max_reads)
+{
+	if (rcall_unwind_prepare(t))
+		return NULL;
+	struct unwind_ctx *c = t->rc->unwind_walk;
+	for (int i = 0; i < CACHE_PAGES; i++)
+		c->page_ok[i] = c->page_ok[i] && c->page_const[i];
+	c->reads = 0;
+	c->max_reads = max_reads;
+	c->exhausted = 0;
+	c->t = t;
+	c->tid = tid;
+	c->regs = r;
+	return c;
+}
+
+/* A thread blocked in a system call is not stopped yet, and its stack
+ * does not change while it sleeps: the frames its stop will show can be
+ * walked now from the pc and sp /proc gives, and the tables' pages that
+ * walk reads are then in the cache for the walk inside the stop (the first
+ * hold of a run read 13 pages there, 60 us; 2-3 after this). Only what a
+ * walk with nothing but those two registers reaches, a few frames, in a
+ * small budget; its verdict is not one (the thread may wake meanwhile). */
+#define PREWALK_FRAMES 16
+#define PREWALK_READS 20000UL
+void rcall_prewalk(struct target *t, pid_t tid)
+{
+	char *text = rcall_reads.task_file(t->io_pid, tid, "syscall");
+	if (!text)
+		return;
+	struct arch_blocked_call b;
+	pt_parse_blocked_call(text, &b);
+	free(text);
+	arch_gpregs_t r;
+	arch_regs_seen(&r, b.sp, b.pc);
+	struct unwind_ctx *c = b.valid ? walk_begin(t, tid, &r, PREWALK_READS) : NULL;
+	unw_cursor_t cur;
+	if (!c || unw_init_remote(&cur, t->rc->unwind_as, c) < 0)
+		return;
+	for (int depth = 0; depth < PREWALK_FRAMES && unw_step(&cur) > 0; depth++)
+		;
 }
 
 int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, char *why,
@@ -255,22 +356,12 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 	default:
 		break;
 	}
-	struct rcall_ctx *rc = t->rc;
-	if (!rc->unwind_as) {
-		rc->unwind_as = unw_create_addr_space(&accessors, 0);
-		if (!rc->unwind_as)
-			return -ENOMEM;
-		unw_set_caching_policy(rc->unwind_as, UNW_CACHE_GLOBAL);
-	}
-	struct unwind_ctx *c = calloc(1, sizeof(*c));
+	struct unwind_ctx *c = walk_begin(t, tid, r, UNWIND_MAX_READS);
 	if (!c)
 		return -ENOMEM;
-	c->t = t;
-	c->tid = tid; /* stopped by us: its id stays the target's */
-	c->regs = r;
 	unw_cursor_t cur;
 	int safe = 1;
-	if (unw_init_remote(&cur, rc->unwind_as, c) < 0) {
+	if (unw_init_remote(&cur, t->rc->unwind_as, c) < 0) {
 		snprintf(why, whylen, "thread %d: its stack cannot be walked", (int)tid);
 		safe = 0;
 		goto out;
@@ -308,6 +399,5 @@ int rcall_thread_is_safe(struct target *t, pid_t tid, const arch_gpregs_t *r, ch
 		}
 	}
 out:
-	free(c);
 	return safe;
 }

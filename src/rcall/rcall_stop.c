@@ -156,9 +156,6 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h)
 		return 1; /* the thread ended meanwhile */
 	if (e)
 		return e;
-	h->since = core_now_us();
-	if (h->wait_began < 0)
-		h->wait_began = h->since; /* no later than the interrupt */
 	/* Read as late as possible: the thread may still leave that call
 	 * before the interrupt lands (arch_at_interrupt_stop sees it). In
 	 * none (running: /proc tells no more of a thread in TASK_RUNNING,
@@ -175,6 +172,10 @@ int rcall_stop_thread(struct target *t, pid_t tid, struct rcall_held *h)
 		if (pt_blocked_call(tid, &h->blocked) == 0 && !h->blocked.valid)
 			h->before = before;
 	}
+	/* The hold begins with the interrupt: seized, the thread ran on. */
+	h->since = core_now_us();
+	if (h->wait_began < 0)
+		h->wait_began = h->since; /* no later than the interrupt */
 	e = pt_interrupt(tid);
 	if (e == -ESRCH)
 		return 1;

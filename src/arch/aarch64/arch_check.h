@@ -92,6 +92,15 @@ static inline uint64_t arch_check_return_address(const arch_gpregs_t *r,
 	return w->present ? 0 : r->g.regs[30];
 }
 
+/* A static link's __errno_location (bti c; movz x0, #0, lsl #16; movk x0,
+ * #0x10; mrs x1, tpidr_el0; add x0, x1, x0; ret): errno 16 bytes above the
+ * thread pointer, past the TCB. */
+static const unsigned char arch_check_tls_static[] = {
+	0x5f, 0x24, 0x03, 0xd5, 0x00, 0x00, 0xa0, 0xd2, 0x00, 0x02, 0x80, 0xf2,
+	0x41, 0xd0, 0x3b, 0xd5, 0x20, 0x00, 0x00, 0x8b, 0xc0, 0x03, 0x5f, 0xd6,
+};
+#define ARCH_CHECK_TLS_STATIC_OFFSET 16
+
 /* A thread whose stack pointer is sp and whose thread pointer is tp. */
 static inline void arch_check_set_stack(arch_gpregs_t *r, uint64_t sp, uint64_t tp)
 {

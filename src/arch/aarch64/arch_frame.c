@@ -201,6 +201,11 @@ int arch_sigframe_possible(const void *fp, size_t fplen)
 	return fpsimd_of(fp, fplen) != NULL;
 }
 
+void arch_frame_prepare(void)
+{
+	/* Nothing to ask: the frame's layout is fixed (struct rt_sigframe). */
+}
+
 size_t arch_sigframe_fplen(const void *fp, size_t fplen)
 {
 	(void)fp;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 #include "arch.h"
 
 /* PSTATE.SS, the software-step bit (the kernel's DBG_SPSR_SS): never
@@ -32,6 +33,15 @@ const int arch_nregsets = sizeof(arch_regsets) / sizeof(arch_regsets[0]);
 uint64_t arch_pc(const arch_gpregs_t *r)
 {
 	return r->g.pc;
+}
+
+void arch_regs_seen(arch_gpregs_t *r, uint64_t sp, uint64_t pc)
+{
+	/* No x30: a leaf function's return address is there, so a walk
+	 * from these ends at its first frame. */
+	memset(r, 0, sizeof(*r));
+	r->g.sp = sp;
+	r->g.pc = pc;
 }
 
 uint64_t arch_sp(const arch_gpregs_t *r)

@@ -84,6 +84,14 @@ static inline int arch_check_set_por(arch_gpregs_t *r, uint64_t por)
 	return 0;
 }
 
+/* A static link's __errno_location (endbr64; mov $-64,%rax; add %fs:0,%rax;
+ * ret): errno 64 bytes below the thread pointer. */
+static const unsigned char arch_check_tls_static[] = {
+	0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0xc7, 0xc0, 0xc0, 0xff, 0xff, 0xff,
+	0x64, 0x48, 0x03, 0x04, 0x25, 0x00, 0x00, 0x00, 0x00, 0xc3,
+};
+#define ARCH_CHECK_TLS_STATIC_OFFSET (-64)
+
 /* A thread whose stack pointer is sp and whose thread pointer is tp. */
 static inline void arch_check_set_stack(arch_gpregs_t *r, uint64_t sp, uint64_t tp)
 {

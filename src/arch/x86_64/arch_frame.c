@@ -116,27 +116,40 @@ size_t arch_sigframe_size(size_t fplen)
  * has it) the area ends with the last other component XCR0 enables
  * (CPUID leaf 0xD: each component's size and offset). */
 #define XFEATURE_XTILEDATA 18
-/* Where the components XCR0 enables, tile data left out, end: asked of
- * CPUID once per XCR0 and kept. CPUID traps to the hypervisor in a virtual
- * machine: asked at every frame, these queries made each hold here about
- * 2 ms longer (bench/hold_ab.py: --status 0.45 -> 2.4 ms). */
+
+/* Where each XSAVE component ends in the standard layout (CPUID leaf 0xD,
+ * sub-leaf i: size in EAX, offset in EBX), 0 for one the CPU lacks: asked
+ * once, before any thread is stopped (arch_frame_prepare). CPUID traps to
+ * the hypervisor in a virtual machine: asked at every frame, these queries
+ * made each hold here about 2 ms longer (bench/hold_ab.py: --status 0.45 ->
+ * 2.4 ms); asked at a hold's first frame, they were 60 us of a 0.6 ms
+ * hold. */
+static uint32_t comp_end[64];
+static int comp_known;
+
+void arch_frame_prepare(void)
+{
+	unsigned a, b, c, d;
+	if (comp_known)
+		return;
+	comp_known = 1;
+	/* Sub-leaf 0: the components the CPU supports (EDX:EAX). */
+	if (!__get_cpuid_count(0xd, 0, &a, &b, &c, &d))
+		return;
+	const uint64_t supported = ((uint64_t)d << 32) | a;
+	for (int i = 2; i < 63; i++)
+		if (supported & (1ULL << i) && __get_cpuid_count(0xd, (unsigned)i, &a, &b, &c, &d) && a)
+			comp_end[i] = b + a;
+}
+
+/* Where the components XCR0 enables, tile data left out, end. */
 static size_t end_without_tiles(uint64_t xcr0)
 {
-	static uint64_t cached_xcr0;
-	static size_t cached_end;
-	if (cached_end && cached_xcr0 == xcr0)
-		return cached_end;
+	arch_frame_prepare();
 	size_t end = 576; /* the legacy area and the header */
-	for (int i = 2; i < 63; i++) {
-		unsigned a, b, c, d;
-		if (i == XFEATURE_XTILEDATA || !(xcr0 & (1ULL << i)) ||
-		    !__get_cpuid_count(0xd, (unsigned)i, &a, &b, &c, &d) || !a)
-			continue;
-		if ((size_t)b + a > end)
-			end = (size_t)b + a;
-	}
-	cached_xcr0 = xcr0;
-	cached_end = end;
+	for (int i = 2; i < 63; i++)
+		if (i != XFEATURE_XTILEDATA && xcr0 & (1ULL << i) && comp_end[i] > end)
+			end = comp_end[i];
 	return end;
 }
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include "arch.h"
 
 /* Flags register bit 10: direction flag. The ABI requires DF clear at
@@ -22,6 +23,13 @@ const int arch_nregsets = 1;
 uint64_t arch_pc(const arch_gpregs_t *r)
 {
 	return r->rip;
+}
+
+void arch_regs_seen(arch_gpregs_t *r, uint64_t sp, uint64_t pc)
+{
+	memset(r, 0, sizeof(*r));
+	r->rsp = sp;
+	r->rip = pc;
 }
 
 uint64_t arch_sp(const arch_gpregs_t *r)
