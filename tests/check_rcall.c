@@ -77,6 +77,39 @@ START_TEST(stack_room)
 }
 END_TEST
 
+/* The per-thread pass's holds share one scratch mapping: the next hold
+ * takes it over only if the maps read before its stop still show it as it
+ * was made; anything else there now is the program's, never written. */
+START_TEST(kept_scratch_taken_only_as_made)
+{
+	const uint64_t a = 0x7f0000100000, len = RCALL_SCRATCH_MAP_LEN;
+	struct sym_map v[] = {
+		stack_map(0x7f0000000000, 0x7f0000010000, 1, 1, ""),
+		stack_map(a, a + len, 1, 1, ""),
+	};
+	struct sym_maps maps = { v, 2 };
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 1);
+	v[1].start = a - 0x2000; /* grown down under a deep call: still it */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 1);
+	v[1].start = a;
+	v[1].end = a + 0x1000; /* unmapped, and a smaller one made there */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
+	v[1].end = a + len + 0x1000; /* merged into a larger one of the program's */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
+	v[1].end = a + len;
+	v[1].path = "/memfd:x (deleted)"; /* a file mapped over it */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
+	v[1].path = "";
+	v[1].w = 0; /* made read-only */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
+	v[1].w = 1;
+	v[1].p = 0; /* shared */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
+	maps.n = 1; /* gone */
+	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
+}
+END_TEST
+
 /* A futex wait on a glibc mutex its own thread owns never ends: the call
  * is abandoned. Anything else is a wait like any other. */
 START_TEST(waits_on_itself)
@@ -603,6 +636,7 @@ int main(void)
 	TCase *tc = tcase_create("memory");
 	tcase_add_test(tc, memory_without_a_hold);
 	tcase_add_test(tc, stack_room);
+	tcase_add_test(tc, kept_scratch_taken_only_as_made);
 	tcase_add_test(tc, waits_on_itself);
 	tcase_add_test(tc, remade_call_caught_again);
 	tcase_add_test(tc, wait_kinds);

@@ -319,6 +319,10 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	/* --timeout bounds each hold, the waits between them are the user's. */
 	rcall_set_deadline(t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
 	run_held(run, o, seg);
+	/* A per-thread pass follows at once: its holds take this one's
+	 * scratch mapping over (cli_each.c removes it). */
+	rcall_keep_scratch(t, run->code == JA_EXIT_OK && run->sess.pass_step >= 0 &&
+				      (run->sess.pass_rearm || run->sess.pass_name));
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
 	if (e && run->code == JA_EXIT_OK)

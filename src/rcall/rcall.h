@@ -161,6 +161,19 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
  * unmapped at rcall_release (rcall_scratch.c); never the thread's stack. */
 int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr);
 int rcall_push_string(struct target *t, const char *s, uint64_t *addr);
+/* The holds that follow this one at once (the per-thread pass: one short
+ * hold per thread, back to back) use one scratch mapping: while on, a
+ * release leaves it in the target and the next hold takes it over (three
+ * calls fewer each: mmap, madvise, munmap). Turn it off before the last
+ * hold's release, which then removes it, or call rcall_scratch_drop after.
+ * Never across a wait: a jeattach killed then would leave it behind for as
+ * long as the process lives. */
+void rcall_keep_scratch(struct target *t, int on);
+/* A mapping left by a release with keep on and no hold after: hold a
+ * thread to remove it (0), or -errno / -ETIMEDOUT if none could be held
+ * (the mapping stays; *addr says where, for the message). 0 when none is
+ * left. */
+int rcall_scratch_drop(struct target *t, uint64_t *addr);
 /* Forget all pushes (between calls); the mapping goes at release anyway. */
 void rcall_scratch_reset(struct target *t);
 /* The target's memory, for what calls leave there. */

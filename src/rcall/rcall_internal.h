@@ -157,6 +157,13 @@ struct rcall_ctx {
 	 * before any thread is stopped: where a thread's stack is looked up
 	 * (rcall_scratch_stack_known), outside the stop. */
 	struct sym_maps stack_maps;
+	/* Holds that follow one another at once (rcall_keep_scratch) share
+	 * one scratch mapping: kept_addr is it between them (0: none), found
+	 * again in stack_maps before it is used (rcall_scratch.c). */
+	int keep_scratch;
+	uint64_t kept_addr;
+	int kept_grows;
+	pid_t kept_tid; /* the thread whose release kept it */
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
@@ -236,6 +243,12 @@ enum rcall_frame { RCALL_FRAME_SAFE, RCALL_FRAME_ALLOCATOR, RCALL_FRAME_FORKING,
 struct sym_jemalloc;
 enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
 				     int signal_frame);
+/* Do maps still show the scratch mapping made at addr as it was made
+ * (private, anonymous, read-write, ending where it ended; one that grows
+ * down may begin lower)? A kept mapping is taken over by the next hold
+ * only then (rcall_scratch.c). */
+int rcall_scratch_still_made(const struct sym_maps *maps, uint64_t addr);
+#define RCALL_SCRATCH_MAP_LEN (1024 * 1024 + 64 * 1024) /* why: rcall_scratch.c */
 /* Has the held thread's stack room, by that rule, for the calls made before
  * the mapping exists (a signal frame and a little more)? */
 int rcall_scratch_stack_known(struct target *t, const struct rcall_held *h);

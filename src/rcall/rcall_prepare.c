@@ -118,6 +118,13 @@ void rcall_free(struct target *t)
 	 * seized until jeattach exits, when the kernel lets go of it
 	 * (__ptrace_unlink clears the pending interrupt). */
 	rcall_release(t);
+	/* A scratch mapping kept for holds that did not come (a caller that
+	 * left rcall_keep_scratch on): removed in a hold of its own. */
+	uint64_t left;
+	if (t->rc->kept_addr) {
+		rcall_set_deadline(t, core_now_us() + 1000000);
+		rcall_scratch_drop(t, &left);
+	}
 	rcall_sweep_wait(t, 2000000);
 	free(t->rc->stragglers);
 	free(t->rc->ranked);

@@ -66,7 +66,7 @@
  * with lazy binding and a sampled allocation's backtrace inside, uses tens
  * of KiB; untouched pages cost nothing (MAP_NORESERVE). The odd size
  * (1 MiB + 64 KiB) lets tests tell it from jemalloc's own mappings. */
-#define SCRATCH_MAP_LEN (1024 * 1024 + 64 * 1024)
+#define SCRATCH_MAP_LEN RCALL_SCRATCH_MAP_LEN
 
 /* What the calls before the mapping use of the stack beyond a signal
  * frame: the gadget's slots, the result slot, syscall()'s return. */
@@ -187,9 +187,48 @@ static int keep_from_children(struct target *t, struct rcall_held *h)
 	return 0;
 }
 
+int rcall_scratch_still_made(const struct sym_maps *maps, uint64_t addr)
+{
+	const struct sym_map *m = sym_maps_find(maps, addr);
+	return m && m->end == addr + SCRATCH_MAP_LEN && m->start <= addr && !m->path[0] && m->r &&
+	       m->w && !m->x && m->p == 1;
+}
+
+/* The mapping an earlier hold left for this one (rcall_keep_scratch), if
+ * the mappings read before this hold's stop still show it as made: private,
+ * anonymous, read-write, ending where it ended (one that grows down may
+ * have grown). Unmapped or replaced meanwhile (an execve, or a program
+ * that unmapped what it never mapped), it is forgotten, never touched. */
+static int take_kept(struct target *t, struct rcall_held *h)
+{
+	struct rcall_ctx *c = t->rc;
+	const uint64_t addr = c->kept_addr;
+	if (!addr)
+		return 0;
+	c->kept_addr = 0;
+	/* Those maps unread, read now rather than forget a mapping that is
+	 * there (it would stay in the target for good). */
+	struct sym_maps now = { 0 };
+	const struct sym_maps *maps = &c->stack_maps;
+	if (!maps->n && !rcall_reads.maps(t->io_pid, &now))
+		maps = &now;
+	const int same = rcall_scratch_still_made(maps, addr);
+	sym_maps_free(&now);
+	if (!same)
+		return 0;
+	h->map_addr = addr;
+	h->map_grows = c->kept_grows;
+	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
+	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
+	h->scratch_on_stack = 0;
+	return 1;
+}
+
 int rcall_scratch_map(struct target *t, struct rcall_held *h)
 {
 	long addr = 0;
+	if (take_kept(t, h))
+		return 0;
 	/* A mapping the filter would not let release unmap stays in the
 	 * target for good (jemalloc never unmaps on Linux: an allowlist may
 	 * leave munmap out): none is made. */
@@ -254,7 +293,13 @@ static uint64_t map_start(struct target *t, const struct rcall_held *h)
 int rcall_scratch_close(struct target *t, struct rcall_held *h)
 {
 	int e = 0;
-	if (h->map_addr) {
+	struct rcall_ctx *c = t->rc;
+	if (h->map_addr && c->keep_scratch) {
+		/* For the next hold, which follows at once. */
+		c->kept_addr = h->map_addr;
+		c->kept_grows = h->map_grows;
+		c->kept_tid = h->tid;
+	} else if (h->map_addr) {
 		/* Not from the mapping itself: rt_sigreturn reads its frame
 		 * after munmap has run. */
 		long ret = 0;
@@ -268,5 +313,31 @@ int rcall_scratch_close(struct target *t, struct rcall_held *h)
 	h->map_addr = 0;
 	h->map_grows = 0;
 	h->scratch_lo = h->scratch_hi = h->scratch_cur = 0;
+	return e;
+}
+
+void rcall_keep_scratch(struct target *t, int on)
+{
+	if (t->rc)
+		t->rc->keep_scratch = on;
+}
+
+int rcall_scratch_drop(struct target *t, uint64_t *addr)
+{
+	struct rcall_ctx *c = t->rc;
+	*addr = c ? c->kept_addr : 0;
+	if (!c || !c->kept_addr)
+		return 0;
+	c->keep_scratch = 0;
+	/* Any thread will do: its hold takes the mapping over and its
+	 * release removes it. The one that kept it first, idle at a safe
+	 * point a moment ago: a search ranks every thread (the pass's 206
+	 * threads: 2 ms). */
+	int e = c->hold ? -EBUSY : rcall_hold_tid(t, c->kept_tid, c->deadline);
+	if (e && e != -EBUSY && c->kept_addr)
+		e = rcall_hold(t);
+	if (!e)
+		e = rcall_release(t);
+	*addr = c->kept_addr; /* still there only if no thread was held */
 	return e;
 }

@@ -88,6 +88,46 @@ meta1=$(json_get "$OUT" "j['actions'][0]['metadata']")
 finish_victim y
 pass "threads that never allocated: not borrowed, jemalloc's metadata unchanged"
 
+# The pass's holds share one scratch mapping (rcall_keep_scratch): made by
+# its first hold, removed by its last or by one more hold when the last
+# thread was not held. Counted in the victim by the kernel's syscall
+# tracepoints (perf stat, which traces nothing: jeattach stays the only
+# tracer), counters enabled before jeattach starts (--control).
+start_victim_env k "MALLOC_CONF=prof:true,prof_active:true" "$TARGETS/victim_dyn" -b 6
+age_threads
+if ! command -v perf >/dev/null; then
+	echo "note: no perf (Debian's linux-perf): the pass's scratch mappings are not counted"
+else
+	mkfifo "$WORK/ctl" "$WORK/ack"
+	perf stat -x, -o "$WORK/perf.out" --control "fifo:$WORK/ctl,$WORK/ack" -D -1 \
+		-e syscalls:sys_enter_mmap --filter "len == 1114112" \
+		-e syscalls:sys_enter_munmap --filter "len == 1114112" -p "$k" 2>"$WORK/perf.err" &
+	perf_pid=$!
+	exec 8>"$WORK/ctl" 9<"$WORK/ack"
+	echo enable >&8
+	if read -r _ack <&9; then
+		expect_rc 0 "$JEATTACH" -p "$k" --name-threads --json
+		echo disable >&8
+		read -r _ack <&9
+		exec 8>&- 9<&-
+		kill -INT "$perf_pid"
+		wait "$perf_pid"
+		count() { awk -F, -v e="$1" '$3 == e { print ($1 ~ /^[0-9]+$/) ? $1 : 0 }' "$WORK/perf.out"; }
+		named=$(json_get "$OUT" "j['actions'][0]['threads_named']")
+		[ "$named" -ge 3 ] || fail "fewer than 3 threads held: $OUT"
+		[ "$(count syscalls:sys_enter_mmap)" = 1 ] ||
+			fail "$named holds made $(count syscalls:sys_enter_mmap) scratch mappings: $(cat "$WORK/perf.out")"
+		[ "$(count syscalls:sys_enter_munmap)" = 1 ] || fail "$(cat "$WORK/perf.out")"
+		[ -z "$(scratch_maps "$k")" ] || fail "a scratch mapping stayed: $(scratch_maps "$k")"
+		pass "the pass: $named threads named in holds that shared one scratch mapping"
+	else
+		exec 8>&- 9<&-
+		kill "$perf_pid" 2>/dev/null
+		echo "note: perf stat cannot count syscalls here: $(cat "$WORK/perf.err")"
+	fi
+fi
+finish_victim k
+
 # jemalloc naming threads itself (5.3's prof_sys_thread_name): not ours.
 start_victim_env s "MALLOC_CONF=prof:true,prof_sys_thread_name:true" "$TARGETS/victim_dyn" -b 1
 age_threads
