@@ -9,7 +9,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
       groff-base python3 valgrind clang libclang-rt-14-dev
       chromium python3-websocket tmux prometheus-node-exporter
-      apt dpkg debian-archive-keyring"
+      apt dpkg debian-archive-keyring linux-perf"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then

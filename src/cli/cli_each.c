@@ -51,6 +51,10 @@ struct each_tally {
 	char missed_list[4000]; /* "TID (why); ..." as far as it fits */
 	int64_t *us;            /* each borrowed thread's hold, for the median */
 	int nus;
+	/* The longest wait for a thread to be held: its search, the watch
+	 * of a timed wait, threads passed over. Apart from the holds, which
+	 * are what the thread felt. */
+	int64_t wait_max;
 };
 
 static void missed(struct each_tally *y, pid_t tid, const char *why)
@@ -146,6 +150,8 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	}
 	/* The hold's budget its own: a thread in a timed wait was watched
 	 * by the peek until its wait began, and is again by the hold. */
+	struct rcall_timing before, after;
+	rcall_timing(t, &before);
 	int e = rcall_hold_tid(t, tid, core_now_us() + (core_usec_t)budget);
 	if (e) {
 		missed(y, tid, hold_failure(t, e));
@@ -159,13 +165,19 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 		snprintf(why, sizeof(why), "its thread pointer does not lead to jemalloc's data");
 	e = none ? 0 : act_thread_pass(t, &run->sess, tid, &named, why, sizeof(why));
 	int r = rcall_release(t);
+	/* Its hold, from its interrupt to its release (rcall's own clock),
+	 * and the wait before it apart. */
+	rcall_timing(t, &after);
+	const int64_t held = after.us_total - before.us_total, waited = core_now_us() - t0 - held;
+	if (waited > y->wait_max)
+		y->wait_max = waited;
 	if (none > 0 && !r) {
 		y->idle++;
 		return;
 	}
 	if (none < 0)
 		e = -EIO;
-	y->us[y->nus++] = core_now_us() - t0;
+	y->us[y->nus++] = held;
 	if (e || r) {
 		missed(y, tid, e ? why : "could not be restored");
 		return;
@@ -195,6 +207,7 @@ static void report(struct act_result *r, const struct act_session *s, struct eac
 	act_field_u64(r, "pass_us", (uint64_t)wall_us);
 	act_field_u64(r, "pass_hold_us_median", y->nus ? (uint64_t)y->us[y->nus / 2] : 0);
 	act_field_u64(r, "pass_hold_us_max", y->nus ? (uint64_t)y->us[y->nus - 1] : 0);
+	act_field_u64(r, "pass_wait_us_max", (uint64_t)y->wait_max);
 }
 
 /* The last thread was not held (idle, missed): the pass's scratch mapping

@@ -31,6 +31,11 @@ expect_rc 0 "$JEATTACH" -p "$v" --name-threads --json
 	fail "$OUT"
 [ "$(json_get "$OUT" "j['actions'][0]['threads_named'] >= 4")" = True ] || fail "$OUT"
 [ "$(json_get "$OUT" "j['actions'][0]['threads_missed']")" = 0 ] || fail "$OUT"
+# A thread's hold is its hold (the run's longest is at least as long), the
+# search before it apart.
+[ "$(json_get "$OUT" "0 < j['actions'][0]['pass_hold_us_max'] <= j['hold_us_max']")" = True ] ||
+	fail "pass_hold_us_max is not a hold: $OUT"
+json_get "$OUT" "j['actions'][0]['pass_wait_us_max']" >/dev/null || fail "no pass_wait_us_max: $OUT"
 expect_rc 0 "$JEATTACH" -p "$v" --name-threads --json
 [ "$(json_get "$OUT" "j['actions'][0]['threads_named']")" = 0 ] || fail "names were set twice: $OUT"
 sleep 0.5
