@@ -185,7 +185,8 @@ END_TEST
 /* The call a thread was blocked in, as /proc/TID/syscall showed it. */
 static struct arch_blocked_call blocked(long nr, uint64_t arg0)
 {
-	struct arch_blocked_call b = { 1, nr, { arg0, 1, 2, 3, 4, 5 }, INSN + ARCH_SYSCALL_INSN_LEN };
+	struct arch_blocked_call b = { .valid = 1, .nr = nr, .args = { arg0, 1, 2, 3, 4, 5 },
+				       .pc = INSN + ARCH_SYSCALL_INSN_LEN };
 	return b;
 }
 

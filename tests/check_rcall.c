@@ -97,9 +97,9 @@ START_TEST(kept_scratch_taken_only_as_made)
 	v[1].end = a + len + 0x1000; /* merged into a larger one of the program's */
 	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
 	v[1].end = a + len;
-	v[1].path = "/memfd:x (deleted)"; /* a file mapped over it */
+	v[1].path = (char *)"/memfd:x"; /* a file mapped over it */
 	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
-	v[1].path = "";
+	v[1].path = (char *)"";
 	v[1].w = 0; /* made read-only */
 	ck_assert_int_eq(rcall_scratch_still_made(&maps, a), 0);
 	v[1].w = 1;
