@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One scratch mapping for holds that follow one another at once (the
+ * per-thread pass): kept by a release while asked (rcall_scratch_close),
+ * taken over by the next hold (take_kept, rcall_scratch.c), and removed by
+ * the last, or here by one more hold when the last thread was not held.
+ * Above the hold: it holds a thread itself. */
+#include "config.h"
+
+#include <errno.h>
+#include "rcall_internal.h"
+
+void rcall_keep_scratch(struct target *t, int on)
+{
+	if (t->rc)
+		t->rc->keep_scratch = on;
+}
+
+int rcall_scratch_drop(struct target *t, uint64_t *addr)
+{
+	struct rcall_ctx *c = t->rc;
+	*addr = c ? c->kept_addr : 0;
+	if (!c || !c->kept_addr)
+		return 0;
+	c->keep_scratch = 0;
+	/* Any thread will do: its hold takes the mapping over and its
+	 * release removes it. The one that kept it first, idle at a safe
+	 * point a moment ago: a search ranks every thread (the pass's 206
+	 * threads: 2 ms). */
+	int e = c->hold ? -EBUSY : rcall_hold_tid(t, c->kept_tid, c->deadline);
+	if (e && e != -EBUSY && c->kept_addr)
+		e = rcall_hold(t);
+	if (!e)
+		e = rcall_release(t);
+	*addr = c->kept_addr; /* still there only if no thread was held */
+	return e;
+}
