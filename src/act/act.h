@@ -289,6 +289,10 @@ struct act_release {
 };
 /* 0, or -errno when a call could not be made. */
 int act_release_of(struct target *t, struct act_release *rel);
+/* The same from "version" as already read (ver, and mallctl's error merr):
+ * a call fewer where the caller reads it anyway (--status). */
+int act_release_from(struct target *t, const struct rctl_value *ver, int merr,
+		     struct act_release *rel);
 /* Under a hold of thread tid: the per-thread work of the pass (re-arm
  * and/or name). 0, or a one-line reason in why. */
 int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, int *named,

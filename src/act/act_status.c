@@ -13,7 +13,6 @@
 static const struct {
 	const char *key, *ctl;
 } status_ctls[] = {
-	{ "version", "version" },
 	{ "config_prof", "config.prof" },
 	{ "config_stats", "config.stats" },
 	{ "opt_prof", "opt.prof" },
@@ -28,10 +27,11 @@ static const struct {
 /* Whether prof.active=true alone reaches threads that already allocated,
  * by version, or by the controls that exist when the version string says
  * nothing (act_version.c): the answer --activate acts on. */
-static int activation_fields(struct target *t, struct act_result *r)
+static int activation_fields(struct target *t, struct act_result *r,
+			     const struct rctl_value *ver, int merr)
 {
 	struct act_release rel;
-	int e = act_release_of(t, &rel);
+	int e = act_release_from(t, ver, merr, &rel);
 	if (e)
 		return e;
 	int reach = rel.reach;
@@ -84,13 +84,20 @@ void act_status_before(struct target *t, struct act_result *r)
 
 enum ja_exit act_status(struct target *t, struct act_result *r)
 {
+	/* Read once, for its field and for what activation reaches. */
+	struct rctl_value ver;
+	int merr = 0, e = rctl_read(t, "version", &ver, &merr);
+	if (e)
+		return act_transport_error(t, r, "cannot read the status", e);
+	if (merr)
+		act_field_str(r, "version", NULL);
+	else
+		act_field_value(r, "version", &ver);
 	for (size_t i = 0; i < sizeof(status_ctls) / sizeof(status_ctls[0]); i++) {
-		int e = act_read_field(t, r, status_ctls[i].key, status_ctls[i].ctl);
-		if (e)
+		if ((e = act_read_field(t, r, status_ctls[i].key, status_ctls[i].ctl)))
 			return act_transport_error(t, r, "cannot read the status", e);
 	}
-	int e = activation_fields(t, r);
-	if (e)
+	if ((e = activation_fields(t, r, &ver, merr)))
 		return act_transport_error(t, r, "cannot read the status", e);
 	return JA_EXIT_OK;
 }

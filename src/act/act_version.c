@@ -72,15 +72,20 @@ int act_activation_reaches_by_controls(int prof_log_start, int opt_prof_stats,
 int act_release_of(struct target *t, struct act_release *rel)
 {
 	struct rctl_value ver;
-	int merr = 0, major, minor;
-	memset(rel, 0, sizeof(*rel));
+	int merr = 0;
 	int e = rctl_read(t, "version", &ver, &merr);
-	if (e)
-		return e;
+	return e ? e : act_release_from(t, &ver, merr, rel);
+}
+
+int act_release_from(struct target *t, const struct rctl_value *ver, int merr,
+		     struct act_release *rel)
+{
+	int e, major, minor;
+	memset(rel, 0, sizeof(*rel));
 	if (!merr)
-		snprintf(rel->version, sizeof(rel->version), "%.63s", ver.s);
-	rel->reach = act_activation_reaches_all(merr ? NULL : ver.s);
-	if (rel->reach >= 0 && sscanf(ver.s, "%d.%d", &major, &minor) == 2) {
+		snprintf(rel->version, sizeof(rel->version), "%.63s", ver->s);
+	rel->reach = act_activation_reaches_all(merr ? NULL : ver->s);
+	if (rel->reach >= 0 && sscanf(ver->s, "%d.%d", &major, &minor) == 2) {
 		snprintf(rel->range, sizeof(rel->range), "%d.%d", major, minor);
 		rel->by = "version";
 		return 0;
