@@ -333,6 +333,8 @@ START_TEST(errno_found_from_its_code)
 	ck_assert_int_eq(arch_tls_ref_decode(code, ARCH_TLS_CODE_LEN, (uint64_t)(uintptr_t)code, &ref),
 			 0);
 	int64_t off = ref.in_memory ? *(const int64_t *)(uintptr_t)ref.where : ref.offset;
+	ck_assert(arch_tls_offset_plausible(off));
+	ck_assert(!arch_tls_offset_plausible(0)); /* a slot not relocated yet */
 	ck_assert_uint_eq((uint64_t)(uintptr_t)__builtin_thread_pointer() + (uint64_t)off,
 			  (uint64_t)(uintptr_t)&errno);
 	/* Code of another shape is not guessed at: a ret first, or a call
@@ -355,6 +357,7 @@ START_TEST(errno_static_form)
 			 0);
 	ck_assert_int_eq(ref.in_memory, 0);
 	ck_assert_int_eq(ref.offset, ARCH_CHECK_TLS_STATIC_OFFSET);
+	ck_assert(arch_tls_offset_plausible(ref.offset));
 }
 END_TEST
 

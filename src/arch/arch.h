@@ -147,6 +147,10 @@ struct arch_tls_ref {
 #define ARCH_TLS_CODE_LEN 32
 int arch_tls_ref_decode(const unsigned char *code, size_t len, uint64_t addr,
 			struct arch_tls_ref *out);
+/* Can off be a static TLS variable's distance from the thread pointer
+ * here (x86_64, TLS variant II: below it; arm64, variant I: past the
+ * 16-byte TCB)? 0 also for what an unrelocated slot reads (0). */
+int arch_tls_offset_plausible(int64_t off);
 /* What frames need of the CPU, asked once before any thread is stopped
  * (x86_64: the XSAVE layout, by CPUID, which a hypervisor traps). */
 void arch_frame_prepare(void);

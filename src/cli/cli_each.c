@@ -150,8 +150,7 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	}
 	/* The hold's budget its own: a thread in a timed wait was watched
 	 * by the peek until its wait began, and is again by the hold. */
-	struct rcall_timing before, after;
-	rcall_timing(t, &before);
+	struct rcall_timing after;
 	int e = rcall_hold_tid(t, tid, core_now_us() + (core_usec_t)budget);
 	if (e) {
 		missed(y, tid, hold_failure(t, e));
@@ -168,7 +167,7 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	/* Its hold, from its interrupt to its release (rcall's own clock),
 	 * and the wait before it apart. */
 	rcall_timing(t, &after);
-	const int64_t held = after.us_total - before.us_total, waited = core_now_us() - t0 - held;
+	const int64_t held = after.us_last, waited = core_now_us() - t0 - held;
 	if (waited > y->wait_max)
 		y->wait_max = waited;
 	if (none > 0 && !r) {

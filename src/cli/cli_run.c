@@ -325,6 +325,7 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 				      (run->sess.pass_rearm || run->sess.pass_name));
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
+	rcall_keep_scratch(t, 0); /* the pass turns it on for its own holds */
 	if (e && run->code == JA_EXIT_OK)
 		stage_error(run, o, JA_AT_RELEASE, e);
 	narrate(o, run->pid, "released");

@@ -60,6 +60,7 @@ struct rcall_timing {
 	int holds;
 	int crash_safe_holds; /* holds whose calls were all crash-safe */
 	int64_t us_max, us_total;
+	int64_t us_last; /* the last hold's */
 };
 
 /* The process's child processes, across all its threads (rcall_kids.c). */

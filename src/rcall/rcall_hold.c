@@ -222,6 +222,12 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, int ran
 			 (int)tid);
 		return 1;
 	}
+	/* Before the watch of a timed wait: once that says the wait has just
+	 * begun, the interrupt follows at once (what the wait is made again
+	 * for is counted from there). */
+	char comm[16];
+	rcall_comm_read(t, tid, comm);
+	rcall_prewalk(t, tid);
 	core_usec_t began;
 	if (rcall_wait_check(t, tid, take_restartblock, &began, reason, rlen))
 		return 1;
@@ -233,8 +239,7 @@ static int try_thread(struct target *t, pid_t tid, int round, int alone, int ran
 	h->cost = cost;
 	h->rank = rank;
 	h->candidates = n;
-	rcall_comm_read(t, tid, h->comm);
-	rcall_prewalk(t, tid);
+	memcpy(h->comm, comm, sizeof(comm));
 	int e = rcall_stop_thread(t, tid, h);
 	if (e) {
 		drop_hold(h);
@@ -356,6 +361,12 @@ int rcall_hold(struct target *t)
 		return 0;
 	c->miss = RCALL_MISS_NONE;
 	rcall_sweep(t);
+	/* A kept scratch mapping belongs to the program that was there: after
+	 * an execve the new one's memory may lie exactly there (ASLR off, the
+	 * same binary), and is never taken for it. */
+	char fate[300];
+	if (c->kept_addr && target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
+		c->kept_addr = 0;
 	char frozen[300];
 	if (target_frozen(t, frozen, sizeof(frozen))) {
 		target_reason_text(t, JA_WHY_FROZEN, "%s", frozen);
@@ -458,6 +469,7 @@ static void end_hold(struct rcall_ctx *c, struct rcall_held *h, int crash_safe)
 	if (held > c->timing.us_max)
 		c->timing.us_max = held;
 	c->timing.us_total += held;
+	c->timing.us_last = held;
 	c->timing.holds++;
 	/* A stack of unknown room had its mapping made by single steps
 	 * (rcall_scratch.c): not crash-safe for those. */

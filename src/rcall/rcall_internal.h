@@ -164,6 +164,7 @@ struct rcall_ctx {
 	uint64_t kept_addr;
 	int kept_grows;
 	pid_t kept_tid; /* the thread whose release kept it */
+	uint64_t kept_token; /* written at its top, checked before it is taken */
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;

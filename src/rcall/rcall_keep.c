@@ -9,6 +9,10 @@
 #include <errno.h>
 #include "rcall_internal.h"
 
+/* The thread that kept it gets this long; then any thread, for what is
+ * left of the deadline. */
+#define KEPT_TID_BUDGET_US 100000
+
 void rcall_keep_scratch(struct target *t, int on)
 {
 	if (t->rc)
@@ -26,7 +30,9 @@ int rcall_scratch_drop(struct target *t, uint64_t *addr)
 	 * release removes it. The one that kept it first, idle at a safe
 	 * point a moment ago: a search ranks every thread (the pass's 206
 	 * threads: 2 ms). */
-	int e = c->hold ? -EBUSY : rcall_hold_tid(t, c->kept_tid, c->deadline);
+	const core_usec_t first = core_now_us() + KEPT_TID_BUDGET_US;
+	int e = c->hold ? -EBUSY
+			: rcall_hold_tid(t, c->kept_tid, first < c->deadline ? first : c->deadline);
 	if (e && e != -EBUSY && c->kept_addr)
 		e = rcall_hold(t);
 	if (!e)

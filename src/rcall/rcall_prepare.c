@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "errors.h"
 #include "rcall_internal.h"
+#include "sym_maps.h"
 
 int rcall_init(void)
 {
@@ -19,10 +20,11 @@ int rcall_init(void)
  * slot the loader filled, or the number itself in a static link), read here
  * with no call (arch_tls_ref_decode): a hold's errno lookup was a call, two
  * stops, 20-25 us of each one-shot hold. Code of another shape leaves it to
- * the holds (save_errno in rcall_hold.c). The distance is bounded: static
- * TLS is a few KiB beside the thread pointer, and a slot read as something
- * else is not trusted. */
-#define ERRNO_OFF_MAX (1 << 20)
+ * the holds (save_errno in rcall_hold.c). A slot is read only once the
+ * loader is done with it: RELRO made its page read-only after relocating
+ * (a process caught during its start has the file's 0 there, and errno
+ * would be "restored" at the thread pointer itself). And the distance must
+ * be one static TLS can have (arch_tls_offset_plausible). */
 static void errno_offset(struct target *t, struct rcall_ctx *c)
 {
 	unsigned char code[ARCH_TLS_CODE_LEN];
@@ -31,11 +33,14 @@ static void errno_offset(struct target *t, struct rcall_ctx *c)
 	if (!c->errno_location || pt_read(t->io_pid, c->errno_location, code, sizeof(code)) ||
 	    arch_tls_ref_decode(code, sizeof(code), c->errno_location, &ref))
 		return;
-	if (!ref.in_memory)
+	if (!ref.in_memory) {
 		off = ref.offset;
-	else if (pt_read(t->io_pid, ref.where, &off, sizeof(off)))
-		return;
-	if (off <= -ERRNO_OFF_MAX || off >= ERRNO_OFF_MAX)
+	} else {
+		const struct sym_map *m = sym_maps_find(&t->maps, ref.where);
+		if (!m || m->w || pt_read(t->io_pid, ref.where, &off, sizeof(off)))
+			return;
+	}
+	if (!arch_tls_offset_plausible(off))
 		return;
 	c->errno_off = off;
 	c->errno_off_state = 2;

@@ -50,10 +50,28 @@ struct unwind_ctx {
 	uint64_t page_addr[CACHE_PAGES];
 	unsigned char page[CACHE_PAGES][PAGE];
 	int page_ok[CACHE_PAGES];
-	/* The page lies in a read-only mapping of a file (the unwind tables,
-	 * the code): kept for the next walks, as the tables' places are. */
+	/* The page lies in a private read-only mapping of a file (the unwind
+	 * tables, the code), that file's inode at that offset: kept for the
+	 * next walks while the maps still show the same there. */
 	int page_const[CACHE_PAGES];
+	uint64_t page_ino[CACHE_PAGES], page_foff[CACHE_PAGES];
 };
+
+/* The maps of this round of the hold's search (read before its stops), or
+ * none outside a search. */
+static const struct sym_maps *round_maps(const struct target *t)
+{
+	return t->rc->stack_maps.n ? &t->rc->stack_maps : NULL;
+}
+
+/* A private, read-only mapping of a file that is still there: its pages
+ * change only if the program remaps or mprotects them, which the maps
+ * then show. A shared one (a memfd mapped twice, JIT code) may change
+ * under it. */
+static int const_mapping(const struct sym_map *m)
+{
+	return m && !m->w && m->p == 1 && m->path[0] && m->path[0] != '[' && !m->deleted;
+}
 
 /* Per target: unwind tables found so far (objects do not move while we
  * look), with their .eh_frame_hdr already decoded. */
@@ -87,8 +105,13 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 				return -UNW_EINVAL;
 			c->page_addr[slot] = base;
 			c->page_ok[slot] = 1;
-			const struct sym_map *m = sym_maps_find(&c->t->maps, base);
-			c->page_const[slot] = m && !m->w && m->path[0] && m->path[0] != '[';
+			const struct sym_maps *now = round_maps(c->t);
+			const struct sym_map *m = now ? sym_maps_find(now, base) : NULL;
+			c->page_const[slot] = const_mapping(m);
+			if (c->page_const[slot]) {
+				c->page_ino[slot] = m->inode;
+				c->page_foff[slot] = m->offset + (base - m->start);
+			}
 		}
 		size_t off = (size_t)(a - base), n = PAGE - off;
 		if (n > sizeof(*val) - done)
@@ -293,17 +316,24 @@ enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
 }
 
 /* A walk begins: pages of the stack and other writable memory read before
- * may have changed; the tables' pages have not (a walk of an idle thread
- * read 8-10 pages, each a process_vm_readv, the stack's one or two of
- * them). NULL: out of memory. */
+ * may have changed; the tables' pages have not while this round's maps
+ * show the same file at the same offset there (a library unloaded and its
+ * range reused is read again). A walk of an idle thread read 8-10 pages,
+ * each a process_vm_readv, the stack's one or two of them. NULL: out of
+ * memory. */
 static struct unwind_ctx *walk_begin(struct target *t, pid_t tid, const arch_gpregs_t *r,
 				     unsigned long max_reads)
 {
 	if (rcall_unwind_prepare(t))
 		return NULL;
 	struct unwind_ctx *c = t->rc->unwind_walk;
-	for (int i = 0; i < CACHE_PAGES; i++)
-		c->page_ok[i] = c->page_ok[i] && c->page_const[i];
+	const struct sym_maps *now = round_maps(t);
+	for (int i = 0; i < CACHE_PAGES; i++) {
+		const struct sym_map *m =
+			c->page_ok[i] && c->page_const[i] && now ? sym_maps_find(now, c->page_addr[i]) : NULL;
+		c->page_ok[i] = const_mapping(m) && m->inode == c->page_ino[i] &&
+				m->offset + (c->page_addr[i] - m->start) == c->page_foff[i];
+	}
 	c->reads = 0;
 	c->max_reads = max_reads;
 	c->exhausted = 0;

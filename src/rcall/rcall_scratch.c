@@ -190,30 +190,49 @@ static int keep_from_children(struct target *t, struct rcall_held *h)
 int rcall_scratch_still_made(const struct sym_maps *maps, uint64_t addr)
 {
 	const struct sym_map *m = sym_maps_find(maps, addr);
-	return m && m->end == addr + SCRATCH_MAP_LEN && m->start <= addr && !m->path[0] && m->r &&
-	       m->w && !m->x && m->p == 1;
+	if (!m || m->path[0] || !m->r || !m->w || m->x || m->p != 1 || m->start > addr)
+		return 0;
+	/* A neighbour made the same way (MADV_DONTFORK, MAP_NORESERVE: an
+	 * RDMA buffer, another jeattach's) merges with it into one area
+	 * (mm/mmap.c vma_merge): the range is still inside. The token
+	 * (take_kept) tells it from a program's mapping made there since. */
+	return m->end >= addr + SCRATCH_MAP_LEN;
+}
+
+/* The last 8 bytes of a kept mapping: a value this run drew, written
+ * when it is kept and read back before it is taken over. The maps alone
+ * cannot tell the mapping from one the program made in its place after
+ * unmapping it (same flags, same range). */
+static uint64_t draw_token(uint64_t addr)
+{
+	return ((uint64_t)core_now_us() * 0x9e3779b97f4a7c15ULL) ^ addr;
 }
 
 /* The mapping an earlier hold left for this one (rcall_keep_scratch), if
- * the mappings read before this hold's stop still show it as made: private,
- * anonymous, read-write, ending where it ended (one that grows down may
- * have grown). Unmapped or replaced meanwhile (an execve, or a program
- * that unmapped what it never mapped), it is forgotten, never touched. */
+ * the mappings read before this hold's stop still show it as made and its
+ * token is in place: 1 taken over. 0 when it is gone or replaced (an
+ * execve, a program that unmapped what it never mapped): forgotten, never
+ * touched. -1 when that cannot be told now (the maps unreadable): it stays
+ * kept for rcall_scratch_drop, and this hold makes its own. */
 static int take_kept(struct target *t, struct rcall_held *h)
 {
 	struct rcall_ctx *c = t->rc;
 	const uint64_t addr = c->kept_addr;
 	if (!addr)
 		return 0;
-	c->kept_addr = 0;
-	/* Those maps unread, read now rather than forget a mapping that is
-	 * there (it would stay in the target for good). */
 	struct sym_maps now = { 0 };
 	const struct sym_maps *maps = &c->stack_maps;
-	if (!maps->n && !rcall_reads.maps(t->io_pid, &now))
+	if (!maps->n) {
+		if (rcall_reads.maps(t->io_pid, &now))
+			return -1;
 		maps = &now;
-	const int same = rcall_scratch_still_made(maps, addr);
+	}
+	uint64_t token = 0;
+	const int same = rcall_scratch_still_made(maps, addr) &&
+			 !pt_read(h->tid, addr + SCRATCH_MAP_LEN - 8, &token, 8) &&
+			 token == c->kept_token;
 	sym_maps_free(&now);
+	c->kept_addr = 0;
 	if (!same)
 		return 0;
 	h->map_addr = addr;
@@ -227,15 +246,16 @@ static int take_kept(struct target *t, struct rcall_held *h)
 int rcall_scratch_map(struct target *t, struct rcall_held *h)
 {
 	long addr = 0;
-	if (take_kept(t, h))
-		return 0;
 	/* A mapping the filter would not let release unmap stays in the
 	 * target for good (jemalloc never unmaps on Linux: an allowlist may
-	 * leave munmap out): none is made. */
+	 * leave munmap out): none is made, and a kept one is not taken over
+	 * by this thread (another unmaps it: rcall_scratch_drop). */
 	uint32_t verdict;
 	const uint64_t unmap[6] = { 0, SCRATCH_MAP_LEN };
 	if (rcall_seccomp(t, SYS_munmap, unmap, &verdict) || verdict != SECCOMP_RET_ALLOW)
 		return no_mapping(t, h, -JA_ERR_SECCOMP);
+	if (take_kept(t, h) > 0)
+		return 0;
 	int e = map_once(t, MAP_PRIVATE, &addr);
 	if (!e) {
 		h->map_addr = (uint64_t)addr;
@@ -294,11 +314,16 @@ int rcall_scratch_close(struct target *t, struct rcall_held *h)
 {
 	int e = 0;
 	struct rcall_ctx *c = t->rc;
-	if (h->map_addr && c->keep_scratch) {
-		/* For the next hold, which follows at once. */
+	const uint64_t token = draw_token(h->map_addr);
+	if (h->map_addr && c->keep_scratch && !c->kept_addr &&
+	    !pt_write(h->tid, h->map_addr + SCRATCH_MAP_LEN - 8, &token, 8)) {
+		/* For the next hold, which follows at once (one kept at a
+		 * time: a hold that could not tell whether the kept one is
+		 * still there made its own, which goes now). */
 		c->kept_addr = h->map_addr;
 		c->kept_grows = h->map_grows;
 		c->kept_tid = h->tid;
+		c->kept_token = token;
 	} else if (h->map_addr) {
 		/* Not from the mapping itself: rt_sigreturn reads its frame
 		 * after munmap has run. */

@@ -49,3 +49,10 @@ int arch_tls_ref_decode(const unsigned char *code, size_t len, uint64_t addr,
 	}
 	return -1;
 }
+
+int arch_tls_offset_plausible(int64_t off)
+{
+	/* Variant I: the TCB (dtv pointer, one reserved word) is the 16 bytes
+	 * at the thread pointer; the static TLS blocks follow it. */
+	return off >= 16 && off < (1 << 20);
+}

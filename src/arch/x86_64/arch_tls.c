@@ -38,3 +38,10 @@ int arch_tls_ref_decode(const unsigned char *code, size_t len, uint64_t addr,
 	}
 	return -1;
 }
+
+int arch_tls_offset_plausible(int64_t off)
+{
+	/* Variant II: the static TLS block ends at the thread pointer, where
+	 * the TCB begins (its first word points to itself). */
+	return off < 0 && off > -(1 << 20);
+}
