@@ -87,11 +87,15 @@ struct act_session {
 	int64_t recent_prev;
 	int64_t recent_to; /* what jeattach set it to */
 	int recent_set;
+	/* prof.prefix as this run's --set gave it ("": not given): where
+	 * jemalloc's own files go from then on (act_files.c). */
+	char prof_prefix[4096];
 };
 
 struct act_field {
 	char key[48];
 	struct rctl_value v; /* a null string when absent */
+	int bytes;           /* v.u counts bytes: human units in text on a terminal */
 };
 
 /* What act_dump leaves, during the hold, for act_dump_finish, after the
@@ -238,6 +242,10 @@ void act_result_free(struct act_result *r);
 void act_field_value(struct act_result *r, const char *key, const struct rctl_value *v);
 void act_field_str(struct act_result *r, const char *key, const char *s);
 void act_field_u64(struct act_result *r, const char *key, uint64_t u);
+/* The field named key, or NULL. */
+const struct rctl_value *act_field_find(const struct act_result *r, const char *key);
+/* A count of bytes (--stats, --purge): bytes in JSON, human units on a terminal. */
+void act_field_bytes(struct act_result *r, const char *key, uint64_t u);
 void act_field_bool(struct act_result *r, const char *key, int b);
 void act_field_double(struct act_result *r, const char *key, double d);
 enum ja_exit act_fail(struct act_result *r, enum ja_exit code, const char *fmt, ...)
@@ -350,8 +358,18 @@ enum ja_exit act_frag_finish(struct target *t, const struct act *a, struct act_r
 /* --frag's bound on jemalloc's report: longer is refused, not cut. */
 #define ACT_FRAG_MAX_REPORT (8UL << 20) /* ~40 KB from jemalloc, whatever the arenas */
 enum ja_exit act_reset(struct target *t, const char *lg_sample, struct act_result *r);
-enum ja_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
+enum ja_exit act_set_bool(struct target *t, struct act_session *s, const char *ctl,
+			  const char *onoff, struct act_result *r);
+/* Where jemalloc's own files go (act_files.c). Before prof.gdump is
+ * turned on: its files' place as field "files", or refused (exit 2) while
+ * the prefix is jemalloc's default. */
+enum ja_exit act_files_gdump(struct target *t, const struct act_session *s, struct act_result *r,
+			     const char *doing);
+/* prof.prefix was set: remembered in s, its files' place as "files". */
+void act_files_prefix_set(struct target *t, struct act_session *s, const char *prefix,
 			  struct act_result *r);
+/* prof.dump wrote file (named as the process sees it): "file", resolved. */
+void act_files_dump(struct target *t, const char *file, struct act_result *r);
 enum ja_exit act_arena_op(struct target *t, const char *op, struct act_result *r);
 enum ja_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r);
@@ -363,6 +381,7 @@ enum ja_exit act_recent_end(struct target *t, struct act_session *s, struct act_
 /* After the release: the record to its file (a->arg, or an automatic name). */
 enum ja_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r);
 enum ja_exit act_get(struct target *t, const char *name, struct act_result *r);
-enum ja_exit act_set(struct target *t, const char *assignment, struct act_result *r);
+enum ja_exit act_set(struct target *t, struct act_session *s, const char *assignment,
+		     struct act_result *r);
 
 #endif

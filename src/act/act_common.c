@@ -31,6 +31,7 @@ static struct act_field *new_field(struct act_result *r, const char *key)
 	struct act_field *f = &r->f[r->nf++];
 	snprintf(f->key, sizeof(f->key), "%s", key);
 	memset(&f->v, 0, sizeof(f->v));
+	f->bytes = 0;
 	return f;
 }
 
@@ -58,6 +59,22 @@ void act_field_u64(struct act_result *r, const char *key, uint64_t u)
 		return;
 	f->v.type = RCTL_U64;
 	f->v.u = u;
+}
+
+const struct rctl_value *act_field_find(const struct act_result *r, const char *key)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (!strcmp(r->f[k].key, key))
+			return &r->f[k].v;
+	return NULL;
+}
+
+void act_field_bytes(struct act_result *r, const char *key, uint64_t u)
+{
+	act_field_u64(r, key, u);
+	for (size_t k = 0; k < r->nf; k++)
+		if (!strcmp(r->f[k].key, key))
+			r->f[k].bytes = 1;
 }
 
 void act_field_double(struct act_result *r, const char *key, double d)

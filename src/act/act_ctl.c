@@ -37,7 +37,8 @@ enum ja_exit act_get(struct target *t, const char *name, struct act_result *r)
 	return JA_EXIT_OK;
 }
 
-enum ja_exit act_set(struct target *t, const char *assignment, struct act_result *r)
+enum ja_exit act_set(struct target *t, struct act_session *s, const char *assignment,
+		     struct act_result *r)
 {
 	char name[256];
 	const char *eq = strchr(assignment, '=');
@@ -52,6 +53,9 @@ enum ja_exit act_set(struct target *t, const char *assignment, struct act_result
 	if (rctl_lookup(name, &type, &access) || !(access & RCTL_W) ||
 	    rctl_parse(type, eq + 1, &newv))
 		return act_fail(r, JA_EXIT_USAGE, "bad --set %s", assignment);
+	enum ja_exit c;
+	if (!strcmp(name, "prof.gdump") && newv.u && (c = act_files_gdump(t, s, r, "cannot set a control")))
+		return c;
 	int merr = 0;
 	int e = type == RCTL_VOID ? rctl_exec(t, name, &merr)
 				  : rctl_write(t, name, &newv, (access & RCTL_R) ? &oldv : NULL, &merr);
@@ -64,12 +68,16 @@ enum ja_exit act_set(struct target *t, const char *assignment, struct act_result
 		act_field_value(r, "previous", &oldv);
 	if (type != RCTL_VOID)
 		act_field_value(r, "value", &newv);
+	if (!strcmp(name, "prof.prefix"))
+		act_files_prefix_set(t, s, newv.s, r);
+	else if (!strcmp(name, "prof.dump") && !newv.is_null)
+		act_files_dump(t, newv.s, r);
 	return JA_EXIT_OK;
 }
 
 /* --gdump=on|off, --thread-active-init=on|off: a bool control with its old value. */
-enum ja_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
-			  struct act_result *r)
+enum ja_exit act_set_bool(struct target *t, struct act_session *s, const char *ctl,
+			  const char *onoff, struct act_result *r)
 {
 	char doing[96];
 	snprintf(doing, sizeof(doing), "cannot set %s", ctl);
@@ -78,6 +86,8 @@ enum ja_exit act_set_bool(struct target *t, const char *ctl, const char *onoff,
 		return act_fail(r, JA_EXIT_USAGE, "%s: '%s' is not on or off", doing, onoff);
 	enum ja_exit c = act_need_prof(t, r, doing);
 	if (c)
+		return c;
+	if (!strcmp(ctl, "prof.gdump") && newv.u && (c = act_files_gdump(t, s, r, doing)))
 		return c;
 	int merr = 0;
 	int e = rctl_write(t, ctl, &newv, &oldv, &merr);
@@ -158,7 +168,7 @@ enum ja_exit act_arena_op(struct target *t, const char *op, struct act_result *r
 		return act_transport_error(t, r, doing, e);
 	if (merr)
 		return act_mallctl_error(t, r, doing, "stats.resident", merr);
-	act_field_u64(r, "resident_before", before.u);
-	act_field_u64(r, "resident_after", after.u);
+	act_field_bytes(r, "resident_before", before.u);
+	act_field_bytes(r, "resident_after", after.u);
 	return JA_EXIT_OK;
 }

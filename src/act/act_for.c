@@ -26,21 +26,28 @@ static enum ja_exit undo_activation(struct target *t, int previous, enum ja_exit
  * dump will be compared with; on jemalloc 5.2 the activation's prof.reset
  * has dropped the older samples, and the baseline must not hold them. A
  * baseline without a single sample compares with nothing: refused. */
-static enum ja_exit baseline(struct target *t, struct act_result *r, const char *doing)
+static enum ja_exit baseline(struct target *t, struct act_result *r, const char *doing,
+			     int previous)
 {
 	struct act_totals tot;
 	enum ja_exit c = act_dump(t, r);
 	if (c)
 		return c;
-	if (!act_dump_totals(r->out.dump.fd, &tot) && !tot.objs && !tot.accum_objs)
+	if (act_dump_totals(r->out.dump.fd, &tot) || tot.objs || tot.accum_objs)
+		return JA_EXIT_OK;
+	if (previous)
 		return act_fail(r, JA_EXIT_USAGE,
-				"%s: the baseline would be empty: profiling was off and jemalloc "
-				"holds no sample from before (it samples only while prof.active "
-				"is true); drop --baseline (the profile of --for then holds only "
-				"what was allocated during it), or --activate, let it sample, then "
-				"--for --baseline; prof.active was put back",
+				"%s: the baseline would be empty: profiling is on but jemalloc holds "
+				"no live sample yet (what was sampled has been freed); drop "
+				"--baseline, or let it sample longer first; prof.active was left on",
 				doing);
-	return JA_EXIT_OK;
+	return act_fail(r, JA_EXIT_USAGE,
+			"%s: the baseline would be empty: profiling was off and jemalloc "
+			"holds no sample from before (it samples only while prof.active "
+			"is true); drop --baseline (the profile of --for then holds only "
+			"what was allocated during it), or --activate, let it sample, then "
+			"--for --baseline; prof.active was put back",
+			doing);
 }
 
 enum ja_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
@@ -53,7 +60,7 @@ enum ja_exit act_for_begin(struct target *t, struct act_session *s, const struct
 	int previous;
 	if ((c = act_activate(t, s, a->rearm, r, doing, &previous)))
 		return c;
-	if (a->baseline && (c = baseline(t, r, doing))) {
+	if (a->baseline && (c = baseline(t, r, doing, previous))) {
 		s->pass_rearm = s->pass_name = 0; /* nothing to re-arm: off again */
 		return undo_activation(t, previous, c);
 	}

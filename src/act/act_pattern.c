@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Dump file names: %n the sequence, %p the pid, %t the time, %% a %. */
+/* Dump file names: %n the sequence, %p the pid, %t the UTC time, %% a %. */
 #include "config.h"
 
 #include <errno.h>
@@ -24,7 +24,12 @@ int act_expand_pattern(const char *pattern, pid_t pid, unsigned seq, char *out, 
 			snprintf(tmp, sizeof(tmp), "%d", (int)pid);
 			p++;
 		} else if (p[1] == 't') {
-			snprintf(tmp, sizeof(tmp), "%lld", (long long)time(NULL));
+			/* UTC, ISO 8601's basic form: names that sort by time and
+			 * read as one (20261127T031500Z), whatever the zone. */
+			struct tm tm;
+			time_t now = time(NULL);
+			if (!gmtime_r(&now, &tm) || !strftime(tmp, sizeof(tmp), "%Y%m%dT%H%M%SZ", &tm))
+				return -EINVAL;
 			p++;
 		} else if (p[1] == '%') {
 			add = "%";

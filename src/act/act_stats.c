@@ -66,7 +66,10 @@ enum ja_exit act_stats(struct target *t, struct act_result *r)
 		if (merr)
 			return act_mallctl_error(t, r, doing, stats_ctls[i].ctl, merr);
 		val[i] = v.u;
-		act_field_value(r, stats_ctls[i].key, &v);
+		if (strcmp(stats_ctls[i].key, "narenas"))
+			act_field_bytes(r, stats_ctls[i].key, v.u);
+		else
+			act_field_value(r, stats_ctls[i].key, &v);
 	}
 	/* active/allocated > 1: fragmentation inside active pages; resident/
 	 * active > 1: dirty or metadata pages held beyond what is in use. */

@@ -82,6 +82,42 @@ void act_status_before(struct target *t, struct act_result *r)
 	act_field_str(r, "symbol_table", t->je.from_symtab_only ? "symtab" : "dynsym");
 }
 
+/* The answer to "can I profile this?", from the fields read: a keyword
+ * (profiling) and a sentence that says what to do (verdict), which the
+ * text report opens with. */
+static void verdict(struct target *t, struct act_result *r)
+{
+	const struct rctl_value *built = act_field_find(r, "config_prof"),
+				*on = act_field_find(r, "opt_prof"),
+				*active = act_field_find(r, "prof_active"),
+				*reach = act_field_find(r, "activation_reaches_existing_threads");
+	char var[80], line[400];
+	act_conf_var(t, var, sizeof(var));
+	const char *kind;
+	if (!built || built->is_null || !built->u) {
+		kind = "not_built";
+		snprintf(line, sizeof(line), "profiling not possible: this jemalloc was built "
+			 "without --enable-prof; use a build configured with it (Debian's is)");
+	} else if (!on || on->is_null || !on->u) {
+		kind = "not_enabled";
+		snprintf(line, sizeof(line), "profiling not possible: the process was started "
+			 "without prof:true, which cannot be turned on at run time; restart it with "
+			 "%s=prof:true,prof_active:false", var);
+	} else if (active && !active->is_null && active->u) {
+		kind = "active";
+		snprintf(line, sizeof(line), "profiling active: --dump writes a heap profile "
+			 "now; --deactivate stops sampling");
+	} else {
+		kind = "inactive";
+		snprintf(line, sizeof(line), "profiling ready, inactive: --activate or --for "
+			 "DURATION starts sampling%s",
+			 reach && reach->type == RCTL_BOOL && reach->u ? "" :
+			 " (and re-arms each thread: see activation)");
+	}
+	act_field_str(r, "profiling", kind);
+	act_field_str(r, "verdict", line);
+}
+
 enum ja_exit act_status(struct target *t, struct act_result *r)
 {
 	/* Read once, for its field and for what activation reaches. */
@@ -99,5 +135,6 @@ enum ja_exit act_status(struct target *t, struct act_result *r)
 	}
 	if ((e = activation_fields(t, r, &ver, merr)))
 		return act_transport_error(t, r, "cannot read the status", e);
+	verdict(t, r);
 	return JA_EXIT_OK;
 }

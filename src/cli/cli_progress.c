@@ -49,15 +49,6 @@ static void draw(struct cli_progress *p, const char *fmt, ...)
 	p->drawn = 1;
 }
 
-/* The value of one of a dump's fields, or "" / 0. */
-static const struct rctl_value *field(const struct act_result *r, const char *key)
-{
-	for (size_t k = 0; k < r->nf; k++)
-		if (!strcmp(r->f[k].key, key))
-			return &r->f[k].v;
-	return NULL;
-}
-
 static void json_event_head(const char *name, pid_t pid)
 {
 	fprintf(stdout, "{\"event\":\"%s\"", name);
@@ -103,8 +94,10 @@ static void on_wait_end(struct cli_progress *p, const struct cli_event *e)
 /* A dump of a timed run landed: a line that stays, and the JSON event. */
 static void on_dump(struct cli_progress *p, const struct cli_event *e)
 {
-	const struct rctl_value *file = field(e->r, "file"), *bytes = field(e->r, "bytes");
-	const struct rctl_value *samples = field(e->r, "samples"), *on = field(e->r, "prof_active");
+	const struct rctl_value *file = act_field_find(e->r, "file"),
+				*bytes = act_field_find(e->r, "bytes"),
+				*samples = act_field_find(e->r, "samples"),
+				*on = act_field_find(e->r, "prof_active");
 	char n[48] = "";
 	if (e->count > 1)
 		snprintf(n, sizeof(n), " %u of %ld", e->seq + 1, e->count);

@@ -2,9 +2,13 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include "cli_frag.h"
 #include "cli_report.h"
+#include "cli_top.h"
 #include "core_json.h"
 #include "core_text.h"
 #include "rcall.h"
@@ -18,24 +22,40 @@ void cli_report_error(const struct cli_run *run)
 	fprintf(stderr, "jeattach: %d: %s\n", (int)run->pid, safe);
 }
 
-void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run)
+/* One step's result. A field named "verdict" (--status's answer) is said
+ * on the step's first line; a count of bytes is in human units on a
+ * terminal (as --top and --frag show them), in bytes elsewhere. */
+static void step_text(FILE *out, const struct cli_run *run, const struct act_result *r,
+		      const char *comm)
 {
-	char buf[4200 * 4], comm[sizeof(target_get_info(run->t)->comm) * 4];
-	core_text_escape(target_get_info(run->t)->comm, comm, sizeof(comm));
-	for (int i = 0; i < run->nsteps; i++) {
-		const struct act_result *r = &run->res[i];
-		if (r->skipped) {
-			fprintf(out, "%d (%s) %s: skipped (interrupted)\n", (int)run->pid, comm,
-				r->action);
+	char buf[4200 * 4], safe[sizeof(buf) * 4];
+	const int human = isatty(fileno(out));
+	const struct rctl_value *vf = act_field_find(r, "verdict");
+	const char *verdict = vf && vf->type == RCTL_STRING && !vf->is_null ? vf->s : NULL;
+	if (verdict)
+		core_text_escape(verdict, safe, sizeof(safe));
+	fprintf(out, "%d (%s) %s%s%s\n", (int)run->pid, comm, r->action, verdict ? ": " : "",
+		verdict ? safe : "");
+	for (size_t k = 0; k < r->nf; k++) {
+		if (verdict && !strcmp(r->f[k].key, "verdict"))
 			continue;
-		}
-		if (!r->ran || r->code != JA_EXIT_OK)
-			continue;
-		fprintf(out, "%d (%s) %s\n", (int)run->pid, comm, r->action);
-		for (size_t k = 0; k < r->nf; k++) {
+		if (human && r->f[k].bytes)
+			cli_top_bytes((double)r->f[k].v.u, buf, sizeof(buf));
+		else
 			rctl_format(&r->f[k].v, 0, buf, sizeof(buf));
-			fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
-		}
+		fprintf(out, "  %-24s %s\n", r->f[k].key, buf);
+	}
+}
+
+void cli_report_steps(FILE *out, struct cli_run *run, int upto)
+{
+	char comm[sizeof(target_get_info(run->t)->comm) * 4];
+	core_text_escape(target_get_info(run->t)->comm, comm, sizeof(comm));
+	for (; run->told < upto && run->told < run->nsteps; run->told++) {
+		const struct act_result *r = &run->res[run->told];
+		if (r->skipped || !r->ran || r->code != JA_EXIT_OK)
+			continue; /* skipped: one line for all (skipped_line) */
+		step_text(out, run, r, comm);
 		const enum act_out_kind ok = act_result_out_kind(r);
 		if (ok == ACT_RES_FULL && r->out.full.text) /* jemalloc's own report, escaped */
 			core_text_put_lines(out, r->out.full.text);
@@ -44,6 +64,46 @@ void cli_report_text(FILE *out, const struct options *o, const struct cli_run *r
 		if (r->warning[0])
 			fprintf(stderr, "jeattach: %d: warning: %s\n", (int)run->pid, r->warning);
 	}
+	fflush(out);
+}
+
+/* After an interruption, one line for what was done and what not: each
+ * action (waits aside) that lost steps, "--dump: 2 of 10 done, 8 skipped". */
+static void skipped_line(const struct cli_run *run)
+{
+	char line[1024];
+	size_t n = 0;
+	for (int i = 0; i < run->nsteps; i++) {
+		const struct act_result *r = &run->res[i];
+		int first = 1, total = 0, done = 0, skipped = 0;
+		for (int k = 0; k < i && first; k++) /* each action once, where it first is */
+			first = strcmp(run->res[k].action, r->action) != 0;
+		if (!first || run->plan->steps[i].kind == ACT_WAIT)
+			continue;
+		for (int k = i; k < run->nsteps; k++) {
+			const struct act_result *x = &run->res[k];
+			if (strcmp(x->action, r->action))
+				continue;
+			total++;
+			skipped += x->skipped;
+			done += x->ran && x->code == JA_EXIT_OK;
+		}
+		if (skipped && n < sizeof(line))
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s: %d of %d done, %d skipped",
+					      n ? "; " : "", r->action, done, total, skipped);
+	}
+	if (!n)
+		return;
+	int sig = run->skipped_by;
+	fprintf(stderr, "jeattach: %d: interrupted by %s: %s\n", (int)run->pid,
+		sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal",
+		line);
+}
+
+void cli_report_text(FILE *out, const struct options *o, struct cli_run *run)
+{
+	cli_report_steps(out, run, run->nsteps);
+	skipped_line(run);
 	if (o->verbose) {
 		struct rcall_timing tm;
 		rcall_timing(run->t, &tm);

@@ -7,7 +7,12 @@
 #include "cli_run.h"
 
 
-void cli_report_text(FILE *out, const struct options *o, const struct cli_run *run);
+/* The steps not told yet, up to step upto (excluded), flushed: a run that
+ * waits tells each hold's results as they come. */
+void cli_report_steps(FILE *out, struct cli_run *run, int upto);
+/* What is left to tell, and after an interruption one line on stderr for
+ * what was done and what skipped. */
+void cli_report_text(FILE *out, const struct options *o, struct cli_run *run);
 void cli_report_json(FILE *out, const struct cli_run *run);
 /* The one-line error on stderr: "jeattach: PID: message". */
 void cli_report_error(const struct cli_run *run);

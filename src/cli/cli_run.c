@@ -109,6 +109,15 @@ static int on_progress(void *arg, int64_t elapsed_us, int can_leave)
 	return leave;
 }
 
+/* rcall's quit hook: a Ctrl-C (SIGTERM, SIGHUP) while no thread is held
+ * yet ends the search at once, unless the hold is to put the target back
+ * (jeattach(1): signals wait only while a thread is borrowed). */
+static int on_quit(void *arg)
+{
+	const struct cli_run *run = arg;
+	return run->quittable && cli_pending_signal();
+}
+
 enum ja_exit cli_run_open(struct cli_run *run, const struct options *o, const struct plan *p)
 {
 	struct target *t = run->t = target_new();
@@ -143,6 +152,7 @@ enum ja_exit cli_run_open(struct cli_run *run, const struct options *o, const st
 			e = rproc_prepare(t, needs);
 		run->verbose = o->verbose;
 		rcall_set_progress(t, on_progress, run);
+		rcall_set_quit(t, on_quit, run);
 	}
 	if (e)
 		return stage_error(run, o, JA_AT_LOCATE, e);
@@ -186,6 +196,22 @@ static void note_held(struct cli_run *run, const struct options *o, const char *
 			(int)run->pid, long_call, (int)h.tid, comm);
 }
 
+/* The held thread's calls will not be crash-safe (rcall_unsafe_why): said
+ * in one line before the action's calls, once per thread, since --json's
+ * "crash_safe": false comes only after them. */
+static void say_unsafe(struct cli_run *run, const struct options *o)
+{
+	const char *why = rcall_unsafe_why(run->t);
+	pid_t tid = rcall_held_tid(run->t);
+	if (!why || o->quiet || tid == run->said_unsafe)
+		return;
+	run->said_unsafe = tid;
+	fprintf(stderr, "jeattach: %d: the calls in thread %d will not be crash-safe (%s): a "
+			"jeattach killed by SIGKILL before they end would leave that thread to "
+			"fault; Ctrl-C waits for them\n",
+		(int)run->pid, (int)tid, why);
+}
+
 /* Everything up to the release: any early return still releases (the
  * caller calls rcall_release before it reports). */
 static enum ja_exit run_held(struct cli_run *run, const struct options *o,
@@ -211,12 +237,21 @@ static enum ja_exit run_held(struct cli_run *run, const struct options *o,
 	for (int i = seg->first; i < seg->last && !long_call; i++)
 		long_call = act_step_long(&run->plan->steps[i]);
 	rcall_set_long_call(t, long_call != NULL);
-	for (int i = seg->first; i < seg->last; i++)
+	run->quittable = 1;
+	for (int i = seg->first; i < seg->last; i++) {
 		act_before(t, &run->plan->steps[i], &run->res[i]);
+		run->quittable &= act_row(run->plan->steps[i].kind)->restores == NULL;
+	}
 	int e = rcall_hold(t);
+	run->quittable = 0;
+	if (e == -JA_ERR_INTERRUPTED) { /* nothing held: nothing done */
+		cli_run_skip(run, seg, cli_pending_signal());
+		return JA_EXIT_OK;
+	}
 	if (e)
 		return stage_error(run, o, JA_AT_ATTACH, e);
 	note_held(run, o, long_call);
+	say_unsafe(run, o);
 	for (int i = seg->first; i < seg->last; i++) {
 		struct act_result *r = &run->res[i];
 		narrate(o, run->pid, "%s", r->action);
@@ -249,6 +284,7 @@ static void restore_after(struct cli_run *run, const struct options *o, int i)
 	int e = rcall_hold(t);
 	if (!e) {
 		note_held(run, o, NULL);
+		say_unsafe(run, o);
 		act_run(t, &run->sess, &run->plan->steps[i], r);
 	}
 	rcall_release(t);
@@ -372,10 +408,12 @@ void cli_run_waited(struct cli_run *run, const struct plan_seg *seg, int64_t wai
 	run->sess.interrupted |= interrupted;
 }
 
-void cli_run_skip(struct cli_run *run, const struct plan_seg *seg)
+void cli_run_skip(struct cli_run *run, const struct plan_seg *seg, int sig)
 {
-	for (int i = seg->first; i < seg->last && !run->done; i++)
+	for (int i = seg->first; i < seg->last && !run->done; i++) {
 		run->res[i].skipped = 1;
+		run->skipped_by = sig;
+	}
 }
 
 void cli_run_close(struct cli_run *run)

@@ -28,6 +28,12 @@ struct cli_run {
 	int current;              /* the step running now */
 	int64_t progress_s;       /* the last second of a running call said */
 	int said_cannot_leave;
+	/* The search for a thread may end at a Ctrl-C (rcall_set_quit): only
+	 * while nothing of the hold's steps puts the target back. */
+	int quittable;
+	int skipped_by;           /* the signal that skipped steps, or 0 */
+	int told;                 /* steps already reported (cli_report_steps) */
+	pid_t said_unsafe;        /* the thread whose calls were said not crash-safe */
 	/* The thread each hold borrowed, in order (--json's "held"). */
 	struct rcall_hold_info *held;
 	int nheld, held_cap;
@@ -43,8 +49,8 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 /* Record a PLAN_WAIT segment all targets went through. */
 void cli_run_waited(struct cli_run *run, const struct plan_seg *seg, int64_t waited_us,
 		    int interrupted);
-/* Mark a segment's steps skipped (after an interruption). */
-void cli_run_skip(struct cli_run *run, const struct plan_seg *seg);
+/* Mark a segment's steps skipped (after an interruption by signal sig). */
+void cli_run_skip(struct cli_run *run, const struct plan_seg *seg, int sig);
 /* After reporting: free everything. */
 void cli_run_close(struct cli_run *run);
 

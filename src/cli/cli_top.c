@@ -23,11 +23,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "cli_diag.h"
+#include "cli_signal.h"
 #include "cli_top.h"
 #include "errors.h"
 #include "rcall.h"
 
 #define TOP_LOCATE_SHARE 0.3 /* of an interval, for locating new threads */
+#define TOP_MISSED (-1)      /* a refresh that held no thread in time: the view goes on */
 
 struct top_run {
 	const struct options *o;
@@ -54,6 +56,12 @@ static int fail(struct top_run *tr, int code, int e, enum ja_stage stage)
 	return x ? (int)x : code;
 }
 
+static int quit(void *arg)
+{
+	(void)arg;
+	return cli_pending_signal() != 0;
+}
+
 static int open_target(struct top_run *tr)
 {
 	if (!(tr->t = target_new()))
@@ -67,6 +75,8 @@ static int open_target(struct top_run *tr)
 	e = target_locate(tr->t, tr->o->prefix);
 	if (!e)
 		e = rcall_prepare(tr->t, &ro);
+	if (!e) /* a Ctrl-C ends a search for a thread at once */
+		rcall_set_quit(tr->t, quit, NULL);
 	if (e)
 		return fail(tr, JA_EXIT_NOJEMALLOC, e, JA_AT_LOCATE);
 	tr->prepared = 1;
@@ -84,6 +94,14 @@ static int hold_for_stats(struct top_run *tr)
 	int64_t held_before = tm.us_total;
 	rcall_set_deadline(t, core_now_us() + (core_usec_t)(tr->o->timeout_s * 1e6));
 	int e = rcall_hold(t);
+	if (e == -JA_ERR_INTERRUPTED) /* a Ctrl-C: nothing held, the view ends */
+		return 128 + cli_pending_signal();
+	if (e == -ETIMEDOUT) {
+		/* This refresh only: the next may find a thread (one in a
+		 * signal handler, or in the allocator, leaves it). */
+		fail(tr, JA_EXIT_TIMEOUT, e, JA_AT_ATTACH);
+		return TOP_MISSED;
+	}
 	if (e)
 		return fail(tr, JA_EXIT_UNSAFE, e, JA_AT_ATTACH);
 	struct act_result r;
@@ -127,18 +145,36 @@ static int refresh(struct top_run *tr)
 	uint64_t before[ACT_TOP_NSTATS];
 	memcpy(before, v->st.v, sizeof(before));
 	int code = hold_for_stats(tr);
+	v->seq++;
 	if (code)
 		return code;
 	core_usec_t now = core_now_us();
-	v->dt = v->seq ? (double)(now - v->at) / 1e6 : 0;
+	v->dt = v->good ? (double)(now - v->at) / 1e6 : 0;
 	v->at = now;
-	v->seq++;
+	v->good++;
 	for (int i = 0; i < ACT_TOP_NSTATS; i++)
 		v->rate[i] = v->dt > 0 ? ((double)v->st.v[i] - (double)before[i]) / v->dt : 0;
 	read_arenas(tr, v->dt);
 	core_usec_t budget = (core_usec_t)((double)v->interval_us * TOP_LOCATE_SHARE);
 	cli_top_threads_refresh(tr->t, &tr->th, &v->st.counters, now + budget, v->dt);
 	cli_top_threads_sort(&tr->th, v->sort);
+	return 0;
+}
+
+/* A refresh that held no thread in time: said where the figures go (the
+ * screen keeps the last ones, a JSON line says it was missed; the
+ * Prometheus file keeps the last figures), and the view goes on. */
+static int show_missed(struct top_run *tr)
+{
+	char note[1200];
+	tr->v.missed++;
+	if (tr->screen) {
+		snprintf(note, sizeof(note), "refresh #%u missed (%u so far): %.1000s", tr->v.seq,
+			 tr->v.missed, tr->msg);
+		cli_top_screen_draw(&tr->v, note);
+	} else if (tr->json && cli_top_json_missed(stdout, &tr->v, tr->msg)) {
+		return 128 + SIGPIPE;
+	}
 	return 0;
 }
 
@@ -236,16 +272,22 @@ static int loop(struct top_run *tr)
 			if (ended(tr))
 				return JA_EXIT_GONE;
 			int code = refresh(tr);
-			if (!code)
+			if (code == TOP_MISSED && !ended(tr))
+				code = show_missed(tr);
+			else if (!code)
 				code = show(tr);
 			if (code)
 				return ended(tr) ? JA_EXIT_GONE : code;
 		}
+		/* A view that never held a thread ends as a --status would. */
 		if (once || (o->count && tr->v.seq >= (unsigned)o->count))
-			return 0;
+			return tr->v.good ? 0 : JA_EXIT_TIMEOUT;
+		/* A late refresh is followed by the next one on the same
+		 * cadence, not at once: no catch-up row a few ms after it. */
 		next += tr->v.interval_us;
-		if (next < core_now_us())
-			next = core_now_us(); /* a slow refresh: no burst to catch up */
+		core_usec_t now = core_now_us();
+		if (next < now)
+			next += ((now - next) / tr->v.interval_us + 1) * tr->v.interval_us;
 		int code = wait_next(tr, next);
 		if (code >= 0)
 			return code;

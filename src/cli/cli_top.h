@@ -44,7 +44,9 @@ struct top_view {
 	pid_t pid;
 	char comm[64];
 	int64_t interval_us;
-	unsigned seq;
+	unsigned seq;            /* refreshes so far, missed ones included */
+	unsigned good;           /* refreshes that held a thread */
+	unsigned missed;         /* refreshes that could not (cli_top.c) */
 	core_usec_t at;          /* when the hold ended */
 	double dt;             /* seconds since the previous refresh, 0 at the first */
 	struct act_top_stats st;
@@ -82,6 +84,8 @@ void cli_top_screen_draw(const struct top_view *v, const char *note);
 
 /* cli_top_json.c: 0, or -1 when f can no longer be written (a closed pipe) */
 int cli_top_json_line(FILE *f, const struct top_view *v);
+/* The line of a missed refresh (v->seq), and why. */
+int cli_top_json_missed(FILE *f, const struct top_view *v, const char *why);
 
 /* cli_top_prom.c: written atomically; 0 or -errno. */
 int cli_top_prom_write(const char *file, const struct top_view *v);

@@ -70,7 +70,8 @@ static void threads(FILE *f, const struct top_view *v)
 	fputs("]", f);
 }
 
-int cli_top_json_line(FILE *f, const struct top_view *v)
+/* What every line begins with, up to interval_ms and its comma. */
+static void head(FILE *f, const struct top_view *v)
 {
 	fprintf(f, "{\"pid\":%d,\"comm\":", (int)v->pid);
 	core_json_put_string(f, v->comm);
@@ -78,6 +79,20 @@ int cli_top_json_line(FILE *f, const struct top_view *v)
 	core_json_put_string(f, v->st.version);
 	fprintf(f, ",\"seq\":%u,\"time\":%lld,\"interval_ms\":%lld,", v->seq,
 		(long long)time(NULL), (long long)(v->interval_us / 1000));
+}
+
+int cli_top_json_missed(FILE *f, const struct top_view *v, const char *why)
+{
+	head(f, v);
+	fputs("\"missed\":true,\"error\":", f);
+	core_json_put_string(f, why);
+	fputs("}\n", f);
+	return fflush(f) || ferror(f) ? -1 : 0;
+}
+
+int cli_top_json_line(FILE *f, const struct top_view *v)
+{
+	head(f, v);
 	summary(f, v);
 	fprintf(f, "\"hold_us\":%lld,\"holds\":%d,", (long long)v->hold_us, v->holds);
 	arenas(f, v);

@@ -209,9 +209,15 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 		/* Once interrupted, only what puts a target back (the end of
 		 * a --for that started) still runs. */
 		if (in->interrupted && in->runs[k].sess.prev_active < 0)
-			cli_run_skip(&in->runs[k], seg);
+			cli_run_skip(&in->runs[k], seg, in->interrupted);
 		else
 			cli_run_segment(&in->runs[k], &in->o, seg);
+		/* A run that waits tells each hold's results as they come, so
+		 * that a log or a file (> out) is not empty for the whole
+		 * --for; --json keeps one object per target, its events
+		 * going as they happen (cli_progress.c). */
+		if (in->plan.nsegs > 1 && !in->o.json && !in->o.quiet)
+			cli_report_steps(stdout, &in->runs[k], seg->last);
 	}
 }
 
@@ -273,6 +279,13 @@ static void then_text(const struct invocation *in, const struct plan_seg *seg, c
 static void wait_segment(struct invocation *in, const struct plan_seg *seg)
 {
 	char then[200];
+	int live = 0;
+	for (int k = 0; k < in->o.npids; k++)
+		live |= !in->runs[k].done;
+	/* Every target failed already (a refused --baseline): waiting would
+	 * only delay the message. */
+	if (!live)
+		return;
 	then_text(in, seg, then, sizeof(then));
 	core_usec_t t0 = core_now_us();
 	int skipped = in->interrupted != 0;
@@ -284,7 +297,10 @@ static void wait_segment(struct invocation *in, const struct plan_seg *seg)
 	if (!skipped) /* a wait skipped after an interruption never began */
 		cli_progress_event(&in->progress, &e);
 	for (int k = 0; k < in->o.npids; k++)
-		cli_run_waited(&in->runs[k], seg, core_now_us() - t0, sig != 0);
+		if (skipped)
+			cli_run_skip(&in->runs[k], seg, sig);
+		else
+			cli_run_waited(&in->runs[k], seg, core_now_us() - t0, sig != 0);
 }
 
 /* Every target through the plan, segment by segment. */

@@ -76,7 +76,8 @@ static const struct options_row rows[] = {
 	  .arg = OPTIONS_ARG_OPTIONAL_NEXT, .metavar = "FILE", .value = OPTIONS_VALUE_PROFILE,
 	  .help = "write a heap profile to FILE (default: jemalloc's\n"
 		  "<prefix>.<pid>.<seq>.m<seq>.heap in this directory);\n"
-		  "FILE may use %n (sequence), %p (pid), %t (time)" },
+		  "FILE may use %n (sequence), %p (pid),\n"
+		  "%t (UTC time, as 20261127T031500Z)" },
 	{ .name = "symbolize", .id = O_SYMBOLIZE, .section = ACTIONS, .take = take_output,
 	  .help = "with --dump: write jeprof's symbolized form, named\n"
 		  "from the target's own binaries (readable anywhere)" },
@@ -107,7 +108,8 @@ static const struct options_row rows[] = {
 	  .help = "drop all samples (prof.reset), optionally a new rate" },
 	{ .name = "gdump", .id = O_GDUMP, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_REQUIRED, .words = "on off", .value = OPTIONS_VALUE_WORDS,
-	  .help = "dump at each new peak of mapped memory (prof.gdump)" },
+	  .help = "dump at each new peak of mapped memory (prof.gdump);\n"
+		  "on needs a chosen prefix (--set prof.prefix=P)" },
 	{ .name = "thread-active-init", .id = O_TAI, .section = ACTIONS, .take = take_action,
 	  .arg = OPTIONS_ARG_REQUIRED, .words = "on off", .value = OPTIONS_VALUE_WORDS,
 	  .help = "whether new threads sample" },

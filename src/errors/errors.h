@@ -29,7 +29,8 @@
 	X(FROZEN, JA_EXIT_UNSAFE, "the process is frozen by its cgroup")                     \
 	X(STOPPED_LOCK, JA_EXIT_UNSAFE, "a stopped thread may hold a lock the call needs")   \
 	X(NO_SCRATCH, JA_EXIT_UNSAFE, "no scratch memory can be mapped in the target")      \
-	X(SELFLOCK, JA_EXIT_UNSAFE, "the injected call waited on its own thread's lock")
+	X(SELFLOCK, JA_EXIT_UNSAFE, "the injected call waited on its own thread's lock")    \
+	X(INTERRUPTED, JA_EXIT_INTERNAL, "stopped before a thread was held")
 
 enum ja_err {
 	JA_ERR_BASE = 4096,

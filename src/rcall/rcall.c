@@ -37,6 +37,25 @@ int rcall_crash_safe(const struct target *t)
 	       !h->no_sigreturn;
 }
 
+const char *rcall_unsafe_why(const struct target *t)
+{
+	const struct rcall_held *h = held(t);
+	if (!h)
+		return NULL;
+	/* Its mapping was made by single steps and goes the same way. */
+	if (h->stack_unknown)
+		return "its stack has no room known for a signal frame";
+	if (rcall_crash_safe(t))
+		return NULL;
+	if (!t->rc->ret_restorer)
+		return "libc's rt_sigreturn restorer was not found";
+	if (h->restart_block)
+		return "it sleeps in a call the kernel restarts through its restart block";
+	if (h->no_sigreturn)
+		return "its seccomp filter or its vector state rules out rt_sigreturn";
+	return "its FP state could not be read";
+}
+
 int rcall_seccomp_denied(const struct target *t)
 {
 	const struct rcall_held *h = held(t);

@@ -95,6 +95,15 @@ void rcall_set_deadline(struct target *t, core_usec_t deadline);
 typedef int (*rcall_progress_fn)(void *arg, int64_t elapsed_us, int can_leave);
 void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg);
 
+/* Asked every few milliseconds while a hold searches for a thread, when
+ * nothing is held yet (between threads, while a timed wait is watched for
+ * its start, between rounds): a non-zero answer ends the search at once
+ * with -JA_ERR_INTERRUPTED, nothing held, nothing changed. A search can
+ * last up to its deadline (a thread in a 5 s wait is watched for its
+ * next start): a user's Ctrl-C then need not wait for it. */
+typedef int (*rcall_quit_fn)(void *arg);
+void rcall_set_quit(struct target *t, rcall_quit_fn fn, void *arg);
+
 /* A hook that watches the system calls of the calls made while it is set
  * (act_dump drains the pipe jemalloc writes the profile into): every call
  * then runs under PTRACE_SYSCALL, crash-safe or not, and the hook is called
@@ -194,6 +203,9 @@ int rcall_seccomp_denied(const struct target *t);
  * thread restores itself even if jeattach dies), or do they return to the
  * trap address (a dead jeattach leaves the thread to fault there)? */
 int rcall_crash_safe(const struct target *t);
+/* Why this hold's calls are not crash-safe, in a few words, or NULL when
+ * they are (or nothing is held): for the front end to say before them. */
+const char *rcall_unsafe_why(const struct target *t);
 
 /* What the held thread's seccomp filters answer to system call nr with args
  * (SECCOMP_RET_ALLOW when it has none), read with PTRACE_SECCOMP_GET_FILTER

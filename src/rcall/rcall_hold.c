@@ -411,6 +411,10 @@ int rcall_hold(struct target *t)
 			c->stack_maps = (struct sym_maps){ 0 };
 		for (int i = 0; i < n && core_now_us() < c->deadline; i++) {
 			const unsigned no_room = c->no_scratch_n;
+			if (rcall_quit_asked(t)) {
+				e = -JA_ERR_INTERRUPTED;
+				break;
+			}
 			if ((e = try_thread(t, tids[i], round, all == 1, i + 1, n, reason,
 					    sizeof(reason))) <= 0)
 				break;
@@ -436,6 +440,10 @@ int rcall_hold(struct target *t)
 		 * second. */
 		struct timespec ts = { 0, backoff_ns };
 		nanosleep(&ts, NULL);
+		if (rcall_quit_asked(t)) {
+			e = -JA_ERR_INTERRUPTED;
+			break;
+		}
 		if (backoff_ns < 64000000)
 			backoff_ns *= 2;
 	}

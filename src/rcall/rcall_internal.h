@@ -168,10 +168,20 @@ struct rcall_ctx {
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
+	rcall_quit_fn quit;      /* rcall_set_quit */
+	void *quit_arg;
 	rcall_drain_fn drain;    /* rcall_set_drain */
 	void *drain_arg;
 	struct rcall_timing timing;
 };
+
+/* The quit hook's answer (rcall_set_quit): 1 to end the search. Here,
+ * not in a file of its own, so that every file of the search may ask. */
+static inline int rcall_quit_asked(const struct target *t)
+{
+	const struct rcall_ctx *c = t->rc;
+	return c && c->quit && c->quit(c->quit_arg);
+}
 
 /* Safe point (rcall_safepoint.c): 1 if tid, stopped with registers r, holds
  * no allocator or linker lock and runs no signal handler; 0 with a reason in

@@ -100,6 +100,14 @@ void rcall_set_progress(struct target *t, rcall_progress_fn fn, void *arg)
 	}
 }
 
+void rcall_set_quit(struct target *t, rcall_quit_fn fn, void *arg)
+{
+	if (t->rc) {
+		t->rc->quit = fn;
+		t->rc->quit_arg = arg;
+	}
+}
+
 void rcall_set_drain(struct target *t, rcall_drain_fn fn, void *arg)
 {
 	if (t->rc) {

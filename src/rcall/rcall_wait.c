@@ -367,7 +367,9 @@ int rcall_wait_watch(struct target *t, pid_t tid, core_usec_t deadline, core_use
 		end = deadline;
 	core_usec_t last = core_now_us(), strict_until = last + (end - last) / 2;
 	int e = look(t, tid, &prev);
-	while (e >= 0 && core_now_us() < end) {
+	/* A quit asked meanwhile passes the thread over; the search then
+	 * ends before the next one (rcall_hold). */
+	while (e >= 0 && core_now_us() < end && !rcall_quit_asked(t)) {
 		struct timespec ts = { 0, WATCH_STEP_NS };
 		nanosleep(&ts, NULL);
 		e = look(t, tid, &now);

@@ -46,8 +46,22 @@ coro_runs "a coroutine on a 2 KiB stack, its thread blocking every signal" -t
 start_victim co "$TARGETS/victim_coro" -t
 OUT=$("$JEATTACH" -p "$co" --tid "$(victim_tid co coro)" --stats --json) || fail "2 KiB stack: exit $?"
 [ "$(json_get "$OUT" "j['crash_safe']")" = False ] || fail "2 KiB stack: crash_safe not false: $OUT"
+# ...and on the terminal, in one line before the calls (issue 33 item 3),
+# once for the thread however many holds; -q says nothing.
+ct=$(victim_tid co coro)
+expect_rc 0 "$JEATTACH" -p "$co" --tid "$ct" --dump "$WORK/cs.%n.heap" --every 100ms --count 3
+[ "$(printf '%s\n' "$ERR" | grep -c 'not be crash-safe')" = 1 ] || fail "not one line: $ERR"
+echo "$ERR" | grep -q "^jeattach: $co: the calls in thread $ct will not be crash-safe (its stack has no room known for a signal frame): a jeattach killed by SIGKILL" ||
+	fail "$ERR"
+expect_rc 0 "$JEATTACH" -p "$co" --tid "$ct" --stats -q
+[ -z "$ERR" ] || fail "-q: $ERR"
 finish_victim co
-pass "a hold whose mapping was made by single steps says \"crash_safe\": false"
+start_victim d "$TARGETS/victim_dyn" -b 1
+expect_rc 0 "$JEATTACH" -p "$d" --stats --json
+[ "$(json_get "$OUT" "j['crash_safe']")" = True ] || fail "not crash-safe: $OUT"
+[ -z "$ERR" ] || fail "a crash-safe hold said: $ERR"
+finish_victim d
+pass "a hold whose mapping was made by single steps says \"crash_safe\": false, and says it first on the terminal"
 
 # kib PID FIELD: a /proc/PID/status figure in KiB.
 kib() { sed -n "s/^$2: *\([0-9]*\) kB/\1/p" "/proc/$1/status"; }

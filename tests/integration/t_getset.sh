@@ -5,20 +5,21 @@
 require_ptrace
 
 start_victim v "$TARGETS/victim_dyn" -b 1
-expect_rc 0 "$JEATTACH" -p "$v" --json --set prof.gdump=true --get prof.gdump \
+# prof.gdump on needs a prefix chosen first (t_gdump.sh).
+expect_rc 0 "$JEATTACH" -p "$v" --json --set "prof.prefix=$WORK/gd" --set prof.gdump=true --get prof.gdump \
 	--set prof.gdump=off --get prof.gdump --set epoch=1 --get stats.allocated \
 	--get arenas.narenas --get opt.lg_prof_interval --get opt.prof_prefix \
 	--set prof.reset=12 --get prof.lg_sample --set arena.4096.purge=
 v_of() { json_get "$OUT" "j['actions'][$1].get('$2')"; }
-[ "$(v_of 0 previous)" = False ] && [ "$(v_of 0 value)" = True ] || fail "set bool: $OUT"
-[ "$(v_of 1 value)" = True ] || fail "read back: $OUT"
-[ "$(v_of 3 value)" = False ] || fail "off: $OUT"
-[ "$(json_get "$OUT" "j['actions'][5]['value'] > 100000")" = True ] || fail "stats.allocated: $OUT"
-[ "$(json_get "$OUT" "j['actions'][6]['value'] >= 1")" = True ] || fail "narenas: $OUT"
-[ "$(v_of 7 value)" = -1 ] || fail "ssize_t: $OUT"
-[ "$(v_of 8 value)" = jeprof ] || fail "string: $OUT"
-[ "$(v_of 10 value)" = 12 ] || fail "prof.reset did not set lg_sample: $OUT"
-[ "$(json_get "$OUT" "j['actions'][11]['ok']")" = True ] || fail "purge: $OUT"
+[ "$(v_of 1 previous)" = False ] && [ "$(v_of 1 value)" = True ] || fail "set bool: $OUT"
+[ "$(v_of 2 value)" = True ] || fail "read back: $OUT"
+[ "$(v_of 4 value)" = False ] || fail "off: $OUT"
+[ "$(json_get "$OUT" "j['actions'][6]['value'] > 100000")" = True ] || fail "stats.allocated: $OUT"
+[ "$(json_get "$OUT" "j['actions'][7]['value'] >= 1")" = True ] || fail "narenas: $OUT"
+[ "$(v_of 8 value)" = -1 ] || fail "ssize_t: $OUT"
+[ "$(v_of 9 value)" = jeprof ] || fail "string: $OUT"
+[ "$(v_of 11 value)" = 12 ] || fail "prof.reset did not set lg_sample: $OUT"
+[ "$(json_get "$OUT" "j['actions'][12]['ok']")" = True ] || fail "purge: $OUT"
 # Human text shows values plainly.
 expect_rc 0 "$JEATTACH" -p "$v" --get opt.prof_prefix
 echo "$OUT" | grep -q 'value *jeprof$' || fail "$OUT"

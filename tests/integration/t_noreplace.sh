@@ -55,6 +55,15 @@ expect_rc 0 "$JEATTACH" -p "$v" --get prof.active --json
 [ "$(json_get "$OUT" "j['actions'][0]['value']")" = False ] || fail "prof.active not restored"
 pass "a file made while jeattach worked is not replaced (RENAME_NOREPLACE)"
 
+# %t: a UTC stamp that sorts and reads as a time (issue 33 item 9), not
+# the seconds since the epoch.
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/stamp.%t.heap" -q
+stamp=$(ls "$WORK" | sed -n 's/^stamp\.\(.*\)\.heap$/\1/p')
+echo "$stamp" | grep -qE '^[0-9]{8}T[0-9]{6}Z$' || fail "%t gave '$stamp'"
+[ "$(TZ=UTC date -d "$(echo "$stamp" | sed 's/^\(....\)\(..\)\(..\)T\(..\)\(..\)\(..\)Z$/\1-\2-\3 \4:\5:\6/')" +%s)" -gt $(($(date +%s) - 60)) ] ||
+	fail "%t is not now: $stamp"
+pass "%t is a UTC stamp ($stamp)"
+
 # A directory.
 mkdir "$WORK/dir"
 expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/dir"

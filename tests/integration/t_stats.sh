@@ -16,6 +16,16 @@ s() { json_get "$OUT" "j['actions'][0]['$1']"; }
 	fail "ratio: $OUT"
 [ "$(s narenas)" -ge 1 ] || fail "$OUT"
 pass "--stats without profiling enabled"
+# Human units on a terminal, as --top and --frag show them (issue 33 item
+# 9); bytes in a pipe and in JSON (above).
+script -qfec "$JEATTACH -p $v --stats --purge" /dev/null </dev/null >"$WORK/tty.txt" 2>&1
+grep -qE '^  allocated +[0-9.]+ MiB' "$WORK/tty.txt" || fail "terminal: $(cat "$WORK/tty.txt")"
+grep -qE '^  resident_after +[0-9.]+ [KMG]?i?B' "$WORK/tty.txt" || fail "terminal: $(cat "$WORK/tty.txt")"
+grep -qE '^  narenas +[0-9]+.$' "$WORK/tty.txt" || fail "narenas is no size: $(cat "$WORK/tty.txt")"
+expect_rc 0 "$JEATTACH" -p "$v" --stats --purge
+printf '%s\n' "$OUT" | grep -qE '^  allocated +[0-9]{7,}$' || fail "pipe: $OUT"
+printf '%s\n' "$OUT" | grep -qE '^  resident_after +[0-9]+$' || fail "pipe: $OUT"
+pass "--stats and --purge in MiB on a terminal, bytes in a pipe"
 
 # A target with hundreds of arenas (it makes them itself: jeattach reads no
 # control whose read has an effect): the full report must arrive whole, in
@@ -45,10 +55,11 @@ expect_rc 6 "$JEATTACH" -p "$v" --gdump=on
 finish_victim v
 
 start_victim p "$TARGETS/victim_dyn" -b 1
-expect_rc 0 "$JEATTACH" -p "$p" --reset=12 --gdump=on --thread-active-init=off --json \
-	--get prof.lg_sample --get prof.gdump --get prof.thread_active_init
-[ "$(json_get "$OUT" "[a.get('value') for a in j['actions'][3:]]")" = "[12, True, False]" ] ||
+expect_rc 0 "$JEATTACH" -p "$p" --reset=12 --set "prof.prefix=$WORK/gd" --gdump=on \
+	--thread-active-init=off --json --get prof.lg_sample --get prof.gdump --get prof.thread_active_init
+[ "$(json_get "$OUT" "[a.get('value') for a in j['actions'][4:]]")" = "[12, True, False]" ] ||
 	fail "$OUT"
+expect_rc 0 "$JEATTACH" -p "$p" --gdump=off -q
 expect_rc 2 "$JEATTACH" -p "$p" --gdump=maybe
 expect_rc 2 "$JEATTACH" -p "$p" --reset=64
 expect_rc 2 "$JEATTACH" -p "$p" --stats=half

@@ -52,6 +52,25 @@ else
 	echo "note: no libjemalloc.so.2 found by configure; LD_PRELOAD case not tested"
 fi
 
+# The verdict (issue 33 item 2): the text opens with the runbook's answer,
+# "can I profile this?", and --json has it as profiling/verdict.
+verdict() { # PID WANT_KIND TEXT_REGEX
+	expect_rc 0 "$JEATTACH" -p "$1" --status
+	printf '%s\n' "$OUT" | head -1 | grep -qE "^$1 \(.*\) status: $3" || fail "verdict: $OUT"
+	expect_rc 0 "$JEATTACH" -p "$1" --status --json
+	[ "$(json_get "$OUT" "j['actions'][0]['profiling']")" = "$2" ] || fail "profiling: $OUT"
+	json_get "$OUT" "j['actions'][0]['verdict']" | grep -qE "^$3" || fail "verdict: $OUT"
+}
+start_victim v "$TARGETS/victim_dyn" -b 1
+verdict "$v" inactive 'profiling ready, inactive: --activate or --for DURATION starts sampling'
+expect_rc 0 "$JEATTACH" -p "$v" --activate -q
+verdict "$v" active 'profiling active: --dump writes a heap profile now'
+finish_victim v
+start_victim_env off "MALLOC_CONF=" "$TARGETS/victim_dyn" -b 1
+verdict "$off" not_enabled 'profiling not possible: the process was started without prof:true.*restart it with MALLOC_CONF=prof:true,prof_active:false'
+finish_victim off
+pass "--status opens with its verdict: ready, active, not possible and what to do"
+
 # Several targets in one run: one JSON line each, and exit 11 when one fails.
 start_victim a "$TARGETS/victim_dyn" -b 0
 start_victim b "$TARGETS/victim_plain" -b 0

@@ -32,6 +32,33 @@ echo "$ERR" | grep -q "^jeattach: $p: no jemalloc found" || fail "$ERR"
 finish_victim p
 pass "no jemalloc: exit 5"
 
+# A refresh that finds no safe thread within --timeout (the only thread
+# asked for sits in a signal handler) is one missed line, and the view
+# goes on, on its cadence: the next refresh at the next 400 ms tick, not
+# at once (before: exit 9 at the first; a late row was followed by one a
+# few ms after it). A view that never held a thread ends with exit 9.
+start_victim h "$TARGETS/victim_dyn" -b 0 -H
+"$JEATTACH" -p "$h" --top --tid "$(victim_tid h inhandler)" --interval 400ms --timeout 0.5 --count 3 \
+	2>"$WORK/m.err" | python3 -c '
+import sys, time
+for l in sys.stdin: print("%.3f %s" % (time.monotonic(), l.strip()), flush=True)' >"$WORK/m.out"
+python3 - "$WORK/m.out" "$h" <<'PY' || fail "missed refreshes: $(cat "$WORK/m.out")"
+import json, sys
+rows = [l.split(" ", 1) for l in open(sys.argv[1])]
+assert len(rows) == 3, rows
+for k, (at, line) in enumerate(rows):
+    j = json.loads(line)
+    assert j["pid"] == int(sys.argv[2]) and j["seq"] == k + 1 and j["missed"] is True, j
+    assert "is running a signal handler" in j["error"], j
+# each hold gives up after 0.5 s, past the 0.4 s tick: the next starts at
+# the tick after (0.8 s), never at once
+gaps = [float(rows[k + 1][0]) - float(rows[k][0]) for k in range(2)]
+assert all(g > 0.7 for g in gaps), gaps
+PY
+grep -q "no thread was at a safe point" "$WORK/m.err" || fail "no message for the exit 9: $(cat "$WORK/m.err")"
+finish_victim h
+pass "a missed refresh is a line of its own, the view keeps its cadence"
+
 # A pipe: JSON lines, one per refresh.
 expect_rc 0 "$JEATTACH" -p "$v" --top --interval 300ms --count 4
 [ "$(printf '%s\n' "$OUT" | wc -l)" = 4 ] || fail "not 4 lines: $OUT"

@@ -82,5 +82,16 @@ tm send-keys -t b C-c
 ended b 130
 pass "Ctrl-C: exit 130, terminal restored"
 
+# 80 columns (issue 33 item 9): no line wraps (before, each thread row
+# was 81 wide); every row under the header is a thread's, whole.
+tm new-session -d -s c -x 80 -y 30 "$JEATTACH -p $v --top --interval 300ms; sleep 120"
+wait_for c '  #3'
+screen c | sed -n '/^TID/,$p' | sed 1d | grep -v '^ *$' >"$WORK/c.rows"
+[ -s "$WORK/c.rows" ] || fail "no thread rows: $(screen c)"
+grep -vE '^[0-9]+ +[^ ].* [0-9.]+ [KMG]?i?B$' "$WORK/c.rows" && fail "a cut or wrapped row: $(screen c)"
+screen c | awk 'length > 80 { bad = 1 } END { exit !bad }' && fail "a line past 80 columns: $(screen c)"
+tm send-keys -t c q
+pass "80 columns: nothing wraps"
+
 tm kill-server
 finish_victim v
