@@ -8,7 +8,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libjemalloc-dev libjemalloc2 golang-go graphviz libc6-dbg elfutils
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
       groff-base python3 valgrind clang libclang-rt-14-dev
-      chromium python3-websocket tmux prometheus-node-exporter
+      chromium python3-websocket tmux zsh fish prometheus-node-exporter
       apt dpkg debian-archive-keyring linux-perf"
 missing=""
 for p in $PKGS; do
