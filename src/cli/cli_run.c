@@ -190,7 +190,9 @@ static void note_held(struct cli_run *run, const struct options *o, const char *
 							 : "running",
 		h.rank, h.rank == 1 ? "st" : h.rank == 2 ? "nd" : h.rank == 3 ? "rd" : "th",
 		h.candidates, h.candidates == 1 ? "" : "s");
-	if (long_call && h.cost == RCALL_COST_RUNNING)
+	/* Said where the choice was forced (one thread, or every one busy),
+	 * not where --tid made it: -v tells that thread's state. */
+	if (long_call && h.cost == RCALL_COST_RUNNING && !o->tid)
 		fprintf(stderr, "jeattach: %d: the %s will run on thread %d (%s), which is busy: no "
 				"idle thread could be borrowed\n",
 			(int)run->pid, long_call, (int)h.tid, comm);
