@@ -46,7 +46,7 @@ static int collect(uint64_t thread, const char *name, const struct jeheap_counts
 	return 0;
 }
 
-/* "a, b, c" (", and K more") of the names collected. */
+/* "a, b and c", or "a, ..., f and K more", of the names collected. */
 static const char *listed(struct names *w)
 {
 	size_t k = w->n < LISTED ? w->n : LISTED;
@@ -54,11 +54,7 @@ static const char *listed(struct names *w)
 	for (size_t i = 0; i < k; i++) {
 		char one[96];
 		core_text_escape(w->shown[i], one, sizeof(one));
-		core_list_add(w->list, sizeof(w->list), i, k, w->n > LISTED ? ", " : " and ", one);
-	}
-	if (w->n > LISTED) {
-		size_t used = strlen(w->list);
-		snprintf(w->list + used, sizeof(w->list) - used, " and %zu more", w->n - LISTED);
+		core_list_add_some(w->list, sizeof(w->list), i, k, w->n, one);
 	}
 	return w->list;
 }
