@@ -29,7 +29,9 @@ static int warn_one(const char *path, int state, void *arg)
 	}
 	if (state == JEHEAP_OBJECT_MISSING)
 		fprintf(stderr, "jeheap: warning: %s: no such file here; its addresses are shown "
-				"raw (--root DIR: where the profiled machine's files are)\n", path);
+				"raw; dump with jeattach --symbolize (names resolved where the process "
+				"runs), or give --root DIR where its files are (/proc/PID/root: a "
+				"running container's)\n", path);
 	else if (state == JEHEAP_OBJECT_REPLACED)
 		fprintf(stderr, "jeheap: warning: %s is not the file that was profiled (rebuilt or "
 				"replaced since: another build id or inode); its addresses are shown "
