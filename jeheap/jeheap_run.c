@@ -242,6 +242,7 @@ int jeheap_execute(struct args *a)
 	a->flame.source = a->profiles[0];
 	a->flame.base_source = a->basepath;
 	rc = run(a, &in, out);
+	warn_no_samples(in.p, a->profiles, in.n);
 	warn_objects(in.s, in.n);
 	warn_objects(&in.base_s, 1);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {

@@ -52,3 +52,28 @@ void warn_objects(jeheap_symbolizer *const *s, size_t n)
 		free(w.paths[i]);
 	free(w.paths);
 }
+
+/* jemalloc samples one allocation per 2^lg_prof_sample bytes allocated on
+ * average, and only while prof.active is on: a short window, or one while
+ * profiling was off, samples nothing. */
+void warn_no_samples(jeheap_profile *const *p, char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct jeheap_counts c;
+		if (!p[i] || jeheap_profile_totals(p[i], JEHEAP_RAW, &c) || c.inuse_objects ||
+		    c.alloc_objects)
+			continue;
+		uint64_t period = jeheap_profile_sample_period(p[i]);
+		int lg = 0;
+		while (lg < 63 && (period >> (lg + 1)))
+			lg++;
+		char smaller[120] = ""; /* a sixteenth of the period, not below 1 KiB */
+		if (lg >= 14)
+			snprintf(smaller, sizeof(smaller), ", or start the process with a smaller "
+				 "lg_prof_sample (MALLOC_CONF=...,lg_prof_sample:%d)", lg - 4);
+		fprintf(stderr, "jeheap: note: %s holds no sample: profiling was off or too short to "
+				"sample an allocation (one per %llu bytes allocated, on average); take a "
+				"longer window (jeattach --for)%s\n",
+			paths[i], (unsigned long long)period, smaller);
+	}
+}
