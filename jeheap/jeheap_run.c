@@ -17,6 +17,7 @@
 #include "jeheap_program.h"
 #include "jeheap_raw.h"
 #include "jeheap_text.h"
+#include "jeheap_thread.h"
 #include "jeheap_trend.h"
 #include "jeheap_warn.h"
 
@@ -166,18 +167,6 @@ static int run(const struct args *a, const struct inputs *in, FILE *out)
 	return e ? analysis_failed(e) : 0;
 }
 
-/* --thread NAME: the number of the thread with that name in p. */
-static int resolve_thread(struct args *a, const jeheap_profile *p, const char *path)
-{
-	if (!a->thread_name || !jeheap_profile_thread_by_name(p, a->thread_name, &a->q.thread))
-		return 0;
-	fprintf(stderr,
-		"jeheap: --thread '%s': no thread of %s has that name; name threads with "
-		"jeattach --name-threads before dumping, or give jemalloc's thread number\n",
-		a->thread_name, path);
-	return -1;
-}
-
 /* The operands: a leading PROGRAM, the profiles; then every check that
  * needs no file: the regexes (as libjeheap compiles them) before any
  * profile is read or the output file created. */
@@ -235,7 +224,7 @@ int jeheap_execute(struct args *a)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	if (resolve_thread(a, in.p[0], a->profiles[0])) {
+	if (a->thread_name && thread_resolve(in.p[0], a->profiles[0], a->thread_name, &a->q.thread)) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -253,6 +242,7 @@ int jeheap_execute(struct args *a)
 	a->flame.source = a->profiles[0];
 	a->flame.base_source = a->basepath;
 	rc = run(a, &in, out);
+	warn_no_samples(in.p, a->profiles, in.n);
 	warn_objects(in.s, in.n);
 	warn_objects(&in.base_s, 1);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {

@@ -124,7 +124,7 @@ static const struct jh_option_row options[] = {
 	  .help = "drop the frames whose function matches RE" },
 	{ .name = "thread", .id = JO_THREAD, .arg = REQ, .metavar = "N|NAME", .commands = PROFILE,
 	  .help = "only what jemalloc's thread N holds (its tN: lines), or the thread named "
-		  "NAME (jeattach --name-threads: comm/TID)" },
+		  "NAME (jeattach --name-threads: comm/TID; comm alone finds it)" },
 	{ .name = "functions", .id = JO_FUNCTIONS, .commands = PROFILE | JEPROF | RECENT,
 	  .help = "a row per function (default; inlined ones marked)" },
 	{ .name = "lines", .id = JO_LINES, .commands = PROFILE | JEPROF | RECENT,

@@ -29,7 +29,9 @@ static int warn_one(const char *path, int state, void *arg)
 	}
 	if (state == JEHEAP_OBJECT_MISSING)
 		fprintf(stderr, "jeheap: warning: %s: no such file here; its addresses are shown "
-				"raw (--root DIR: where the profiled machine's files are)\n", path);
+				"raw; dump with jeattach --symbolize (names resolved where the process "
+				"runs), or give --root DIR where its files are (/proc/PID/root: a "
+				"running container's)\n", path);
 	else if (state == JEHEAP_OBJECT_REPLACED)
 		fprintf(stderr, "jeheap: warning: %s is not the file that was profiled (rebuilt or "
 				"replaced since: another build id or inode); its addresses are shown "
@@ -49,4 +51,29 @@ void warn_objects(jeheap_symbolizer *const *s, size_t n)
 	for (size_t i = 0; i < w.n; i++)
 		free(w.paths[i]);
 	free(w.paths);
+}
+
+/* jemalloc samples one allocation per 2^lg_prof_sample bytes allocated on
+ * average, and only while prof.active is on: a short window, or one while
+ * profiling was off, samples nothing. */
+void warn_no_samples(jeheap_profile *const *p, char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct jeheap_counts c;
+		if (!p[i] || jeheap_profile_totals(p[i], JEHEAP_RAW, &c) || c.inuse_objects ||
+		    c.alloc_objects)
+			continue;
+		uint64_t period = jeheap_profile_sample_period(p[i]);
+		int lg = 0;
+		while (lg < 63 && (period >> (lg + 1)))
+			lg++;
+		char smaller[120] = ""; /* a sixteenth of the period, not below 1 KiB */
+		if (lg >= 14)
+			snprintf(smaller, sizeof(smaller), ", or start the process with a smaller "
+				 "lg_prof_sample (MALLOC_CONF=...,lg_prof_sample:%d)", lg - 4);
+		fprintf(stderr, "jeheap: note: %s holds no sample: profiling was off or too short to "
+				"sample an allocation (one per %llu bytes allocated, on average); take a "
+				"longer window (jeattach --for)%s\n",
+			paths[i], (unsigned long long)period, smaller);
+	}
 }

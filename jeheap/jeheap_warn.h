@@ -10,4 +10,8 @@
  * name addresses from (NULL entries are skipped), each path once. */
 void warn_objects(jeheap_symbolizer *const *s, size_t n);
 
+/* One note line on stderr per profile that holds no sample at all (paths
+ * name them): an empty table would say nothing of why. */
+void warn_no_samples(jeheap_profile *const *p, char *const *paths, size_t n);
+
 #endif

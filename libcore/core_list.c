@@ -13,3 +13,12 @@ void core_list_add(char *buf, size_t len, size_t i, size_t k, const char *last,
 	if (len)
 		snprintf(buf + used, len - used, "%s%s", !i ? "" : i + 1 < k ? ", " : last, word);
 }
+
+void core_list_add_some(char *buf, size_t len, size_t i, size_t shown, size_t total,
+			const char *word)
+{
+	core_list_add(buf, len, i, shown, total > shown ? ", " : " and ", word);
+	size_t used = len ? strnlen(buf, len - 1) : 0;
+	if (len && i + 1 == shown && total > shown)
+		snprintf(buf + used, len - used, " and %zu more", total - shown);
+}

@@ -13,5 +13,10 @@
  * " and ") when it is the k-th. buf is "" before the first. */
 void core_list_add(char *buf, size_t len, size_t i, size_t k, const char *last,
 		   const char *word);
+/* The same for a list cut short: word i of the first shown of total,
+ * and after the last shown " and N more" when total is more ("a, b, c
+ * and 4 more"). */
+void core_list_add_some(char *buf, size_t len, size_t i, size_t shown, size_t total,
+			const char *word);
 
 #endif

@@ -324,6 +324,15 @@ START_TEST(list)
 		core_list_add(small, sizeof(small), i, 3, " or ", words[i]);
 	ck_assert_str_eq(small, "top, fl");
 	core_list_add(NULL, 0, 0, 1, " or ", "top"); /* no room: nothing written */
+	/* Cut short: the first shown of total, and how many more. */
+	buf[0] = 0;
+	for (size_t i = 0; i < 2; i++)
+		core_list_add_some(buf, sizeof(buf), i, 2, 5, words[i]);
+	ck_assert_str_eq(buf, "top, flame and 3 more");
+	buf[0] = 0;
+	for (size_t i = 0; i < 3; i++)
+		core_list_add_some(buf, sizeof(buf), i, 3, 3, words[i]);
+	ck_assert_str_eq(buf, lists[2]);
 }
 END_TEST
 

@@ -90,6 +90,22 @@ START_TEST(rows_by_stage_and_condition)
 	ck_assert_int_eq(ja_err_explain(JA_AT_ATTACH, -ETIMEDOUT, &c, buf, sizeof(buf)),
 			 JA_EXIT_TIMEOUT);
 	ck_assert_str_eq(buf, "cannot attach: timeout; retry, or give a larger --timeout");
+	/* A reason that says what to do itself (threads in timed waits, the
+	 * --timeout that would do) gets no second fix. */
+	struct ja_reason tw = { .kind = JA_WHY_TIMED_WAITS, .tid = 101, .n = 11 };
+	snprintf(tw.detail, sizeof(tw.detail), "threads 101 and 102 stayed in timed waits of 10 s at most");
+	char twhy[400];
+	ja_reason_render(&tw, twhy, sizeof(twhy));
+	c.why = twhy;
+	c.own_fix = ja_reason_own_fix(&tw);
+	ck_assert_int_eq(ja_err_explain(JA_AT_ATTACH, -ETIMEDOUT, &c, buf, sizeof(buf)),
+			 JA_EXIT_TIMEOUT);
+	ck_assert_str_eq(buf, "cannot attach: no thread was at a safe point before the timeout: "
+			      "threads 101 and 102 stayed in timed waits of 10 s at most, which an "
+			      "interrupt before the next one begins would make end late; give --tid 101 "
+			      "--timeout 11 to watch that thread until its next wait begins");
+	c.own_fix = 0;
+	c.why = "";
 	ja_err_explain(JA_AT_LOCATE, -EIO, &c, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "cannot locate jemalloc: Input/output error");
 	c.why = "libx.so replaced";

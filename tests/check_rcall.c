@@ -631,6 +631,53 @@ START_TEST(wait_start_from_the_scheduler)
 }
 END_TEST
 
+/* Threads in timed waits whose start cannot be dated (no sched file) are
+ * watched for their next wait to begin; each not seen to is noted once,
+ * and the timeout's reason names them all with the --timeout that would
+ * do: the longest wait, rounded up, and a second more. */
+START_TEST(late_waits_named_all)
+{
+	struct rcall_reads real = rcall_reads;
+	rcall_reads = (struct rcall_reads){ .task_file = recorded_file, .memory = recorded_memory,
+					    .is_socket = recorded_socket };
+	struct rcall_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	struct ja_reason r;
+	rcall_late_reset(&ctx);
+	ck_assert_int_eq(rcall_late_reason(&ctx, &r), 0);
+	const uint64_t epoll_4s[6] = { 3, 0x1000, 16, 4000 }, epoll_10s[6] = { 3, 0x1000, 16, 10000 };
+	struct target t;
+	char why[200];
+	core_usec_t began;
+	for (int i = 0; i < 3; i++) {
+		record_wait(&t, SYS_epoll_pwait, i == 1 ? epoll_10s : epoll_4s, 0, 0);
+		t.rc = &ctx;
+		ctx.deadline = core_now_us() + 20000;
+		ck_assert_int_eq(rcall_wait_check(&t, 101 + i, 1, &began, why, sizeof(why)), 1);
+		ck_assert_ptr_nonnull(strstr(why, "stayed in a timed wait"));
+	}
+	ctx.deadline = core_now_us() + 20000;
+	ck_assert_int_eq(rcall_wait_check(&t, 101, 1, &began, why, sizeof(why)), 1); /* again */
+	ck_assert_int_eq(rcall_late_reason(&ctx, &r), 1);
+	ck_assert_int_eq(r.kind, JA_WHY_TIMED_WAITS);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_uint_eq(r.n, 11);
+	ck_assert_str_eq(r.detail, "threads 101, 102 and 103 stayed in timed waits of 10 s at most");
+	/* One thread; more than the message lists. */
+	rcall_late_reset(&ctx);
+	rcall_late_note(&ctx, 7, 4500000);
+	rcall_late_reason(&ctx, &r);
+	ck_assert_uint_eq(r.n, 6);
+	ck_assert_str_eq(r.detail, "thread 7 stayed in a timed wait of 4.5 s");
+	for (int i = 0; i < RCALL_LATE_MAX + 2; i++)
+		rcall_late_note(&ctx, 20 + i, 1000000);
+	rcall_late_reason(&ctx, &r);
+	ck_assert_str_eq(r.detail, "threads 7, 20, 21, 22, 23, 24 and 3 more stayed in timed waits "
+				   "of 4.5 s at most");
+	rcall_reads = real;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
@@ -648,6 +695,7 @@ int main(void)
 	tcase_add_test(tc, frames_that_make_a_thread_unsafe);
 	tcase_add_test(tc, costs_and_ranking);
 	tcase_add_test(tc, wait_start_from_the_scheduler);
+	tcase_add_test(tc, late_waits_named_all);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -161,5 +161,8 @@ struct frag_sites {
  * code (jeheap_strerror) with the reason in why. */
 int frag_sites_map(struct frag_report *r, const char *path, int pid, char *why, size_t whylen);
 void frag_sites_free(struct frag_sites *s);
+/* Was the heap profile at path written by process pid (frag_owner.c)? 0,
+ * or -1 with why (the cause, without the fix). */
+int frag_profile_owned(const char *path, int pid, char *why, size_t whylen);
 
 #endif

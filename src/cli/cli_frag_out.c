@@ -80,6 +80,13 @@ enum ja_exit cli_frag_check(const struct options *o, char *err, size_t len)
 {
 	if (o->frag_profile && check_profile(o->frag_profile, err, len))
 		return JA_EXIT_USAGE;
+	char why[600];
+	for (int i = 0; o->frag_profile && i < o->npids; i++)
+		if (frag_profile_owned(o->frag_profile, o->pids[i], why, sizeof(why))) {
+			snprintf(err, len, "--frag-profile %.300s: %s; give a profile of this process: "
+				 "jeattach -p %d --dump FILE", o->frag_profile, why, (int)o->pids[i]);
+			return JA_EXIT_USAGE;
+		}
 	for (int k = 0; k < o->nfrag_out; k++)
 		for (int i = 0; i < o->npids; i++) {
 			char file[4096], copy[4096];

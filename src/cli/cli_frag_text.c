@@ -171,13 +171,22 @@ static void sites(FILE *out, const struct frag_report *f)
 	char head[96];
 	fprintf(out, "  sites that fill the worst classes (%s, un-sampled; a stack's average "
 		     "size picks its class):\n", s->source);
-	for (size_t i = 0; i < f->nclasses && i < TEXT_CLASSES; i++) {
+	/* The classes no stack averages, said once: on a healthy process
+	 * that is most of them, and a line each only repeated it. */
+	char none[TEXT_CLASSES * 24] = "";
+	size_t k = f->nclasses < TEXT_CLASSES ? f->nclasses : TEXT_CLASSES, nnone = 0;
+	for (size_t i = 0; i < k; i++) {
 		unsigned long long size = (unsigned long long)f->classes[i].bin->size;
 		snprintf(head, sizeof(head), "%llu B", size);
-		if (!sites_of(out, s, (int)f->classes[i].bin->index, head))
-			fprintf(out, "    %llu B: no stack averages this size (its objects may come "
-				     "from stacks of mixed sizes)\n", size);
+		if (!sites_of(out, s, (int)f->classes[i].bin->index, head)) {
+			size_t used = strlen(none);
+			snprintf(none + used, sizeof(none) - used, "%s%s", nnone++ ? ", " : "", head);
+		}
 	}
+	if (nnone)
+		fprintf(out, "    no stack averages %s (%s may come from stacks of mixed sizes: "
+			     "see the largest stacks)\n",
+			none, nnone > 1 ? "their objects" : "its objects");
 	largest(out, f);
 }
 

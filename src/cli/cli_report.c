@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli_frag.h"
@@ -129,8 +130,13 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 {
 	static const struct target_info none;
 	const struct target_info *in = run->t ? target_get_info(run->t) : &none;
-	fprintf(out, "{\"pid\":%d,\"ns_pid\":%d,\"comm\":", (int)run->pid, (int)in->ns_pid);
-	core_json_put_string(out, in->comm);
+	/* pid 0: a failure before any target (cli_report_json_run_failed). */
+	if (run->pid) {
+		fprintf(out, "{\"pid\":%d,\"ns_pid\":%d,\"comm\":", (int)run->pid, (int)in->ns_pid);
+		core_json_put_string(out, in->comm);
+	} else {
+		fputs("{\"pid\":null,\"ns_pid\":null,\"comm\":null", out);
+	}
 	fprintf(out, ",\"ok\":%s,\"exit_code\":%d,\"error\":", run->code ? "false" : "true",
 		(int)run->code);
 	if (run->code)
@@ -197,4 +203,16 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		",\"hold_us_total\":%" PRId64 ",\"wall_us\":%" PRId64 "}\n",
 		tm.crash_safe_holds == tm.holds && tm.holds ? "true" : "false", tm.holds, tm.us_max,
 		tm.us_total, run->wall_us);
+}
+
+void cli_report_json_run_failed(FILE *out, enum ja_exit code, const char *msg, int64_t wall_us)
+{
+	struct cli_run *run = calloc(1, sizeof(*run));
+	if (!run)
+		return;
+	run->code = code;
+	snprintf(run->msg, sizeof(run->msg), "%s", msg);
+	run->wall_us = wall_us;
+	cli_report_json(out, run);
+	free(run);
 }

@@ -14,6 +14,10 @@ void cli_report_steps(FILE *out, struct cli_run *run, int upto);
  * what was done and what skipped. */
 void cli_report_text(FILE *out, const struct options *o, struct cli_run *run);
 void cli_report_json(FILE *out, const struct cli_run *run);
+/* A run that failed before any target was touched (--all found none, a
+ * dump's directory is not writable): with --json, one object of the same
+ * keys, pid null, so that a fleet's JSON Lines have a line for this host. */
+void cli_report_json_run_failed(FILE *out, enum ja_exit code, const char *msg, int64_t wall_us);
 /* The one-line error on stderr: "jeattach: PID: message". */
 void cli_report_error(const struct cli_run *run);
 

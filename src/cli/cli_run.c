@@ -56,6 +56,7 @@ static enum ja_exit stage_error(struct cli_run *run, const struct options *o,
 	char why[400];
 	target_why_text(run->t, why, sizeof(why));
 	struct ja_err_ctx c = { .pid = run->pid, .why = why, .prefix = o->prefix,
+				.own_fix = ja_reason_own_fix(target_last_reason(run->t)),
 				.denied = cli_diag_denied, .arg = run->t };
 	char msg[sizeof(run->msg)];
 	enum ja_exit code = ja_err_explain(stage, e, &c, msg, sizeof(msg));

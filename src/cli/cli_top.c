@@ -51,6 +51,7 @@ static int fail(struct top_run *tr, int code, int e, enum ja_stage stage)
 	char why[400];
 	target_why_text(tr->t, why, sizeof(why));
 	struct ja_err_ctx c = { .pid = tr->v.pid, .why = why, .prefix = tr->o->prefix,
+				.own_fix = ja_reason_own_fix(target_last_reason(tr->t)),
 				.denied = cli_diag_denied, .arg = tr->t };
 	enum ja_exit x = ja_err_explain(stage, e, &c, tr->msg, sizeof(tr->msg));
 	return x ? (int)x : code;

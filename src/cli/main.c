@@ -132,6 +132,7 @@ struct invocation {
 	int interrupted;      /* the fatal signal taken, or 0 */
 	struct cli_progress progress; /* the live view of the run */
 	char err[512];
+	core_usec_t start; /* when main began */
 };
 
 /* What a step returns when main goes on to the next one; any other value
@@ -175,28 +176,35 @@ static int setup(struct invocation *in, int argc, char **argv)
 	return GO_ON;
 }
 
+/* A failure before any target is touched: the line on stderr, and with
+ * --json the run's one object on stdout (not for the live views, whose
+ * JSON is a frame per refresh). */
+static int fail_before_targets(struct invocation *in, enum ja_exit code)
+{
+	fprintf(stderr, "jeattach: %s\n", in->err);
+	if (in->o.json && !in->o.top && !in->o.prometheus) {
+		cli_report_json_run_failed(stdout, code, in->err, core_now_us() - in->start);
+		fflush(stdout);
+	}
+	return code;
+}
+
 /* Before any target is touched: ptrace set up, the pids of --all NAME,
  * and the directories the dumps go to writable. */
 static int find_targets(struct invocation *in)
 {
 	int e = rcall_init();
 	if (e) {
-		fprintf(stderr, "jeattach: cannot set up: %s\n", strerror(-e));
-		return JA_EXIT_INTERNAL;
+		snprintf(in->err, sizeof(in->err), "cannot set up: %s", strerror(-e));
+		return fail_before_targets(in, JA_EXIT_INTERNAL);
 	}
-	if (in->o.all_name && find_by_name(&in->o, in->err, sizeof(in->err))) {
-		fprintf(stderr, "jeattach: %s\n", in->err);
-		return JA_EXIT_GONE;
-	}
-	if (check_outputs(&in->plan, &in->o, in->err, sizeof(in->err))) {
-		fprintf(stderr, "jeattach: %s\n", in->err);
-		return JA_EXIT_OUTPUT;
-	}
+	if (in->o.all_name && find_by_name(&in->o, in->err, sizeof(in->err)))
+		return fail_before_targets(in, JA_EXIT_GONE);
+	if (check_outputs(&in->plan, &in->o, in->err, sizeof(in->err)))
+		return fail_before_targets(in, JA_EXIT_OUTPUT);
 	enum ja_exit fc = cli_frag_check(&in->o, in->err, sizeof(in->err));
-	if (fc != JA_EXIT_OK) {
-		fprintf(stderr, "jeattach: %s\n", in->err);
-		return fc;
-	}
+	if (fc != JA_EXIT_OK)
+		return fail_before_targets(in, fc);
 	return GO_ON;
 }
 
@@ -388,7 +396,7 @@ static int report(struct invocation *in)
 
 int main(int argc, char **argv)
 {
-	struct invocation in = { 0 };
+	struct invocation in = { .start = core_now_us() };
 	tune_scheduling();
 	int code = setup(&in, argc, argv);
 	if (code == GO_ON)

@@ -32,6 +32,7 @@ enum row_cond {
 	ALWAYS,
 	IF_WHY,    /* only when the engine recorded a detail */
 	IF_PREFIX, /* only when --prefix was given */
+	IF_OWN_FIX, /* only when the detail says what to do */
 };
 
 static const struct row {
@@ -73,6 +74,7 @@ static const struct row {
 	{ JA_AT_ATTACH, EPERM, ALWAYS, JA_EXIT_PERM, "cannot attach: permission denied: {denied}" },
 	{ JA_AT_ATTACH, ESRCH, IF_WHY, JA_EXIT_GONE, "cannot attach: {why}" },
 	{ JA_AT_ATTACH, ESRCH, ALWAYS, JA_EXIT_GONE, "the process exited while jeattach attached" },
+	{ JA_AT_ATTACH, ETIMEDOUT, IF_OWN_FIX, JA_EXIT_TIMEOUT, "cannot attach: {why}" },
 	{ JA_AT_ATTACH, ETIMEDOUT, ALWAYS, JA_EXIT_TIMEOUT,
 	  "cannot attach: {why|timeout}; retry, or give a larger --timeout" },
 	{ JA_AT_ATTACH, JA_ERR_NOT_THREAD, ALWAYS, JA_EXIT_USAGE,
@@ -136,7 +138,7 @@ static const struct row *find_row(enum ja_stage stage, int code, const struct ja
 		if (r->code == ANY && !any)
 			any = r;
 		if (r->code != code || (r->cond == IF_WHY && !*c->why) ||
-		    (r->cond == IF_PREFIX && !c->prefix))
+		    (r->cond == IF_PREFIX && !c->prefix) || (r->cond == IF_OWN_FIX && !c->own_fix))
 			continue;
 		return r;
 	}

@@ -57,6 +57,8 @@ enum ja_why {
 	JA_WHY_FROZEN,          /* detail: the cgroup's account */
 	JA_WHY_FROZEN_IN_CALL,  /* detail: the cgroup's account */
 	JA_WHY_NO_SAFE_POINT,   /* detail: the last thread's verdict, or none */
+	JA_WHY_TIMED_WAITS,     /* detail: the threads in timed waits; n: the
+				 * --timeout that sees tid's next wait begin */
 	JA_WHY_NO_SCRATCH,      /* err from the mmap of n KiB */
 	JA_WHY_NO_DONTFORK,     /* err from madvise */
 	JA_WHY_SELFLOCK,        /* tid waited on the mutex at addr */
@@ -77,6 +79,9 @@ struct ja_reason {
 
 /* The words of r ("" for none), at most len - 1 bytes. */
 void ja_reason_render(const struct ja_reason *r, char *buf, size_t len);
+/* Do r's words end in what to do, so that the message adds no fix of
+ * its own? */
+int ja_reason_own_fix(const struct ja_reason *r);
 
 /* Where in a run a failure happened: the same code says different things
  * (ESRCH while reading /proc is "no such process", during a call "the
@@ -95,6 +100,7 @@ struct ja_err_ctx {
 	const char *why;    /* the engine's reason in words (ja_reason_render), or "" */
 	const char *doing;  /* JA_AT_CALL: "cannot dump a heap profile"... */
 	const char *prefix; /* --prefix, or NULL */
+	int own_fix;        /* why ends in what to do (ja_reason_own_fix) */
 	/* Why ptrace is refused and what to do (cli_diag), asked for only by
 	 * the messages that need it: finding out reads every thread's status. */
 	void (*denied)(void *arg, char *buf, size_t len);

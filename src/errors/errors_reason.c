@@ -35,6 +35,13 @@ void ja_reason_render(const struct ja_reason *r, char *buf, size_t len)
 		snprintf(buf, len, "no thread was at a safe point before the timeout (%s)",
 			 *d ? d : "none could be stopped");
 		return;
+	case JA_WHY_TIMED_WAITS:
+		snprintf(buf, len,
+			 "no thread was at a safe point before the timeout: %s, which an interrupt "
+			 "before the next one begins would make end late; give --tid %d --timeout "
+			 "%llu to watch that thread until its next wait begins",
+			 d, (int)r->tid, r->n);
+		return;
 	case JA_WHY_NO_SCRATCH:
 		snprintf(buf, len,
 			 "no scratch memory can be mapped in the target for the calls (mmap of %llu "
@@ -78,4 +85,9 @@ void ja_reason_render(const struct ja_reason *r, char *buf, size_t len)
 		return;
 	}
 	snprintf(buf, len, "%s", d);
+}
+
+int ja_reason_own_fix(const struct ja_reason *r)
+{
+	return r->kind == JA_WHY_TIMED_WAITS;
 }

@@ -360,6 +360,7 @@ int rcall_hold(struct target *t)
 	if (c->hold)
 		return 0;
 	c->miss = RCALL_MISS_NONE;
+	rcall_late_reset(c);
 	rcall_sweep(t);
 	/* A kept scratch mapping belongs to the program that was there: after
 	 * an execve the new one's memory may lie exactly there (ASLR off, the
@@ -457,7 +458,11 @@ int rcall_hold(struct target *t)
 		target_reason(t, c->no_scratch_why);
 		return -JA_ERR_NO_SCRATCH;
 	}
-	target_reason_text(t, JA_WHY_NO_SAFE_POINT, "%s", reason);
+	struct ja_reason late;
+	if (rcall_late_reason(c, &late))
+		target_reason(t, late);
+	else
+		target_reason_text(t, JA_WHY_NO_SAFE_POINT, "%s", reason);
 	c->miss = reason[0] ? RCALL_MISS_UNSAFE : RCALL_MISS_NOT_STOPPED;
 	snprintf(c->miss_reason, sizeof(c->miss_reason), "%s", reason);
 	return -ETIMEDOUT;

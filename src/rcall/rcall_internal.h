@@ -118,6 +118,16 @@ struct rcall_straggler {
 	struct rcall_sched before;
 };
 
+/* The threads one hold's search watched in a timed wait without seeing
+ * the next one begin (rcall_late.c): the first RCALL_LATE_MAX, how many,
+ * the longest wait. */
+#define RCALL_LATE_MAX 6
+struct rcall_late {
+	pid_t tids[RCALL_LATE_MAX];
+	int n;
+	int64_t longest_us;
+};
+
 struct rcall_ctx {
 	uint64_t syscall_insn;   /* a `syscall` instruction in the target's text */
 	uint64_t errno_location; /* libc's __errno_location, 0 if none */
@@ -173,6 +183,7 @@ struct rcall_ctx {
 	rcall_drain_fn drain;    /* rcall_set_drain */
 	void *drain_arg;
 	struct rcall_timing timing;
+	struct rcall_late late; /* rcall_late.c */
 };
 
 /* The quit hook's answer (rcall_set_quit): 1 to end the search. Here,
@@ -316,6 +327,14 @@ enum rcall_cost rcall_ranked_cost(const struct target *t, pid_t tid);
 /* Watch tid until it is out of such a wait or has just begun one (0,
  * *began set); -ETIMEDOUT past the deadline or a per-thread limit. */
 int rcall_wait_watch(struct target *t, pid_t tid, core_usec_t deadline, core_usec_t *began);
+/* A hold's search begins: no thread noted yet. */
+void rcall_late_reset(struct rcall_ctx *c);
+/* tid was watched in a timed wait of timeout_us and not seen to begin
+ * another; noted once however many rounds watch it. */
+void rcall_late_note(struct rcall_ctx *c, pid_t tid, int64_t timeout_us);
+/* After the search timed out: 1 with *r the reason naming every thread
+ * noted and the --timeout that would see one begin, 0 if none was. */
+int rcall_late_reason(const struct rcall_ctx *c, struct ja_reason *r);
 /* Before tid is stopped: may it be now (0, *began as rcall_stop_thread
  * wants it), or is it to be passed over, in a timed wait (1, why in
  * reason)? last_round: nothing else is left to take. */

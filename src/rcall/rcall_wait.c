@@ -436,6 +436,7 @@ int rcall_wait_check(struct target *t, pid_t tid, int last_round, core_usec_t *b
 		return 0;
 	}
 	if (kind == RCALL_WAIT_TIMED && rcall_wait_watch(t, tid, c->deadline, began)) {
+		rcall_late_note(c, tid, timeout);
 		snprintf(reason, rlen,
 			 "thread %d stayed in a timed wait; interrupting it would make the wait end "
 			 "late",

@@ -188,3 +188,23 @@ for c in "--stat:option '--stat' is ambiguous (did you mean --status or --stats?
 	[ "$ERR" = "jeattach: ${c#*:}" ] || fail "jeattach ${c%%:*}: $ERR"
 done
 pass "jeattach: did you mean"
+
+# ---- --thread NAME: the comm an operator knows finds jeattach
+# --name-threads' comm/TID; a name not found lists the profile's names.
+T=$WORK/t.heap
+printf '%s\n' 'heap_v2/524288' '  t*: 4: 4096 [0: 0]' '  t0: 1: 1024 [0: 0] main/100' \
+	'  t1: 2: 2048 [0: 0] worker/5446' '  t2: 1: 1024 [0: 0] io/5448' '  t3: 0: 0 [0: 0] io/5449' \
+	'  t4: 0: 0 [0: 0] cron' '@ 0x1000 0x2000' '  t*: 4: 4096 [0: 0]' '  t0: 1: 1024 [0: 0]' \
+	'  t1: 2: 2048 [0: 0]' '  t2: 1: 1024 [0: 0]' '' 'MAPPED_LIBRARIES:' >"$T"
+expect_rc 0 "$JEHEAP" json --thread worker "$T"
+[ "$(json_get "$OUT" "(j['thread']['name'], j['thread']['thread'])")" = "('worker/5446', 1)" ] ||
+	fail "--thread worker: $OUT"
+expect_rc 0 "$JEHEAP" json --thread cron "$T"
+[ "$(json_get "$OUT" "j['thread']['thread']")" = 4 ] || fail "--thread cron: $OUT"
+mistake "jeheap: --thread 'io': 2 threads of $T are io/TID (io/5448 and io/5449); give one of their names" \
+	top --thread io "$T"
+mistake "jeheap: --thread 'work': no thread of $T has that name; its named threads are main/100, worker/5446, io/5448, io/5449 and cron (jeheap json $T lists them all)" \
+	top --thread work "$T"
+mistake "jeheap: --thread 'work': the threads of $PROFILE have no names; name them with jeattach --name-threads" \
+	top --thread work "$PROFILE"
+pass "--thread NAME: comm/TID by its comm; the names a profile has"

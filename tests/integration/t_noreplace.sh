@@ -22,12 +22,19 @@ expect_rc 2 "$JEATTACH" -p 1 --status --force
 echo "$ERR" | grep -q -- '--force goes with --dump' || fail "$ERR"
 pass "--every with one name refused at parse time, with the fix"
 
+# untouched OUT: the --json output of a run refused before any target:
+# its one object, pid null, no action, nothing held (doc/json.md).
+untouched() {
+	[ "$(printf '%s\n' "$1" | wc -l)" = 1 ] &&
+		[ "$(json_get "$1" "(j['pid'], j['actions'], j['holds'])")" = "(None, [], 0)" ]
+}
+
 start_victim v "$TARGETS/victim_dyn" -b 2
 echo precious >"$WORK/x.heap"
 expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/x.heap" --json
 echo "$ERR" | grep -q 'the file exists; give --force to replace it' || fail "$ERR"
 [ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "not one line: $ERR"
-[ -z "$OUT" ] || fail "a target was touched: $OUT"
+untouched "$OUT" || fail "a target was touched: $OUT"
 [ "$(cat "$WORK/x.heap")" = precious ] || fail "the file was replaced"
 expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/x.heap" --force
 head -1 "$WORK/x.heap" | grep -q '^heap_v2/' || fail "--force did not replace it"
@@ -93,7 +100,7 @@ for k in $kinds; do
 		echo "$ERR" | grep -q "$f: it is a $word.*replaces regular files only (--force too); give another name" ||
 			fail "$f $force: $ERR"
 		[ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "not one line: $ERR"
-		[ -z "$OUT" ] || fail "$f $force: a target was touched: $OUT"
+		untouched "$OUT" || fail "$f $force: a target was touched: $OUT"
 	done
 	[ "$(ident "$WORK/$f")" = "$before" ] || fail "$f changed: $(ident "$WORK/$f"), was $before"
 done

@@ -110,6 +110,9 @@ rm -f "$WORK/victim"
 expect_rc 0 "$JEHEAP" top --inuse_objects "$WORK/a.heap"
 [ "$(printf '%s\n' "$ERR" | grep -c "$WORK/victim: no such file here")" = 1 ] ||
 	fail "missing binary: $ERR"
+# ...saying what gives names: a symbolized dump, or where the files are.
+printf '%s\n' "$ERR" | grep -qF "$WORK/victim: no such file here; its addresses are shown raw; dump with jeattach --symbolize (names resolved where the process runs), or give --root DIR where its files are (/proc/PID/root: a running container's)" ||
+	fail "missing binary, no fix: $ERR"
 pass "rebuilt, unstamped and missing binaries are named, and never silently used"
 
 # ---- pprof: the base marked as pprof -diff_base marks it

@@ -91,7 +91,8 @@ echo "$ERR" | grep -q 'exited' || fail "$ERR"
 [ -s "$WORK/x.0.heap" ] || fail "the dumps before the exit were lost"
 pass "target exiting between dumps"
 
-# --all NAME: every process of that name, one JSON line each.
+# --all NAME: every process of that name, one JSON line each; one line
+# when it finds none.
 cp "$TARGETS/victim_dyn" "$WORK/jeallvictim"
 start_victim a1 "$WORK/jeallvictim" -b 0
 start_victim a2 "$WORK/jeallvictim" -b 0
@@ -99,7 +100,20 @@ expect_rc 0 "$JEATTACH" --all jeallvictim --status --json
 [ "$(printf '%s\n' "$OUT" | wc -l)" = 2 ] || fail "$OUT"
 printf '%s\n' "$OUT" | grep -q "\"pid\":$a1," || fail "$OUT"
 printf '%s\n' "$OUT" | grep -q "\"pid\":$a2," || fail "$OUT"
+keys=$(printf '%s\n' "$OUT" | head -1 | python3 -c 'import json, sys; print(list(json.load(sys.stdin)))')
+# A run that finds no target still prints its one object (doc/json.md):
+# the same keys, pid null, the error and exit code; one line on stderr.
+expect_rc 3 "$JEATTACH" --all no-such-process-name --status --json
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 1 ] || fail "$OUT"
+[ "$(json_get "$OUT" "list(j)")" = "$keys" ] || fail "not the record's keys: $OUT"
+[ "$(json_get "$OUT" "(j['pid'], j['ok'], j['exit_code'], j['error'], j['actions'])")" = \
+	"(None, False, 3, 'no process named no-such-process-name; check the name (ps -e)', [])" ] ||
+	fail "$OUT"
+[ "$ERR" = "jeattach: no process named no-such-process-name; check the name (ps -e)" ] || fail "$ERR"
+expect_rc 8 "$JEATTACH" --all jeallvictim --dump "$WORK/no/such/dir/%p.heap" --json
+[ "$(json_get "$OUT" "(j['pid'], j['exit_code'])")" = "(None, 8)" ] || fail "$OUT"
 expect_rc 3 "$JEATTACH" --all no-such-process-name --status
+[ -z "$OUT" ] || fail "a record without --json: $OUT"
 expect_rc 2 "$JEATTACH" --all jeallvictim --dump "$WORK/same.heap"
 finish_victim a1
 finish_victim a2
