@@ -35,11 +35,13 @@ static double px(const struct axis *a, double v)
 	return a->from + (v - a->lo) / (a->hi - a->lo) * (a->to - a->from);
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten, for about five ticks of
- * span (in units). */
+/* A tick step of 1, 2 or 5 times a power of ten, for four to six ticks of
+ * span (in units). A fifth of the span made a series a little longer than
+ * ten minutes step by 5 and run its axis to 15 (issue 33, item 9); a sixth
+ * keeps the axis end within a step of the last dump's. */
 static double nice_step(double span)
 {
-	double raw = span / 5, mag = pow(10, floor(log10(raw)));
+	double raw = span / 6, mag = pow(10, floor(log10(raw)));
 	double f = raw / mag;
 	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }

@@ -80,6 +80,23 @@ for p in lines:
 PY
 pass "svg"
 
+# A series a little over ten minutes: the time axis ends at 12, not 15.
+expect_rc 0 "$JEHEAP" trend --times 0,300,606 -o "$WORK/ten.svg" "$WORK/d0.heap" "$WORK/d1.heap" "$WORK/d2.heap"
+python3 - "$WORK/ten.svg" <<'PY' || fail "a 10.1-minute series' axis"
+import sys, xml.etree.ElementTree as E
+S = "{http://www.w3.org/2000/svg}"
+els = list(E.parse(sys.argv[1]).getroot().iter(S + "text"))
+texts = ["".join(t.itertext()) for t in els]
+assert any("minutes since the first dump" in t for t in texts), texts
+# The time axis' labels: centred under the plot, one row.
+xl = [t for t in els if t.get("text-anchor") == "middle" and "".join(t.itertext()).replace(".", "", 1).isdigit()]
+rows = {t.get("y") for t in xl}
+assert len(rows) == 1, rows
+ticks = [float("".join(t.itertext())) for t in xl]
+assert ticks and 10.1 <= max(ticks) <= 12, ticks
+PY
+pass "a 10.1-minute series: its time axis ends at 12 minutes"
+
 # One dump: a usage error that says what to do.
 expect_rc 2 "$JEHEAP" trend "$WORK/d0.heap"
 echo "$ERR" | grep -q 'trend needs at least two dumps.*--every' || fail "one dump: $ERR"
