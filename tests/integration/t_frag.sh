@@ -117,6 +117,14 @@ python3 -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).get
 python3 -c "import json, sys; f = json.load(open(sys.argv[1])); assert f['categories'] and f['classes']" \
 	"$WORK/frag.json" || fail "--frag-out FILE.json: $(head -c 300 "$WORK/frag.json")"
 pass "--frag-out wrote a well-formed SVG and the JSON report"
+# Its reader's view: every text inside the picture, as Chromium lays it out
+# (the title with jemalloc's version ran past the right edge).
+python3 "$top_srcdir/tests/browser/svg_fits.py" "$WORK/frag.svg" "$WORK" >"$WORK/fits.out" 2>&1
+case $? in
+0) pass "the SVG in Chromium: every text inside the picture" ;;
+77) echo "note: $(cat "$WORK/fits.out"): the SVG's layout is not checked" ;;
+*) fail "the SVG in Chromium: $(cat "$WORK/fits.out")" ;;
+esac
 
 # An existing --frag-out file is kept unless --force (said before the
 # target is touched); a missing --frag-profile too.
