@@ -101,8 +101,13 @@ checks() {
 	# shellcheck disable=SC2046
 	lists "jeattach --" $(for o in $help_opts; do echo "$o=?"; done)
 	pass "$SH: jeattach's options and their words, from its table"
-	lists "jeattach -p " "$v"
-	offered "$p" && fail "$SH: glibc-only pid $p offered: $(cat "$WORK/screen")"
+	# The victim's pid listed, or, where it is the machine's only jemalloc
+	# process, put on the line (with the comma a list of pids goes on with).
+	tab "jeattach -p "
+	offered "$v" || line | grep -qE -- "-p $v,?\$" ||
+		fail "$SH: 'jeattach -p ' Tab does not offer $v: $(cat "$WORK/screen")"
+	{ offered "$p" || line | grep -qE -- "-p $p,?\$"; } &&
+		fail "$SH: glibc-only pid $p offered: $(cat "$WORK/screen")"
 	completes "jeattach --prometheus $WORK/f/" "jeattach --prometheus $WORK/f/c.prom"
 	completes "jeattach --dump $WORK/f/" "jeattach --dump $WORK/f/a.heap"
 	completes "jeattach --frag-profile=$WORK/f/" "jeattach --frag-profile=$WORK/f/a.heap"
