@@ -131,6 +131,14 @@ checks() {
 	# The victim's pid listed, or, where it is the machine's only jemalloc
 	# process, put on the line (with the comma a list of pids goes on with).
 	tab "jeattach -p "
+	# Other jemalloc processes (a parallel make check's victims): zsh puts
+	# the pids' common start on the line first; a second Tab lists them.
+	cur=$(line | sed -n 's/^jeattach -p \([0-9]*\)$/\1/p')
+	if [ -n "$cur" ] && [ "$cur" != "$v" ] && [ "${v#"$cur"}" != "$v" ]; then
+		tm send-keys -t "$SH" Tab
+		sleep 0.5
+		screen >"$WORK/screen"
+	fi
 	offered "$v" || line | grep -qE -- "-p $v,?\$" ||
 		fail "$SH: 'jeattach -p ' Tab does not offer $v: $(cat "$WORK/screen")"
 	{ offered "$p" || line | grep -qE -- "-p $p,?\$"; } &&
