@@ -38,54 +38,49 @@ started() {
 		sleep 0.1
 	done
 }
-# tab LINE: a fresh line, LINE typed and Tab pressed; the pane's text is
-# read once the shell has answered (its line changed, or a list shown).
-# zsh and fish both give up their line at Ctrl-C and clear the screen
-# at Ctrl-L.
-tab() {
-	tm send-keys -t "$SH" C-c
-	i=0
-	# The bare prompt and nothing else: a line that starts with the prompt
-	# may still be the last one, Ctrl-C not handled yet (seen under load:
-	# 'jeattach --stats=' typed after 'jeattach --gdump=off').
-	until [ "$(screen)" = "${PS% }" ]; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && fail "$SH: no fresh prompt: $(screen)"
-		# Again until it is seen: zsh drops what was typed ahead
-		# of its prompt after a Ctrl-C.
-		[ $((i % 5)) = 1 ] && tm send-keys -t "$SH" C-l
+# shows TEXT N: the pane is TEXT, exactly, within N tenths of a second.
+shows() {
+	j=0
+	until [ "$(screen)" = "$1" ]; do
+		j=$((j + 1))
+		[ $j -gt "$2" ] && return 1
 		sleep 0.1
 	done
-	# Typed ahead just after a Ctrl-C, zsh may still drop keys (seen under
-	# a full parallel make check): a marker is typed until the line shows
-	# it, and taken back; after that the line editor keeps what comes.
-	# (fish keeps typeahead, and would draw an autosuggestion after the marker.)
-	if [ "$SH" = zsh ]; then
-		tm send-keys -t "$SH" -l x
-		i=0
-		until [ "$(screen)" = "${PS}x" ]; do
-			i=$((i + 1))
-			[ $i -gt 200 ] && fail "$SH: a typed key never showed: $(screen)"
-			case $(screen) in
-			"${PS}xx"*) tm send-keys -t "$SH" BSpace ;; # a late one came too
-			"${PS% }") [ $((i % 10)) = 0 ] && tm send-keys -t "$SH" -l x ;;
-			esac
-			sleep 0.1
-		done
-		tm send-keys -t "$SH" BSpace
-		i=0
-		until [ "$(screen)" = "${PS% }" ]; do
-			i=$((i + 1))
-			[ $i -gt 100 ] && fail "$SH: the marker was not taken back: $(screen)"
-			sleep 0.1
-		done
-	fi
-	tm send-keys -t "$SH" -l "$1"
-	typed=$(printf '%s\n' "$PS$1" | sed 's/ *$//') # as the pane shows it
-	until [ "$(screen)" = "$typed" ]; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && fail "$SH: '$1' never showed: $(screen)"
+}
+# fresh: a bare prompt, with the line editor reading keys. zsh and fish
+# both give up their line at Ctrl-C and clear the screen at Ctrl-L.
+# Under load either shell may handle a Ctrl-C late, after keys typed
+# since (seen in CI: '% x' left above a new prompt), or zsh may drop
+# keys typed ahead of its prompt; so a marker is typed until the line
+# shows it alone, and taken back, and any other pane starts over.
+# (fish keeps typeahead, and would draw an autosuggestion after a marker.)
+fresh() {
+	k=0
+	while :; do
+		k=$((k + 1))
+		[ $k -gt 10 ] && fail "$SH: no fresh prompt: $(screen)"
+		tm send-keys -t "$SH" C-c
 		sleep 0.1
+		tm send-keys -t "$SH" C-l
+		shows "${PS% }" 30 || continue
+		[ "$SH" = zsh ] || return 0
+		tm send-keys -t "$SH" -l x
+		shows "${PS}x" 30 || continue
+		tm send-keys -t "$SH" BSpace
+		shows "${PS% }" 30 && return 0
+	done
+}
+# tab LINE: a fresh line, LINE typed and Tab pressed; the pane's text is
+# read once the shell has answered (its line changed, or a list shown).
+tab() {
+	typed=$(printf '%s\n' "$PS$1" | sed 's/ *$//') # as the pane shows it
+	n=0
+	while :; do
+		n=$((n + 1))
+		[ $n -gt 5 ] && fail "$SH: '$1' never showed: $(screen)"
+		fresh
+		tm send-keys -t "$SH" -l "$1"
+		shows "$typed" 50 && break
 	done
 	tm send-keys -t "$SH" Tab
 	i=0
