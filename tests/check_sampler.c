@@ -25,6 +25,7 @@
 #include "sampler_blob.h"
 #include "sampler_hooks.h"
 #include "sampler_layout.h"
+#include "sampler_profile.h"
 
 struct here {
 	struct sampler_layout l;
@@ -289,6 +290,32 @@ START_TEST(deadline_removes_hooks)
 }
 END_TEST
 
+/* The profile written from samples is what libjeheap (and jeprof) read:
+ * one record per distinct stack, counts and bytes summed, heaviest first,
+ * the sampling rate in the header. */
+START_TEST(profile_reads_back)
+{
+	struct sampler_sample v[5] = {
+		{ .usize = 4096, .nframes = 2, .ips = { 0x1000, 0x2000 } },
+		{ .usize = 64, .nframes = 1, .ips = { 0x3000 } },
+		{ .usize = 4096, .nframes = 2, .ips = { 0x1000, 0x2000 } },
+		{ .usize = 8192, .nframes = 2, .ips = { 0x1000, 0x2001 } },
+		{ .usize = 64, .nframes = 1, .ips = { 0x3000 } },
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_int_eq(sampler_profile_write(f, v, 5, 524288), 0);
+	fclose(f);
+	const char *want = "heap_v2/524288\n  t*: 5: 16512 [0: 0]\n"
+			   "@ 0x1000 0x2000\n  t*: 2: 8192 [0: 0]\n"
+			   "@ 0x1000 0x2001\n  t*: 1: 8192 [0: 0]\n"
+			   "@ 0x3000\n  t*: 2: 128 [0: 0]\n";
+	ck_assert_str_eq(text, want);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sampler");
@@ -300,6 +327,7 @@ int main(void)
 	tcase_add_test(tc, full_ring_drops);
 	tcase_add_test(tc, fork_child_removes_its_hooks);
 	tcase_add_test(tc, deadline_removes_hooks);
+	tcase_add_test(tc, profile_reads_back);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -25,6 +25,8 @@ enum act_kind {
 	ACT_RECENT_BEGIN, /* --recent N: keep the last N sampled allocations */
 	ACT_RECENT_DUMP,  /* --recent: jemalloc's record of them, to a file */
 	ACT_RECENT_END,   /* --recent: put the number kept back */
+	ACT_SAMPLE_BEGIN, /* --sample: the sampler's hooks put in (n: mean bytes, us: window) */
+	ACT_SAMPLE_END,   /* --sample: taken out; its profile to arg (--dump FILE) */
 };
 
 /* --recent N at most. jemalloc writes the record with its dump lock held
@@ -69,6 +71,7 @@ struct act {
 	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
 };
 
+struct act_sampler;
 /* What actions of one target share across holds (--for's two halves). */
 struct act_session {
 	int prev_active; /* prof.active before --for: 0, 1, or -1 unknown */
@@ -87,6 +90,8 @@ struct act_session {
 	int64_t recent_prev;
 	int64_t recent_to; /* what jeattach set it to */
 	int recent_set;
+	/* --sample: the sampler put in and not taken out yet (act_sample.c). */
+	struct act_sampler *sampler;
 	/* prof.prefix as this run's --set gave it ("": not given): where
 	 * jemalloc's own files go from then on (act_files.c). */
 	char prof_prefix[4096];
@@ -148,6 +153,15 @@ struct act_recent_out {
 	uint64_t now_ns;
 };
 
+struct sampler_sample;
+/* --sample: the sampled objects still allocated at the window's end,
+ * unwound (malloc'd), for act_sample_finish. */
+struct act_sample_out {
+	struct sampler_sample *v;
+	size_t n;
+	uint64_t mean;
+};
+
 /* Which of the outputs below an action's result carries (its row's). */
 enum act_out_kind {
 	ACT_RES_FIELDS, /* fields only */
@@ -155,6 +169,7 @@ enum act_out_kind {
 	ACT_RES_FULL,   /* out.full */
 	ACT_RES_FRAG,   /* out.frag */
 	ACT_RES_RECENT, /* out.recent */
+	ACT_RES_SAMPLE, /* out.sample */
 };
 
 struct act_result {
@@ -174,6 +189,7 @@ struct act_result {
 		struct act_full_out full;     /* --stats=full */
 		struct act_frag_out frag;     /* --frag, from the hold to the finish */
 		struct act_recent_out recent; /* --recent's record */
+		struct act_sample_out sample; /* --sample's live objects */
 	} out;
 };
 
@@ -374,6 +390,13 @@ enum ja_exit act_arena_op(struct target *t, const char *op, struct act_result *r
 enum ja_exit act_for_begin(struct target *t, struct act_session *s, const struct act *a,
 			   struct act_result *r);
 enum ja_exit act_for_end(struct target *t, struct act_session *s, struct act_result *r);
+/* act_sample.c: --sample's sampler put in, read while the window runs
+ * (each tick of a wait, no thread stopped), taken out, written. */
+enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r);
+void act_sample_tick(struct target *t, struct act_session *s);
+enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_result *r);
+enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r);
 enum ja_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
 			      struct act_result *r);
 enum ja_exit act_recent_dump(struct target *t, struct act_result *r);

@@ -49,6 +49,7 @@ RUN(run_name_threads, act_name_threads(t, s, r))
 RUN(run_frag, act_frag(t, r))
 RUN(run_recent_dump, act_recent_dump(t, r))
 RUN(run_recent_end, act_recent_end(t, s, r))
+RUN(run_sample_end, act_sample_end(t, s, r))
 #undef RUN
 
 /* How an action is run. */
@@ -87,6 +88,8 @@ static const struct act_ops ops[] = {
 	[ACT_RECENT_BEGIN] = { act_recent_begin, NULL },
 	[ACT_RECENT_DUMP] = { run_recent_dump, act_recent_finish },
 	[ACT_RECENT_END] = { run_recent_end, NULL },
+	[ACT_SAMPLE_BEGIN] = { act_sample_begin, NULL },
+	[ACT_SAMPLE_END] = { run_sample_end, act_sample_finish },
 };
 
 void act_before(struct target *t, const struct act *a, struct act_result *r)

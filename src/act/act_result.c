@@ -59,6 +59,11 @@ void act_result_free(struct act_result *r)
 	case ACT_RES_RECENT:
 		free_text(&r->out.recent.json);
 		break;
+	case ACT_RES_SAMPLE:
+		free(r->out.sample.v);
+		r->out.sample.v = NULL;
+		r->out.sample.n = 0;
+		break;
 	case ACT_RES_FIELDS:
 		break;
 	}

@@ -48,6 +48,11 @@ static const struct act_row rows[] = {
 			      .output = ACT_OUT_RECORD,
 			      .long_call = "record of recent allocations" },
 	[ACT_RECENT_END] = { .name = "recent_end", .restores = "experimental.prof_recent.alloc_max" },
+	[ACT_SAMPLE_BEGIN] = { .name = "sample_begin" },
+	[ACT_SAMPLE_END] = { .name = "sample_end",
+			     .out = ACT_RES_SAMPLE,
+			     .output = ACT_OUT_PROFILE,
+			     .restores = "the sampler's hooks" },
 };
 
 const struct act_row *act_row(enum act_kind kind)

@@ -39,6 +39,9 @@ uint64_t arch_pc(const arch_gpregs_t *r);
  * its pc and sp, every other one zero (a walk from them ends at the first
  * frame that needs another). */
 void arch_regs_seen(arch_gpregs_t *r, uint64_t sp, uint64_t pc);
+/* The registers the sampler's alloc hook saved at its entry (sampler_abi.h,
+ * in sampler_entry.S's order): callee-saved ones, sp and pc; the rest 0. */
+void arch_regs_from_sample(arch_gpregs_t *r, const uint64_t *saved);
 uint64_t arch_sp(const arch_gpregs_t *r);
 /* Is this thread stopped inside a system call (its orig syscall number is set)? */
 int arch_in_syscall(const arch_gpregs_t *r);

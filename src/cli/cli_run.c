@@ -344,6 +344,7 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 		if (run->res[i].ran)
 			continue;
 		if ((k == ACT_RECENT_END && run->sess.recent_set) ||
+		    (k == ACT_SAMPLE_END && run->sess.sampler) ||
 		    (k == ACT_FOR_END && run->sess.prev_active == 0))
 			restore_after(run, o, i);
 	}

@@ -232,7 +232,8 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 /* Wait us microseconds, or until SIGINT/SIGTERM/SIGHUP (blocked: taken
  * here with sigtimedwait). Returns the signal, or 0. Every tick, threads
  * that were slow to stop are let go as soon as they have (rcall_sweep),
- * and the time left is told (then: what follows the wait). */
+ * the --sample ring is read, and the time left is told (then: what
+ * follows the wait). */
 static int wait_interruptibly(struct invocation *in, int64_t us, const char *then)
 {
 	core_usec_t until = core_now_us() + us;
@@ -250,8 +251,11 @@ static int wait_interruptibly(struct invocation *in, int64_t us, const char *the
 		if (sig > 0 && sig != SIGPIPE)
 			return sig;
 		for (int k = 0; k < in->o.npids; k++)
-			if (in->runs[k].t)
+			if (in->runs[k].t) {
 				rcall_sweep(in->runs[k].t);
+				/* --sample: its ring read while the target runs. */
+				act_sample_tick(in->runs[k].t, &in->runs[k].sess);
+			}
 	}
 }
 
@@ -262,14 +266,18 @@ static void then_text(const struct invocation *in, const struct plan_seg *seg, c
 {
 	const struct plan *p = &in->plan;
 	const struct plan_seg *next = seg + 1 < p->segs + p->nsegs ? seg + 1 : NULL;
-	int restore = 0, dump = -1, recent = 0;
+	int restore = 0, dump = -1, recent = 0, sample = 0;
 	for (int i = next ? next->first : 0; next && i < next->last; i++) {
 		recent |= act_step_output(&p->steps[i]) == ACT_OUT_RECORD;
+		sample |= p->steps[i].kind == ACT_SAMPLE_END;
 		restore |= act_row(p->steps[i].kind)->restores != NULL;
 		if (p->steps[i].kind == ACT_DUMP)
 			dump = i;
 	}
-	if (recent)
+	if (sample)
+		snprintf(buf, len, "take the sampler out and write its profile; Ctrl-C ends the "
+			 "wait early, and still does");
+	else if (recent)
 		snprintf(buf, len, "%stake the record of recent allocations and put back what "
 			 "was changed; Ctrl-C ends the wait early, and still does", dump >= 0 ? "dump, " : "");
 	else if (restore)

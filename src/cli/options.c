@@ -22,7 +22,7 @@ enum {
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
 	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
-	O_FORCE, O_FRAG, O_FRAG_OUT, O_FRAG_PROFILE, O_RECENT, O_RECENT_OUT,
+	O_FORCE, O_FRAG, O_FRAG_OUT, O_FRAG_PROFILE, O_RECENT, O_RECENT_OUT, O_SAMPLE, O_SAMPLE_RATE,
 	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
 };
 
@@ -48,6 +48,7 @@ static int take_rearm(struct options *o, int id, const char *arg, struct options
 static int take_top(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_frag(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 static int take_recent(struct options *o, int id, const char *arg, struct options_parse_state *ps);
+static int take_sample(struct options *o, int id, const char *arg, struct options_parse_state *ps);
 
 #define ACTIONS OPTIONS_SEC_ACTIONS
 #define OVER_TIME OPTIONS_SEC_OVER_TIME
@@ -142,6 +143,13 @@ static const struct options_row rows[] = {
 		  "(default 10s; 5.3+), then write it (JSON)" },
 	{ .name = "recent-out", .id = O_RECENT_OUT, .section = OVER_TIME, .take = take_recent,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE", .line = OPTIONS_LINE_WITH },
+	{ .name = "sample", .id = O_SAMPLE, .section = OVER_TIME, .take = take_sample,
+	  .help = "with --for D --dump FILE: a profile of a process\n"
+		  "started without prof:true (jemalloc 5.2-5.3):\n"
+		  "a sampler put in for the window; BYTES: mean\n"
+		  "between samples (524288)" },
+	{ .name = "sample-rate", .id = O_SAMPLE_RATE, .section = OVER_TIME, .take = take_sample,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "BYTES", .line = OPTIONS_LINE_WITH },
 	{ .name = "top", .id = O_TOP, .section = OVER_TIME, .take = take_top,
 	  .help = "a live view of one process's allocator: totals, arenas,\n"
 		  "threads (keys q s p); one JSON line a refresh when\n"
@@ -590,6 +598,24 @@ static int take_recent(struct options *o, int id, const char *arg, struct option
 	if (errno || *end || o->recent < 1 || o->recent > OPT_MAX_RECENT)
 		return say(ps, "--recent '%s': expected 1 to %d (allocations kept)", arg,
 			   OPT_MAX_RECENT);
+	return 0;
+}
+
+/* --sample [--sample-rate BYTES]: the sampler (act_sample.c); the mean
+ * bytes between samples, 512 KiB as jemalloc's lg_prof_sample:19. */
+static int take_sample(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char *end;
+	if (id == O_SAMPLE) {
+		o->sample = 1;
+		return 0;
+	}
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || *end || arg[0] == '-' || v < 1024 || v > (1ULL << 40))
+		return say(ps, "--sample-rate '%s': expected 1024 to %llu (mean bytes between samples; "
+			       "jemalloc's default is 524288)", arg, 1ULL << 40);
+	o->sample_rate = (uint64_t)v;
 	return 0;
 }
 

@@ -29,6 +29,8 @@ struct options {
 	int force;                /* --force: a dump may replace a file */
 	long recent;              /* --recent N: 0 if not given */
 	const char *recent_out;   /* --recent-out FILE, or NULL: an automatic name */
+	int sample;               /* --sample */
+	uint64_t sample_rate;     /* --sample-rate BYTES: 0 if not given */
 	enum act_rearm rearm;     /* --no-rearm, --discard-samples */
 	const char *prefix; /* --prefix, or NULL: try the known ones */
 	pid_t tid;          /* --tid: borrow this thread (0: any at a safe point) */

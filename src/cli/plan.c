@@ -25,6 +25,15 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 		snprintf(err, errlen, "--for and --every do not go together");
 		return -1;
 	}
+	if (o->sample_rate && !o->sample) {
+		snprintf(err, errlen, "--sample-rate goes with --sample");
+		return -1;
+	}
+	if (o->sample && (!o->for_us || !file || o->baseline || o->recent)) {
+		snprintf(err, errlen, "--sample takes one window: give --for DURATION and --dump FILE "
+				      "(and no --baseline or --recent)");
+		return -1;
+	}
 	if (o->recent_out && !o->recent) {
 		snprintf(err, errlen, "--recent-out goes with --recent N");
 		return -1;
@@ -93,6 +102,18 @@ static int expand_for(struct plan *p, const struct options *o, const char *file,
 	return 0;
 }
 
+/* --sample --for D --dump FILE: the sampler put in, the window, the
+ * sampler taken out and its profile written to FILE. prof.active is never
+ * touched: the target may have no profiling at all. */
+static void expand_sample(struct plan *p, const struct options *o, const char *file)
+{
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_SAMPLE_BEGIN,
+					      .n = (long)o->sample_rate,
+					      .us = o->for_us };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
+	p->steps[p->nsteps++] = (struct act){ .kind = ACT_SAMPLE_END, .arg = file };
+}
+
 /* --every INTERVAL --count N: N dumps, numbered from 0 (%n), INTERVAL apart. */
 static void expand_every(struct plan *p, const struct options *o, const char *file)
 {
@@ -125,7 +146,9 @@ static int expand(struct plan *p, const struct options *o, char *err, size_t err
 	for (int i = 0; i < o->nactions; i++)
 		if (!timed || o->actions[i].kind != ACT_DUMP)
 			p->steps[p->nsteps++] = o->actions[i];
-	if ((o->for_us || o->recent) && expand_for(p, o, file, ndumps))
+	if (o->sample)
+		expand_sample(p, o, file);
+	else if ((o->for_us || o->recent) && expand_for(p, o, file, ndumps))
 		goto oom;
 	if (o->every_us)
 		expand_every(p, o, file);

@@ -223,6 +223,13 @@ int rcall_seccomp(struct target *t, long nr, const uint64_t args[6], uint32_t *r
  * clears a pending interrupt when a tracer goes (__ptrace_unlink). */
 int rcall_sweep(struct target *t);
 
+/* Walk a stack copied earlier (the sampler's: registers r, len bytes of
+ * stack that lay at stack_base), with the target's own unwind tables; memory
+ * outside the copy is read from the target as it is now. Nothing needs to
+ * be held. The frames' addresses into ips, at most max: how many. */
+int rcall_unwind_copy(struct target *t, const arch_gpregs_t *r, uint64_t stack_base,
+		      const void *stack, size_t len, uint64_t *ips, int max);
+
 /* Restore the held thread exactly and let it go. Safe when nothing is held. */
 int rcall_release(struct target *t);
 void rcall_timing(const struct target *t, struct rcall_timing *out);

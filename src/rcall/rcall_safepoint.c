@@ -55,6 +55,11 @@ struct unwind_ctx {
 	 * next walks while the maps still show the same there. */
 	int page_const[CACHE_PAGES];
 	uint64_t page_ino[CACHE_PAGES], page_foff[CACHE_PAGES];
+	/* A copy of a stack taken earlier (the sampler's), read in place of
+	 * the target's memory over [ov_base, ov_base + ov_len). */
+	const unsigned char *ov;
+	uint64_t ov_base;
+	size_t ov_len;
 };
 
 /* The maps of this round of the hold's search (read before its stops), or
@@ -97,6 +102,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 		return -UNW_EINVAL;
 	}
 	unsigned char *dst = (unsigned char *)val;
+	if (c->ov && addr >= c->ov_base && addr - c->ov_base + sizeof(*val) <= c->ov_len) {
+		memcpy(dst, c->ov + (addr - c->ov_base), sizeof(*val));
+		return 0;
+	}
 	for (size_t done = 0; done < sizeof(*val);) {
 		uint64_t a = addr + done, base = a & ~(uint64_t)(PAGE - 1);
 		unsigned slot = (unsigned)((base / PAGE) % CACHE_PAGES);
@@ -340,7 +349,37 @@ static struct unwind_ctx *walk_begin(struct target *t, pid_t tid, const arch_gpr
 	c->t = t;
 	c->tid = tid;
 	c->regs = r;
+	c->ov = NULL;
+	c->ov_len = 0;
 	return c;
+}
+
+int rcall_unwind_copy(struct target *t, const arch_gpregs_t *r, uint64_t stack_base,
+		      const void *stack, size_t len, uint64_t *ips, int max)
+{
+	/* The copy's pages may differ from the target's now: stack pages
+	 * the cache kept from an earlier walk are dropped with the rest of
+	 * what is not a file's (walk_begin). */
+	struct unwind_ctx *c = walk_begin(t, t->io_pid, r, UNWIND_MAX_READS / 16);
+	if (!c)
+		return -ENOMEM;
+	c->ov = stack;
+	c->ov_base = stack_base;
+	c->ov_len = len;
+	unw_cursor_t cur;
+	int n = 0;
+	if (unw_init_remote(&cur, t->rc->unwind_as, c) < 0)
+		return 0;
+	while (n < max) {
+		unw_word_t ip;
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
+			break;
+		ips[n++] = ip;
+		if (unw_step(&cur) <= 0)
+			break;
+	}
+	c->ov = NULL;
+	return n;
 }
 
 /* A thread blocked in a system call is not stopped yet, and its stack

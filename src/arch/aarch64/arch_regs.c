@@ -44,6 +44,16 @@ void arch_regs_seen(arch_gpregs_t *r, uint64_t sp, uint64_t pc)
 	r->g.pc = pc;
 }
 
+void arch_regs_from_sample(arch_gpregs_t *r, const uint64_t *s)
+{
+	/* x19..x28 x29 x30 sp pc (src/arch/aarch64/sampler_entry.S) */
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < 12; i++)
+		r->g.regs[19 + i] = s[i];
+	r->g.sp = s[12];
+	r->g.pc = s[13];
+}
+
 uint64_t arch_sp(const arch_gpregs_t *r)
 {
 	return r->g.sp;

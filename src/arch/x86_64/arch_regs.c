@@ -32,6 +32,20 @@ void arch_regs_seen(arch_gpregs_t *r, uint64_t sp, uint64_t pc)
 	r->rip = pc;
 }
 
+void arch_regs_from_sample(arch_gpregs_t *r, const uint64_t *s)
+{
+	/* rbx rbp r12 r13 r14 r15 sp pc (src/arch/x86_64/sampler_entry.S) */
+	memset(r, 0, sizeof(*r));
+	r->rbx = s[0];
+	r->rbp = s[1];
+	r->r12 = s[2];
+	r->r13 = s[3];
+	r->r14 = s[4];
+	r->r15 = s[5];
+	r->rsp = s[6];
+	r->rip = s[7];
+}
+
 uint64_t arch_sp(const arch_gpregs_t *r)
 {
 	return r->rsp;

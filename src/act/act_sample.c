@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* --sample --for D --dump FILE: a heap profile from a process that was
+ * never set up for one. jemalloc 5.2.0-5.3.x run hooks on every
+ * allocation, free and in-place expansion once they are installed with
+ * experimental.hooks.install (include/jemalloc/internal/hook.h), with or
+ * without profiling built in or enabled. jeattach puts a small sampler
+ * there for the window (src/sampler/: the hooks, built freestanding, and
+ * the memory they keep), reads what it records while the target runs, and
+ * takes it out:
+ *
+ * - begin (one hold): the hooks' control must answer, and the target's
+ *   seccomp filter must allow the two system calls the hooks make; one
+ *   mapping is made, the hooks' code is written into it and made read and
+ *   execute (never writable and executable), the rest is marked
+ *   MADV_WIPEONFORK (a fork child's hooks find zeros and remove
+ *   themselves) and page 0 and the code are named for /proc/PID/maps;
+ *   the hooks are installed, and switched on.
+ * - while the window runs: the ring is read with process_vm_readv, no
+ *   thread stopped, and each record's stack is unwound at once with the
+ *   target's own unwind tables (rcall_unwind_copy), while the code it
+ *   names is still mapped.
+ * - end (one hold): switched off, removed (jemalloc's removal does not
+ *   wait for threads inside a hook: the gate in page 0 counts them, and
+ *   the rest of the mapping is unmapped only once none is inside), the
+ *   last records read, and the live set: the sampled objects still
+ *   allocated. Page 0 and the code stay (a thread may still be about to
+ *   enter the hook jemalloc had read before the removal), a few pages,
+ *   named. The profile is written after the release.
+ *
+ * Everything read back is the target's to forge: indices are taken from
+ * jeattach's own layout, lengths are bounded, records that do not check
+ * out are counted and left out. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/prctl.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "act.h"
+#include "act_stamp.h"
+#include "core_read.h"
+#include "errors.h"
+#include "rcall.h"
+#include "rctl.h"
+#include "sampler_abi.h"
+#include "sampler_arch.h"
+#include "sampler_blob.h"
+#include "sampler_layout.h"
+#include "sampler_profile.h"
+#include "sym.h"
+
+/* Table sizes: threads (4096: ample for a 1,000-thread server, probed 16
+ * deep), sampled objects alive at once or freed during the window, and
+ * ring records between two reads (a read every tick, 100 ms). */
+#define SAMPLE_THREADS 4096
+#define SAMPLE_LIVE 65536
+#define SAMPLE_RECS 64
+/* After the window's planned end, the hooks remove themselves if
+ * jeattach has not (it died): this long later. */
+#define SAMPLE_GRACE_NS (30LL * 1000000000LL)
+/* How long the end's hold waits for threads inside a hook to leave. */
+#define SAMPLE_GATE_US 200000
+#ifndef PR_SET_VMA
+#define PR_SET_VMA 0x53564d41
+#define PR_SET_VMA_ANON_NAME 0
+#endif
+
+struct sampled {
+	uint64_t seq, ptr;
+	int live; /* found in the live set at the end */
+	struct sampler_sample s;
+};
+
+struct act_sampler {
+	struct sampler_layout l;
+	uint64_t base, handle, mean;
+	uint64_t tail;      /* records read */
+	struct sampled *got;
+	size_t ngot, cap;
+	uint64_t forged;    /* records that did not check out */
+	uint64_t unwound_none; /* records with no frame */
+};
+
+static const char hooks_install[] = "experimental.hooks.install";
+static const char hooks_remove[] = "experimental.hooks.remove";
+
+/* The target's CLOCK_MONOTONIC minus ours: 0 unless it lives in another
+ * time namespace (/proc/PID/timens_offsets, Linux 5.6). */
+static int64_t monotonic_offset(pid_t pid)
+{
+	char path[64], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/timens_offsets", (int)pid);
+	if (core_read_file(path, 4096, &text, &len))
+		return 0;
+	int64_t off = 0;
+	for (char *line = text; line && *line;) {
+		long long sec, nsec;
+		char name[32];
+		if (sscanf(line, "%31s %lld %lld", name, &sec, &nsec) == 3 &&
+		    (!strcmp(name, "monotonic") || !strcmp(name, "1")))
+			off = sec * 1000000000LL + nsec;
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	free(text);
+	return off;
+}
+
+/* The hooks' two system calls must be allowed as they make them: a
+ * filter that kills on one would kill the target from inside a malloc. */
+static enum ja_exit check_seccomp(struct target *t, struct act_result *r, const char *doing)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} calls[] = { { SYS_process_vm_readv, "process_vm_readv" },
+		      { SYS_clock_gettime, "clock_gettime" } };
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		uint64_t args[6] = { (uint64_t)target_pid(t), 0, 1, 0, 1, 0 };
+		if (calls[i].nr == SYS_clock_gettime)
+			args[0] = CLOCK_MONOTONIC;
+		uint32_t ret = 0;
+		int e = rcall_seccomp(t, calls[i].nr, args, &ret);
+		if (e == -JA_ERR_SECCOMP_UNREADABLE)
+			return act_fail(r, JA_EXIT_UNSAFE,
+					"%s: the process has a seccomp filter jeattach cannot read (it "
+					"needs CAP_SYS_ADMIN), and the sampler's hooks call %s: run "
+					"jeattach as root, or restart the process with "
+					"MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
+					doing, calls[i].name);
+		if (e)
+			return act_transport_error(t, r, doing, e);
+		if ((ret & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ALLOW)
+			return act_fail(r, JA_EXIT_UNSAFE,
+					"%s: the process's seccomp filter does not allow %s, which "
+					"the sampler's hooks call; restart it with "
+					"MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
+					doing, calls[i].name);
+	}
+	return JA_EXIT_OK;
+}
+
+static int sys(struct target *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+	       uint64_t a4, uint64_t a5, long *ret)
+{
+	uint64_t args[6] = { a0, a1, a2, a3, a4, a5 };
+	return rcall_syscall(t, nr, args, 6, ret);
+}
+
+/* Unmap [base + off, base + len): the part of the mapping no hook can
+ * still reach. */
+static int unmap(struct target *t, uint64_t base, uint64_t off, uint64_t len)
+{
+	long ret;
+	int e = sys(t, SYS_munmap, base + off, len - off, 0, 0, 0, 0, &ret);
+	return e ? e : (int)(ret < 0 ? ret : 0);
+}
+
+/* The mapping made, written and protected: 0, or the exit code in r. */
+static enum ja_exit lay_out(struct target *t, struct act_sampler *sm, const char *doing,
+			    int64_t window_us, struct act_result *r)
+{
+	struct sampler_layout *l = &sm->l;
+	long ret;
+	int e = sys(t, SYS_mmap, 0, l->total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    (uint64_t)-1, 0, &ret);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (ret < 0 && ret > -4096)
+		return act_syscall_failed(t, r, doing, "mmap", (int)-ret);
+	sm->base = (uint64_t)ret;
+	struct sampler_keep keep;
+	struct sampler_ctl ctl;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t deadline = now.tv_sec * 1000000000LL + now.tv_nsec + window_us * 1000 +
+			   SAMPLE_GRACE_NS + monotonic_offset(target_pid(t));
+	uint64_t seed = (uint64_t)now.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+	sampler_layout_keep(l, &keep, target_jemalloc(t)->mallctl);
+	sampler_layout_ctl(l, &ctl, target_pid(t), sm->mean, seed, deadline);
+	const char *call = NULL;
+	if ((e = rcall_write(t, sm->base, &keep, sizeof(keep))) ||
+	    (e = rcall_write(t, sm->base + l->ctl_off, &ctl, sizeof(ctl))) ||
+	    (e = rcall_write(t, sm->base + l->code_off, sampler_blob, sampler_blob_len)))
+		goto fail;
+	if ((e = sys(t, SYS_mprotect, sm->base + l->code_off, l->code_len, PROT_READ | PROT_EXEC, 0,
+		     0, 0, &ret)))
+		goto fail;
+	if (ret) {
+		call = "mprotect";
+		goto fail;
+	}
+	if ((e = sys(t, SYS_madvise, sm->base + l->ctl_off, l->total - l->ctl_off, MADV_WIPEONFORK,
+		     0, 0, 0, &ret)))
+		goto fail;
+	if (ret) {
+		call = "madvise(MADV_WIPEONFORK)";
+		goto fail;
+	}
+	/* Named where the kernel can (5.17, CONFIG_ANON_VMA_NAME): what
+	 * stays is then "[anon:jeattach-sampler]" in the target's maps. */
+	uint64_t name;
+	rcall_scratch_reset(t);
+	if (!rcall_push_string(t, "jeattach-sampler", &name))
+		(void)sys(t, SYS_prctl, PR_SET_VMA, PR_SET_VMA_ANON_NAME, sm->base, l->keep_len, name, 0,
+			  &ret);
+	return JA_EXIT_OK;
+fail:;
+	long r2;
+	(void)sys(t, SYS_munmap, sm->base, l->total, 0, 0, 0, 0, &r2);
+	sm->base = 0;
+	if (call)
+		return act_syscall_failed(t, r, doing, call, (int)-ret);
+	return act_transport_error(t, r, doing, e);
+}
+
+enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const struct act *a,
+			      struct act_result *r)
+{
+	const char *doing = "cannot start the sampler";
+	if (s->sampler)
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: one is running already", doing);
+	int exists = 0, merr = 0;
+	int e = rctl_probe(t, hooks_install, &exists);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (!exists)
+		return act_fail(r, JA_EXIT_MALLCTL,
+				"%s: this jemalloc has no %s (5.2.0 to 5.3.x have it); restart the "
+				"process with MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
+				doing, hooks_install);
+	enum ja_exit c = check_seccomp(t, r, doing);
+	if (c)
+		return c;
+	struct act_sampler *sm = calloc(1, sizeof(*sm));
+	if (!sm)
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: out of memory", doing);
+	sm->mean = a->n > 0 ? (uint64_t)a->n : 524288;
+	if (sampler_layout_plan(&sm->l, (size_t)sysconf(_SC_PAGESIZE), sampler_blob_len,
+				SAMPLE_THREADS, SAMPLE_LIVE, SAMPLE_RECS)) {
+		free(sm);
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: no layout for the sampler", doing);
+	}
+	if ((c = lay_out(t, sm, doing, a->us, r))) {
+		free(sm);
+		return c;
+	}
+	uint64_t hooks[4];
+	sampler_layout_hooks(&sm->l, sm->base, hooks);
+	e = rctl_exchange_bytes(t, hooks_install, hooks, sizeof(hooks), &sm->handle,
+				sizeof(sm->handle), &merr);
+	if (e || merr || !sm->handle) {
+		long ret;
+		/* Not installed (an error, or jemalloc's four slots are
+		 * taken: EAGAIN): nothing can run the code, all of it goes. */
+		(void)sys(t, SYS_munmap, sm->base, sm->l.total, 0, 0, 0, 0, &ret);
+		free(sm);
+		if (e)
+			return act_transport_error(t, r, doing, e);
+		if (merr == EAGAIN)
+			return act_fail(r, JA_EXIT_MALLCTL,
+					"%s: jemalloc's hook slots are all taken (it has four); "
+					"another tool has hooks in this process", doing);
+		return act_mallctl_error(t, r, doing, hooks_install, merr ? merr : EINVAL);
+	}
+	uint32_t on = 1;
+	if ((e = rcall_write(t, sm->base + offsetof(struct sampler_keep, handle), &sm->handle, 8)) ||
+	    (e = rcall_write(t, sm->base + offsetof(struct sampler_keep, on), &on, 4))) {
+		/* Installed but not on: every hook returns at once. */
+		s->sampler = sm;
+		return act_transport_error(t, r, doing, e);
+	}
+	s->sampler = sm;
+	act_field_u64(r, "sample_rate", sm->mean);
+	act_field_u64(r, "mapping", sm->base);
+	act_field_u64(r, "mapping_bytes", sm->l.total);
+	return JA_EXIT_OK;
+}
+
+static int add(struct act_sampler *sm, const struct sampled *x)
+{
+	if (sm->ngot == sm->cap) {
+		size_t cap = sm->cap ? sm->cap * 2 : 256;
+		struct sampled *v = realloc(sm->got, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		sm->got = v;
+		sm->cap = cap;
+	}
+	sm->got[sm->ngot++] = *x;
+	return 0;
+}
+
+/* Read every committed record after the last read, unwind each, and let
+ * the hooks reuse their slots. No thread is stopped. */
+static int drain(struct target *t, struct act_sampler *sm)
+{
+	const struct sampler_layout *l = &sm->l;
+	uint64_t head;
+	int e = rcall_read(t, sm->base + l->ctl_off + offsetof(struct sampler_ctl, head), &head, 8);
+	if (e)
+		return e;
+	/* The target's word: never more than a ring's worth ahead. */
+	if (head < sm->tail || head - sm->tail > l->nrecs)
+		head = sm->tail + l->nrecs;
+	static struct sampler_rec rec; /* 16 KiB: not on the stack */
+	static struct sampled x;
+	for (; sm->tail < head; sm->tail++) {
+		uint64_t at = sm->base + l->recs_off + (sm->tail & (l->nrecs - 1)) * sizeof(rec);
+		if ((e = rcall_read(t, at, &rec, offsetof(struct sampler_rec, stack))))
+			return e;
+		if (rec.seq != sm->tail + 1)
+			break; /* reserved, not written yet: the next read takes it */
+		size_t len = rec.stack_len <= SAMPLER_STACK_MAX ? rec.stack_len : 0;
+		if (len && (e = rcall_read(t, at + offsetof(struct sampler_rec, stack), rec.stack, len)))
+			return e;
+		if (rec.usize > (1ULL << 42) || rec.usize < rec.size) {
+			sm->forged++;
+			continue;
+		}
+		arch_gpregs_t regs;
+		arch_regs_from_sample(&regs, rec.regs);
+		memset(&x, 0, sizeof(x));
+		x.seq = rec.seq;
+		x.ptr = rec.ptr;
+		x.s.usize = rec.usize;
+		x.s.nframes = rcall_unwind_copy(t, &regs, rec.regs[SAMPLER_REG_SP], rec.stack, len,
+						x.s.ips, SAMPLER_MAX_FRAMES);
+		if (x.s.nframes <= 0) {
+			sm->unwound_none++;
+			continue;
+		}
+		if ((e = add(sm, &x)))
+			return e;
+	}
+	return rcall_write(t, sm->base + l->ctl_off + offsetof(struct sampler_ctl, tail), &sm->tail,
+			   8);
+}
+
+void act_sample_tick(struct target *t, struct act_session *s)
+{
+	if (s->sampler)
+		(void)drain(t, s->sampler);
+}
+
+/* Every slot of the gate empty: no thread is inside a hook, and none
+ * will go past the switch, now off. */
+static int gate_clear(struct target *t, const struct act_sampler *sm)
+{
+	uint64_t busy[SAMPLER_NBUSY];
+	if (rcall_read(t, sm->base + offsetof(struct sampler_keep, busy), busy, sizeof(busy)))
+		return 0;
+	for (int i = 0; i < SAMPLER_NBUSY; i++)
+		if (busy[i])
+			return 0;
+	return 1;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct sampled *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The sampled objects still allocated: the live set's entries whose
+ * record was read, matched by sequence number and address. */
+static size_t keep_live(struct target *t, struct act_sampler *sm, struct act_result *r)
+{
+	size_t n = (size_t)sm->l.nlive;
+	struct sampler_live *live = malloc(n * sizeof(*live));
+	if (!live || rcall_read(t, sm->base + sm->l.live_off, live, n * sizeof(*live))) {
+		free(live);
+		return 0;
+	}
+	qsort(sm->got, sm->ngot, sizeof(*sm->got), by_seq);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (live[i].ptr <= 1)
+			continue;
+		struct sampled key = { .seq = live[i].rec };
+		struct sampled *g = bsearch(&key, sm->got, sm->ngot, sizeof(*sm->got), by_seq);
+		if (!g || g->live || g->ptr != live[i].ptr)
+			continue; /* a forged or repeated entry counts nothing */
+		/* An in-place expansion changed its size: the bytes it holds
+		 * now (a class of the same law). */
+		if (live[i].usize >= g->s.usize && live[i].usize < (1ULL << 42))
+			g->s.usize = live[i].usize;
+		g->live = 1;
+		kept++;
+	}
+	free(live);
+	struct sampler_sample *v = malloc((kept ? kept : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; v && i < sm->ngot; i++)
+		if (sm->got[i].live)
+			v[k++] = sm->got[i].s;
+	r->out.sample.v = v;
+	r->out.sample.n = v ? k : 0;
+	r->out.sample.mean = sm->mean;
+	return k;
+}
+
+enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_result *r)
+{
+	const char *doing = "cannot take the sampler out";
+	struct act_sampler *sm = s->sampler;
+	if (!sm)
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: none is running", doing);
+	uint32_t off = 0;
+	int merr = 0;
+	int e = rcall_write(t, sm->base + offsetof(struct sampler_keep, on), &off, 4);
+	/* The store-buffer pattern with the hooks' gate (sampler_abi.h):
+	 * this store before the gate's loads below. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!e)
+		e = rctl_write_bytes(t, hooks_remove, &sm->handle, sizeof(sm->handle), &merr);
+	if (e || merr) {
+		/* Off, but still installed: each hook returns at once, and
+		 * removes itself at the deadline. */
+		s->sampler = NULL;
+		free(sm->got);
+		free(sm);
+		if (e)
+			return act_transport_error(t, r, doing, e);
+		return act_mallctl_error(t, r, doing, hooks_remove, merr);
+	}
+	int clear = 0;
+	for (int waited = 0; waited < SAMPLE_GATE_US && !(clear = gate_clear(t, sm)); waited += 1000)
+		usleep(1000);
+	e = drain(t, sm);
+	struct sampler_ctl ctl;
+	if (!e)
+		e = rcall_read(t, sm->base + sm->l.ctl_off, &ctl, sizeof(ctl));
+	size_t live = e ? 0 : keep_live(t, sm, r);
+	uint64_t left = sm->l.keep_len;
+	if (!clear || unmap(t, sm->base, sm->l.ctl_off, sm->l.total))
+		left = sm->l.total;
+	if (!e) {
+		act_field_u64(r, "samples", ctl.taken);
+		act_field_u64(r, "dropped_ring_full", ctl.dropped_ring);
+		act_field_u64(r, "dropped_set_full", ctl.dropped_live);
+		act_field_u64(r, "dropped_threads", ctl.dropped_threads);
+		act_field_u64(r, "no_stack", ctl.nostack);
+		act_field_u64(r, "not_unwound", sm->unwound_none);
+		act_field_u64(r, "refused", sm->forged);
+		act_field_u64(r, "live", live);
+	}
+	act_field_u64(r, "left_in_target_bytes", left);
+	act_field_u64(r, "left_at", sm->base);
+	s->sampler = NULL;
+	free(sm->got);
+	free(sm);
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	return JA_EXIT_OK;
+}
+
+/* After the release: the profile to the --dump file, with the target's
+ * maps and jeattach's stamps, as a prof.dump's. */
+enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r)
+{
+	char file[4200], tmp[4300], path[64];
+	if (!a->arg)
+		return act_fail(r, JA_EXIT_USAGE, "--sample needs --dump FILE");
+	if (act_expand_pattern(a->arg, target_pid(t), 0, file, sizeof(file)))
+		return act_fail(r, JA_EXIT_USAGE, "bad file pattern %s: %%p, %%t and %%%% are known",
+				a->arg);
+	int fd = act_temp_beside(file, tmp, sizeof(tmp));
+	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!out) {
+		int e = fd < 0 ? -fd : errno;
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
+				file, strerror(e));
+	}
+	struct act_sample_out *so = &r->out.sample;
+	int e = sampler_profile_write(out, so->v, so->n, so->mean);
+	char *maps = NULL;
+	size_t mlen = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)target_pid(t));
+	if (!e && !core_read_file(path, 64 << 20, &maps, &mlen))
+		fprintf(out, "\nMAPPED_LIBRARIES:\n%s", maps);
+	free(maps);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!e && fflush(out))
+		e = -errno;
+	if (!e)
+		e = act_stamp(t, fd, &now);
+	if (!e && fsync(fd) < 0)
+		e = -errno;
+	struct stat st;
+	uint64_t bytes = !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
+	if (fclose(out) && !e)
+		e = -errno;
+	if (!e)
+		e = act_publish(tmp, file, a->force);
+	if (e) {
+		unlink(tmp);
+		return act_publish_error(r, file, e, "the profile");
+	}
+	act_field_str(r, "file", file);
+	act_field_u64(r, "bytes", bytes);
+	return JA_EXIT_OK;
+}

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# --sample on processes never set up for profiling (an empty MALLOC_CONF:
+# opt.prof off; Debian's jemalloc 5.3.0): a profile that jeheap reads and
+# that names the leaking site; what stays in the target is the two named
+# pages and nothing else; the hooks are taken out (jemalloc has four
+# slots: five runs in a row would fail at the fifth otherwise); a process
+# that forks children throughout is unharmed, and so are they; a process
+# with prof:true is sampled the same way, its own profiling untouched.
+. "$top_srcdir/tests/integration/lib.sh"
+require_ptrace
+
+NOPROF="MALLOC_CONF="
+start_victim_env v "$NOPROF" "$TARGETS/victim_leak" "$WORK/truth.log"
+expect_rc 0 "$JEATTACH" -p "$v" --status --json
+printf '%s' "$OUT" | grep -q '"opt.prof": *false\|"opt_prof": *false\|"prof": *false' ||
+	fail "the victim has profiling on: $OUT"
+expect_rc 0 "$JEATTACH" -p "$v" --sample --for 3s --dump "$WORK/s.heap" --json
+printf '%s\n' "$OUT" | tail -1 >"$WORK/run.json"
+python3 - "$WORK/run.json" <<'PY' || fail "sample run: $OUT"
+import json, sys
+j = json.load(open(sys.argv[1]))
+steps = {s["action"]: s for s in j["actions"]}
+end = steps["sample_end"]
+assert end["samples"] > 0 and 0 < end["live"] <= end["samples"], end
+assert end["dropped_ring_full"] == 0 and end["refused"] == 0, end
+assert end["left_in_target_bytes"] <= 3 * 4096, end
+PY
+head -1 "$WORK/s.heap" | grep -qx 'heap_v2/524288' || fail "not a heap_v2 profile: $(head -2 "$WORK/s.heap")"
+grep -q '^MAPPED_LIBRARIES:' "$WORK/s.heap" || fail "no MAPPED_LIBRARIES"
+grep -q '^# jeattach build-id ' "$WORK/s.heap" || fail "no build-id stamps"
+expect_rc 0 "$JEHEAP" top "$WORK/s.heap"
+printf '%s\n' "$OUT" | grep -q 'tr_leak_site' || fail "the leaking site is not in the profile: $OUT"
+pass "a profile of a process without prof:true names its leaking site"
+
+python3 - "$WORK/run.json" "/proc/$v/maps" <<'PY' || fail "what stays in the target: $(cat "/proc/$v/maps")"
+import json, sys
+acts = {a["action"]: a for a in json.load(open(sys.argv[1]))["actions"]}
+base, left = acts["sample_end"]["left_at"], acts["sample_end"]["left_in_target_bytes"]
+total = acts["sample_begin"]["mapping_bytes"]
+assert acts["sample_begin"]["mapping"] == base
+maps = []
+for line in open(sys.argv[2]):
+    lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+    maps.append((lo, hi, line.split()[1]))
+# [base, base + left): page 0 (rw) and the code (r-x), wholly mapped.
+covered = sum(min(hi, base + left) - max(lo, base) for lo, hi, _ in maps
+              if lo < base + left and hi > base)
+assert covered == left, (covered, left)
+perms = [p for lo, hi, p in maps if lo < base + left and hi > base]
+assert perms == ["rw-p", "r-xp"], perms
+# The rest of what was made, unmapped.
+assert not [m for m in maps if m[0] < base + total and m[1] > base + left], "rest still mapped"
+PY
+pass "what stays in the target is the gate page and the code, as reported"
+
+# Taken out each time: jemalloc installs at most four hooks (HOOK_MAX).
+for i in 1 2 3 4 5; do
+	expect_rc 0 "$JEATTACH" -p "$v" --sample --for 200ms --dump "$WORK/r$i.heap"
+done
+pass "five windows in a row: each run's hooks were removed"
+finish_victim v
+
+# Children of fork during the window inherit the hooks and the sampler's
+# memory: they remove their copy themselves and come to no harm.
+start_victim_env f "$NOPROF" "$TARGETS/victim_fork"
+expect_rc 0 "$JEATTACH" -p "$f" --sample --for 2s --dump "$WORK/f.heap"
+finish_victim f
+pass "a process forking children during the window, and its children, unharmed"
+
+# With prof:true, the sampler does not touch jemalloc's own profiling.
+start_victim v2 "$TARGETS/victim_leak" "$WORK/truth2.log"
+expect_rc 0 "$JEATTACH" -p "$v2" --sample --for 1s --dump "$WORK/p.heap"
+expect_rc 0 "$JEATTACH" -p "$v2" --get prof.active
+printf '%s\n' "$OUT" | grep -q 'false' || fail "prof.active changed: $OUT"
+finish_victim v2
+pass "a process with prof:true: its prof.active left alone"
+
+# Refused before anything is touched: no --for, no --dump.
+expect_rc 2 "$JEATTACH" -p 1 --sample --dump "$WORK/x.heap"
+printf '%s\n' "$ERR" | grep -q -- '--sample takes one window' || fail "no cause: $ERR"
+expect_rc 2 "$JEATTACH" -p 1 --sample-rate 4096 --status
+pass "--sample without a window, --sample-rate without --sample: refused with the fix"
