@@ -96,7 +96,9 @@ static void install(struct here *h, uint32_t nrecs, uint64_t mean, int64_t deadl
 /* As jeattach takes it out: off, removed, then every gate slot empty. */
 static void uninstall(struct here *h)
 {
-	__atomic_store_n(&h->k->on, 0, __ATOMIC_SEQ_CST);
+	ck_assert_uint_eq(sampler_claim(h->k), 1);
+	ck_assert_uint_eq(sampler_claim(h->k), 0); /* once */
+	ck_assert_uint_eq(h->k->on, 0);
 	ck_assert_int_eq(mallctl("experimental.hooks.remove", NULL, NULL, &h->handle, sizeof(h->handle)), 0);
 	for (int i = 0; i < SAMPLER_NBUSY; i++)
 		ck_assert_uint_eq(__atomic_load_n(&h->k->busy[i], __ATOMIC_SEQ_CST), 0);
@@ -285,6 +287,8 @@ START_TEST(deadline_removes_hooks)
 	ck_assert_uint_eq(h.c->expired, 1);
 	ck_assert_uint_eq(h.k->removing, 1);
 	ck_assert_uint_eq(h.k->on, 0);
+	/* jeattach, late, finds them removed: no second removal. */
+	ck_assert_uint_eq(sampler_claim(h.k), 0);
 	for (int i = 0; i < SAMPLER_NBUSY; i++)
 		ck_assert_uint_eq(h.k->busy[i], 0);
 }

@@ -68,6 +68,9 @@ struct act {
 	int force;      /* a dump may replace an existing file (--force) */
 	uint64_t max_bytes; /* a dump: refused past this size (--max-dump) */
 	long n;             /* ACT_RECENT_BEGIN: how many allocations to keep */
+	/* ACT_SAMPLE_BEGIN: how long after the window the hooks wait for
+	 * jeattach to take them out before they remove themselves (it died) */
+	int64_t grace_us;
 	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
 };
 

@@ -57,6 +57,7 @@
 #include "sampler_layout.h"
 #include "sampler_profile.h"
 #include "sym.h"
+#include "target_limits.h"
 
 /* Table sizes: threads (4096: ample for a 1,000-thread server, probed 16
  * deep), sampled objects alive at once or freed during the window, and
@@ -64,9 +65,10 @@
 #define SAMPLE_THREADS 4096
 #define SAMPLE_LIVE 65536
 #define SAMPLE_RECS 64
-/* After the window's planned end, the hooks remove themselves if
- * jeattach has not (it died): this long later. */
-#define SAMPLE_GRACE_NS (30LL * 1000000000LL)
+/* What the target's memory cgroup must still take beyond the mapping:
+ * its pages are charged as the hooks first touch them, inside the
+ * target's own allocations. */
+#define SAMPLE_MEM_MARGIN (4ULL << 20)
 /* How long the end's hold waits for threads inside a hook to leave. */
 #define SAMPLE_GATE_US 200000
 #ifndef PR_SET_VMA
@@ -124,7 +126,14 @@ static enum ja_exit check_seccomp(struct target *t, struct act_result *r, const 
 		long nr;
 		const char *name;
 	} calls[] = { { SYS_process_vm_readv, "process_vm_readv" },
-		      { SYS_clock_gettime, "clock_gettime" } };
+		      { SYS_clock_gettime, "clock_gettime" },
+		      /* And jeattach's own, made in the held thread: one
+		       * refused would leave the sampler half made, or its
+		       * megabytes behind. */
+		      { SYS_mmap, "mmap" },
+		      { SYS_mprotect, "mprotect" },
+		      { SYS_madvise, "madvise" },
+		      { SYS_munmap, "munmap" } };
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		uint64_t args[6] = { (uint64_t)target_pid(t), 0, 1, 0, 1, 0 };
 		if (calls[i].nr == SYS_clock_gettime)
@@ -143,10 +152,28 @@ static enum ja_exit check_seccomp(struct target *t, struct act_result *r, const 
 		if ((ret & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ALLOW)
 			return act_fail(r, JA_EXIT_UNSAFE,
 					"%s: the process's seccomp filter does not allow %s, which "
-					"the sampler's hooks call; restart it with "
-					"MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
+					"the sampler needs; restart it with MALLOC_CONF=prof:true "
+					"and use --for DURATION --dump FILE",
 					doing, calls[i].name);
 	}
+	return JA_EXIT_OK;
+}
+
+/* The mapping is charged to the target's memory cgroup page by page as
+ * the hooks touch it: refused where that could be the charge that tips
+ * the process over its limit. */
+static enum ja_exit check_room(struct target *t, const struct act_sampler *sm,
+			       struct act_result *r, const char *doing)
+{
+	struct target_limits l;
+	target_limits_read(rcall_held_tid(t) ? rcall_held_tid(t) : target_io_pid(t), &l);
+	if (l.mem_headroom < sm->l.total + SAMPLE_MEM_MARGIN)
+		return act_fail(r, JA_EXIT_UNSAFE,
+				"%s: the process's memory cgroup can take only %llu more bytes "
+				"(%s), and the sampler needs %llu KiB in it; raise that limit or "
+				"let the process free memory first",
+				doing, (unsigned long long)l.mem_headroom, l.mem_file,
+				(unsigned long long)((sm->l.total + SAMPLE_MEM_MARGIN) >> 10));
 	return JA_EXIT_OK;
 }
 
@@ -168,7 +195,7 @@ static int unmap(struct target *t, uint64_t base, uint64_t off, uint64_t len)
 
 /* The mapping made, written and protected: 0, or the exit code in r. */
 static enum ja_exit lay_out(struct target *t, struct act_sampler *sm, const char *doing,
-			    int64_t window_us, struct act_result *r)
+			    const struct act *a, struct act_result *r)
 {
 	struct sampler_layout *l = &sm->l;
 	long ret;
@@ -183,8 +210,8 @@ static enum ja_exit lay_out(struct target *t, struct act_sampler *sm, const char
 	struct sampler_ctl ctl;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	int64_t deadline = now.tv_sec * 1000000000LL + now.tv_nsec + window_us * 1000 +
-			   SAMPLE_GRACE_NS + monotonic_offset(target_pid(t));
+	int64_t deadline = now.tv_sec * 1000000000LL + now.tv_nsec + (a->us + a->grace_us) * 1000 +
+			   monotonic_offset(target_pid(t));
 	uint64_t seed = (uint64_t)now.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
 	sampler_layout_keep(l, &keep, target_jemalloc(t)->mallctl);
 	sampler_layout_ctl(l, &ctl, target_pid(t), sm->mean, seed, deadline);
@@ -251,7 +278,7 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 		free(sm);
 		return act_fail(r, JA_EXIT_INTERNAL, "%s: no layout for the sampler", doing);
 	}
-	if ((c = lay_out(t, sm, doing, a->us, r))) {
+	if ((c = check_room(t, sm, r, doing)) || (c = lay_out(t, sm, doing, a, r))) {
 		free(sm);
 		return c;
 	}
@@ -416,17 +443,20 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 	struct act_sampler *sm = s->sampler;
 	if (!sm)
 		return act_fail(r, JA_EXIT_INTERNAL, "%s: none is running", doing);
-	uint32_t off = 0;
 	int merr = 0;
-	int e = rcall_write(t, sm->base + offsetof(struct sampler_keep, on), &off, 4);
-	/* The store-buffer pattern with the hooks' gate (sampler_abi.h):
-	 * this store before the gate's loads below. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!e)
+	/* The claim runs in the held thread: it switches the hooks off
+	 * (the gate's store, sampler_abi.h) and takes the once-only flag the
+	 * hooks take when they remove themselves, so the handle is removed
+	 * once. */
+	uint64_t claimed = 0, arg = sm->base;
+	int e = rcall(t, sm->base + sm->l.code_off + sampler_blob_claim, &arg, 1, &claimed);
+	if (!e && claimed)
 		e = rctl_write_bytes(t, hooks_remove, &sm->handle, sizeof(sm->handle), &merr);
+	if (!e && !claimed)
+		act_field_str(r, "hooks", "removed themselves (the window's deadline passed)");
 	if (e || merr) {
-		/* Off, but still installed: each hook returns at once, and
-		 * removes itself at the deadline. */
+		/* Off (if the claim ran), still installed: each hook returns
+		 * at once; left mapped, all of it. */
 		s->sampler = NULL;
 		free(sm->got);
 		free(sm);

@@ -107,9 +107,12 @@ static int expand_for(struct plan *p, const struct options *o, const char *file,
  * touched: the target may have no profiling at all. */
 static void expand_sample(struct plan *p, const struct options *o, const char *file)
 {
+	/* The end's hold may wait --timeout for a thread; past that and a
+	 * margin, a jeattach that has not come is taken for gone. */
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_SAMPLE_BEGIN,
 					      .n = (long)o->sample_rate,
-					      .us = o->for_us };
+					      .us = o->for_us,
+					      .grace_us = (int64_t)(o->timeout_s * 1e6) + 10000000 };
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_SAMPLE_END, .arg = file };
 }

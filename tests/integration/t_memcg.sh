@@ -58,6 +58,11 @@ expect_rc 10 "$JEATTACH" -p "$mc" --dump "$WORK/mc2.heap"
 echo "$ERR" | grep -q "memory cgroup can take only .*$LIMIT" || fail "1 MiB of room: $ERR"
 [ -e "$WORK/mc2.heap" ] && fail "a profile was written"
 kill -0 "$mc" 2>/dev/null || fail "the victim died: $(cat "$mc_out")"
+# The sampler's pages are charged as its hooks touch them, inside the
+# target's own allocations: refused too, before anything is made.
+expect_rc 10 "$JEATTACH" -p "$mc" --sample --for 1s --dump "$WORK/mc3.heap"
+echo "$ERR" | grep -q "memory cgroup can take only .*the sampler needs" || fail "--sample, 1 MiB of room: $ERR"
+[ -e "$WORK/mc3.heap" ] && fail "a profile was written"
 echo $((use + (64 << 20))) >"$CG/$LIMIT"
 finish_victim mc
-pass "1 MiB of room: refused: $(echo "$ERR" | grep -o 'take only [0-9]* more bytes ([^)]*)')"
+pass "1 MiB of room: --dump and --sample refused: $(echo "$ERR" | grep -o 'take only [0-9]* more bytes ([^)]*)')"

@@ -28,7 +28,7 @@
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
- *          -s e|t|k|K|w|m install a seccomp filter once set up, in every thread:
+ *          -s e|t|k|K|w|m|v install a seccomp filter once set up, in every thread:
  *             e: pipe2 fails with EPERM (SECCOMP_RET_ERRNO);
  *             t: openat raises SIGSYS (SECCOMP_RET_TRAP), which this
  *             program does not handle (it would die of it);
@@ -38,7 +38,9 @@
  *             w: openat with O_CREAT kills the process (a read-only
  *             sandbox: the filter looks at an argument);
  *             m: munmap fails with EPERM (jemalloc retains its memory
- *             on Linux and never unmaps: an allowlist may leave it out).
+ *             on Linux and never unmaps: an allowlist may leave it out);
+ *             v: process_vm_readv kills the process (the sampler's
+ *             hooks call it: --sample must refuse).
  *          -A N create N arenas (reading arenas.create makes one) before
  *             "ready": a large malloc_stats_print report
  *          -G a hostile thread: it watches this process's descriptors and
@@ -530,7 +532,8 @@ int main(int argc, char **argv)
 	    (sec == 'k' && install_seccomp(SYS_pipe2, SECCOMP_RET_KILL_PROCESS)) ||
 	    (sec == 'K' && install_seccomp(SYS_pipe2, SECCOMP_RET_KILL_THREAD)) ||
 	    (sec == 'w' && install_seccomp_nocreate()) ||
-	    (sec == 'm' && install_seccomp(SYS_munmap, SECCOMP_RET_ERRNO | EPERM))) {
+	    (sec == 'm' && install_seccomp(SYS_munmap, SECCOMP_RET_ERRNO | EPERM)) ||
+	    (sec == 'v' && install_seccomp(SYS_process_vm_readv, SECCOMP_RET_KILL_PROCESS))) {
 		perror("seccomp");
 		return 3;
 	}

@@ -82,6 +82,20 @@ static void remove_self(struct sampler_keep *k)
 		mallctl(k->remove_name, NULL, NULL, &handle, sizeof(handle));
 }
 
+/* jeattach's claim on the removal, made by an injected call in the end's
+ * hold: off, and the same once-only flag remove_self takes, so that the
+ * hooks are removed once, by jeattach or by themselves (a second
+ * experimental.hooks.remove of the handle would free the slot again,
+ * maybe under another tool's hook). 1: jeattach removes them; 0: they
+ * removed themselves already. */
+HIDDEN uint64_t sampler_claim(struct sampler_keep *k)
+{
+	uint32_t no = 0;
+	__atomic_store_n(&k->on, 0, __ATOMIC_SEQ_CST);
+	return __atomic_compare_exchange_n(&k->removing, &no, 1, 0, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
 /* jemalloc's size classes (src/sc.c with LG_QUANTUM 4, the x86_64 and
  * aarch64 default, and SC_LG_NGROUP 2: four classes per doubling): the
  * bytes an allocation of n holds, as sz_s2u computes them. */

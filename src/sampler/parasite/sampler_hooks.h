@@ -12,6 +12,9 @@
 void sampler_alloc(void *extra, int type, void *result, uintptr_t result_raw, uintptr_t *args,
 		   const uint64_t *regs);
 void sampler_dalloc(void *extra, int type, void *address, uintptr_t *args);
+/* jeattach's claim on removing the hooks: 1, or 0 if they did already. */
+struct sampler_keep;
+uint64_t sampler_claim(struct sampler_keep *k);
 void sampler_expand(void *extra, int type, void *address, size_t old_usize, size_t new_usize,
 		    uintptr_t result_raw, uintptr_t *args);
 
