@@ -83,6 +83,15 @@ struct act_session {
 	 * pass_rearm, prof.reset was done and every thread must make one
 	 * profiling mallctl itself; pass_name, name each thread's data. */
 	int pass_rearm, pass_name;
+	/* pass_settle: --sample installed or removed jemalloc's hooks, which
+	 * leaves every thread's tsd in the "recompute" state until the
+	 * thread next enters jemalloc; a thread that exits before that is
+	 * not cleaned up (5.2.0-5.3.x src/tsd.c tsd_cleanup has no case for
+	 * tsd_state_nominal_recompute) and stays in jemalloc's list of
+	 * threads after its memory is reused: the list is corrupted and a
+	 * later thread's exit crashes. Each thread makes one mallctl
+	 * itself, whose tsd_fetch recomputes its state. */
+	int pass_settle;
 	int pass_step; /* the step whose report gets the pass's fields; -1 none */
 	/* Where the threads' counters are, learnt in the hold that asked for
 	 * the pass: a thread whose counters read zero is not borrowed. */
@@ -99,6 +108,12 @@ struct act_session {
 	 * jemalloc's own files go from then on (act_files.c). */
 	char prof_prefix[4096];
 };
+
+/* Does a hold's work ask for the per-thread pass (cli_each.c)? */
+static inline int act_session_pass_wanted(const struct act_session *s)
+{
+	return s->pass_rearm || s->pass_name || s->pass_settle;
+}
 
 struct act_field {
 	char key[48];

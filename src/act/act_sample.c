@@ -251,6 +251,16 @@ fail:;
 	return act_transport_error(t, r, doing, e);
 }
 
+/* The hooks' install and removal left every other thread's tsd in the
+ * "recompute" state (act.h pass_settle): each thread is borrowed once
+ * after this hold, to make one mallctl of its own. */
+static void settle(struct target *t, struct act_session *s)
+{
+	s->pass_settle = 1;
+	if (s->counters.state == 0)
+		act_counters_learn(t, &s->counters);
+}
+
 enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const struct act *a,
 			      struct act_result *r)
 {
@@ -308,6 +318,7 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 		return act_transport_error(t, r, doing, e);
 	}
 	s->sampler = sm;
+	settle(t, s);
 	act_field_u64(r, "sample_rate", sm->mean);
 	act_field_u64(r, "mapping", sm->base);
 	act_field_u64(r, "mapping_bytes", sm->l.total);
@@ -450,8 +461,11 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 	 * once. */
 	uint64_t claimed = 0, arg = sm->base;
 	int e = rcall(t, sm->base + sm->l.code_off + sampler_blob_claim, &arg, 1, &claimed);
-	if (!e && claimed)
+	if (!e && claimed) {
 		e = rctl_write_bytes(t, hooks_remove, &sm->handle, sizeof(sm->handle), &merr);
+		if (!e && !merr)
+			settle(t, s);
+	}
 	if (!e && !claimed)
 		act_field_str(r, "hooks", "removed themselves (the window's deadline passed)");
 	if (e || merr) {

@@ -14,7 +14,10 @@
  * from /proc, so a profile's thread uid maps to an OS thread. jemalloc
  * accepts only isgraph() and isblank() bytes (prof_thread_name_set: EFAULT
  * otherwise, EINVAL on dev), and dev keeps 15 of them
- * (PROF_THREAD_NAME_MAX_LEN). */
+ * (PROF_THREAD_NAME_MAX_LEN).
+ *
+ * Settle (--sample): one mallctl, any, after jemalloc's hooks were
+ * installed or removed (act.h pass_settle). */
 #include "config.h"
 
 #include <ctype.h>
@@ -68,6 +71,18 @@ int act_thread_pass(struct target *t, const struct act_session *s, pid_t tid, in
 		    char *why, size_t whylen)
 {
 	*named = 0;
+	if (s->pass_settle && !s->pass_rearm && !s->pass_name) {
+		/* Any mallctl: je_mallctl's tsd_fetch settles the thread's
+		 * state (src/tsd.c tsd_fetch_slow -> tsd_slow_update) before
+		 * the name is looked up. thread.allocatedp only reads. */
+		struct rctl_value v;
+		int merr = 0;
+		int e = rctl_read(t, "thread.allocatedp", &v, &merr);
+		if (e) {
+			snprintf(why, whylen, "%s", ja_err_text(-e));
+			return e;
+		}
+	}
 	if (s->pass_rearm) {
 		struct rctl_value v;
 		int merr = 0;

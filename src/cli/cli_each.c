@@ -122,7 +122,9 @@ static int peek_idle(struct cli_run *run, pid_t tid, struct each_tally *y,
 		     core_usec_t deadline)
 {
 	uint64_t tp;
-	if (run->sess.counters.state != 1)
+	/* Settling: a thread with counters at zero may still have a tsd in
+	 * jemalloc's list (one an earlier mallctl of jeattach's made). */
+	if (run->sess.counters.state != 1 || run->sess.pass_settle)
 		return 0;
 	if (y->nlisted >= 0) {
 		tp = act_tplist_tp(y->listed, y->nlisted, tid);
@@ -159,7 +161,8 @@ static void one_thread(struct cli_run *run, const struct options *o, pid_t tid,
 	/* Again under the hold: the tid may be another thread's by now. */
 	char why[160] = "";
 	uint64_t tp;
-	int named = 0, none = rcall_held_tp(t, &tp) ? 0 : idle(run, &y->maps, tp);
+	int named = 0,
+	    none = run->sess.pass_settle || rcall_held_tp(t, &tp) ? 0 : idle(run, &y->maps, tp);
 	if (none < 0)
 		snprintf(why, sizeof(why), "its thread pointer does not lead to jemalloc's data");
 	e = none ? 0 : act_thread_pass(t, &run->sess, tid, &named, why, sizeof(why));
@@ -198,6 +201,8 @@ static void report(struct act_result *r, const struct act_session *s, struct eac
 		act_field_u64(r, "threads_rearmed", (uint64_t)y->done);
 	if (s->pass_name)
 		act_field_u64(r, "threads_named", (uint64_t)y->named);
+	if (s->pass_settle)
+		act_field_u64(r, "threads_settled", (uint64_t)y->done);
 	act_field_u64(r, "threads_idle", (uint64_t)y->idle);
 	act_field_u64(r, "threads_peeked", (uint64_t)y->peeked);
 	act_field_u64(r, "threads_missed", (uint64_t)y->missed);
@@ -230,15 +235,16 @@ static void drop_scratch(struct cli_run *run, const struct options *o, struct ac
 void cli_each_pass(struct cli_run *run, const struct options *o)
 {
 	struct act_session *s = &run->sess;
-	if (!(s->pass_rearm || s->pass_name) || s->pass_step < 0)
+	if (!act_session_pass_wanted(s) || s->pass_step < 0)
 		return;
 	struct act_result *r = &run->res[s->pass_step];
 	struct each_tally y = { 0 };
 	pid_t *tids = malloc(sizeof(*tids) * CLI_EACH_MAX_THREADS);
 	int n = tids ? target_threads(run->pid, tids, CLI_EACH_MAX_THREADS) : -ENOMEM;
 	y.us = n > 0 ? calloc((size_t)n, sizeof(*y.us)) : NULL;
-	/* After the listing: every thread listed has its stack mapped. */
-	if (s->counters.state == 2 && sym_maps_read(target_io_pid(run->t), &y.maps)) {
+	/* After the listing: every thread listed has its stack mapped. Read
+	 * for each pass (--sample has two in one run). */
+	if (s->counters.state >= 1 && sym_maps_read(target_io_pid(run->t), &y.maps)) {
 		s->counters.state = -1; /* cannot locate: threads a second old only */
 		snprintf(s->counters.why, sizeof(s->counters.why), "its maps cannot be read");
 	}
@@ -263,7 +269,9 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 		}
 		if (target_io_pid(run->t) != run->pid && tids[i] == run->pid)
 			continue; /* the main thread has ended (a zombie): nothing to borrow */
-		if (o->tid && tids[i] != o->tid) {
+		/* The settle is for every thread's safety, not the user's
+		 * choice of one. */
+		if (o->tid && tids[i] != o->tid && !s->pass_settle) {
 			missed(&y, tids[i], "--tid names another thread");
 			continue;
 		}
@@ -291,6 +299,6 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	free(y.listed);
 	free(tids);
 	sym_maps_free(&y.maps);
-	s->pass_rearm = s->pass_name = 0;
+	s->pass_rearm = s->pass_name = s->pass_settle = 0;
 	s->pass_step = -1;
 }

@@ -263,7 +263,7 @@ static enum ja_exit run_held(struct cli_run *run, const struct options *o,
 		if (act_run(t, &run->sess, &run->plan->steps[i], r) != JA_EXIT_OK)
 			return fail(run, r->code, "%s", r->msg);
 		/* The step that asked for the per-thread pass reports it. */
-		if ((run->sess.pass_rearm || run->sess.pass_name) && run->sess.pass_step < 0)
+		if (act_session_pass_wanted(&run->sess) && run->sess.pass_step < 0)
 			run->sess.pass_step = i;
 	}
 	return JA_EXIT_OK;
@@ -362,7 +362,7 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	/* A per-thread pass follows at once: its holds take this one's
 	 * scratch mapping over (cli_each.c removes it). */
 	rcall_keep_scratch(t, run->code == JA_EXIT_OK && run->sess.pass_step >= 0 &&
-				      (run->sess.pass_rearm || run->sess.pass_name));
+				      act_session_pass_wanted(&run->sess));
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
 	rcall_keep_scratch(t, 0); /* the pass turns it on for its own holds */
