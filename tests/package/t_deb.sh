@@ -26,7 +26,12 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 suite=bookworm
 skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+fail() {
+	echo "FAIL: $*"
+	[ -n "${deadline:-}" ] && [ "$(date +%s)" -ge "$deadline" ] &&
+		echo "FAIL: out of time (T_DEB_SECONDS=${T_DEB_SECONDS:-1800})"
+	exit 1
+}
 ok() { echo "ok: $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot and mount); run it as root, as .ci/run is"
@@ -36,6 +41,16 @@ for c in dpkg-buildpackage dpkg-parsechangelog dh lintian debootstrap chroot wge
 done
 git -C "$top" rev-parse --git-dir >/dev/null 2>&1 ||
 	skip "$top is not a git checkout: the package is built from the files git lists"
+
+# Bounded: every step's timeout is cut to what is left of T_DEB_SECONDS
+# (default 30 minutes; the first run downloads about 130 MB, a later one
+# takes 2-3 minutes here).
+deadline=$(($(date +%s) + ${T_DEB_SECONDS:-1800}))
+left() { # left SECONDS: SECONDS, or less if the deadline is nearer
+	l_n=$((deadline - $(date +%s)))
+	[ "$l_n" -gt 0 ] || l_n=1
+	[ "$l_n" -lt "$1" ] && echo "$l_n" || echo "$1"
+}
 
 work=$(mktemp -d /tmp/jeattach-deb.XXXXXX) || exit 1
 root=$work/root
@@ -52,18 +67,32 @@ cleanup() {
 	fi
 	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-# in_root CMD...: CMD in the fresh root, with a plain environment;
-# timed_root SECONDS CMD...: the same, ended after SECONDS.
-in_root() { timed_root 120 "$@"; }
-timed_root() {
-	t_s=$1; shift
-	timeout "$t_s" chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"
+# step CMD...: CMD in the background, waited for: a signal's trap runs at
+# once (sh runs traps only after a foreground command ends) and ends CMD
+# too (timeout passes the TERM on to what it runs).
+step_pid=
+step() {
+	"$@" &
+	step_pid=$!
+	wait "$step_pid"
+	s_rc=$?
+	step_pid=
+	return "$s_rc"
 }
+on_signal() {
+	[ -n "$step_pid" ] && kill "$step_pid" 2>/dev/null && wait "$step_pid"
+	exit "$1"
+}
+trap cleanup EXIT
+trap 'on_signal 129' HUP
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+# in_root CMD...: CMD in the fresh root, with a plain environment, for
+# at most 2 minutes.
+# (root_env has no spaces inside its words: it is split on purpose.)
+root_env="/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8"
+# shellcheck disable=SC2086
+in_root() { timeout "$(left 120)" chroot "$root" $root_env "$@"; }
 
 # ---- the version: debian/changelog must follow configure.ac's AC_INIT
 version=$(sed -n 's/^AC_INIT(\[jeattach\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
@@ -72,33 +101,6 @@ debver=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version) || fail "deb
 [ "$debver" = "$version" ] ||
 	fail "debian/changelog says $debver, configure.ac's AC_INIT $version: add a changelog entry (dch -v $version)"
 ok "debian/changelog's version is AC_INIT's ($version)"
-
-# ---- build
-src=$work/jeattach-$version
-mkdir -p "$src" || exit 1
-(cd "$top" && git ls-files -z --cached --others --exclude-standard) |
-	(cd "$top" && xargs -0 cp -P --parents -t "$src" 2>/dev/null)
-[ -f "$src/debian/rules" ] || fail "the copy of the tree has no debian/rules"
-start=$(date +%s)
-if ! (cd "$src" && timeout 1800 dpkg-buildpackage -b -us -uc) >"$work/build.log" 2>&1; then
-	tail -40 "$work/build.log"
-	fail "dpkg-buildpackage -b failed (the last lines above)"
-fi
-ok "dpkg-buildpackage -b built $(cd "$work" && ls -- *.deb | tr '\n' ' ')in $(($(date +%s) - start)) s"
-arch=$(dpkg --print-architecture)
-changes=$work/jeattach_${version}_$arch.changes
-[ -f "$changes" ] || fail "no $changes"
-for p in jeattach libjeheap4 libjeheap-dev; do
-	[ -f "$work/${p}_${version}_$arch.deb" ] || fail "no $p .deb was built"
-done
-
-# ---- lintian: errors fail, the rest is shown
-if ! timeout 600 lintian --fail-on error "$changes" >"$work/lintian.log" 2>&1; then
-	cat "$work/lintian.log"
-	fail "lintian reports errors on the packages"
-fi
-grep -v 'running with root privileges' "$work/lintian.log" | sed 's/^/lintian: /'
-ok "lintian: no errors"
 
 # ---- the archive
 mirror=${JEATTACH_DEBIAN_MIRROR:-}
@@ -114,6 +116,34 @@ fi
 timeout 60 wget -q -T 20 -t 1 -O /dev/null "$mirror/dists/$suite/Release" ||
 	skip "Debian's archive ($mirror, $suite) cannot be reached (wget of dists/$suite/Release failed)"
 
+# ---- build
+src=$work/jeattach-$version
+mkdir -p "$src" || exit 1
+(cd "$top" && git ls-files -z --cached --others --exclude-standard) |
+	(cd "$top" && xargs -0 cp -P --parents -t "$src" 2>/dev/null)
+[ -f "$src/debian/rules" ] || fail "the copy of the tree has no debian/rules"
+start=$(date +%s)
+if ! step sh -c 'cd "$1" && exec timeout "$2" dpkg-buildpackage -b -us -uc' sh "$src" "$(left 1800)" \
+	>"$work/build.log" 2>&1; then
+	tail -40 "$work/build.log"
+	fail "dpkg-buildpackage -b failed (the last lines above)"
+fi
+ok "dpkg-buildpackage -b built $(cd "$work" && ls -- *.deb | tr '\n' ' ')in $(($(date +%s) - start)) s"
+arch=$(dpkg --print-architecture)
+changes=$work/jeattach_${version}_$arch.changes
+[ -f "$changes" ] || fail "no $changes"
+for p in jeattach libjeheap4 libjeheap-dev; do
+	[ -f "$work/${p}_${version}_$arch.deb" ] || fail "no $p .deb was built"
+done
+
+# ---- lintian: errors fail, the rest is shown
+if ! step timeout "$(left 600)" lintian --fail-on error "$changes" >"$work/lintian.log" 2>&1; then
+	cat "$work/lintian.log"
+	fail "lintian reports errors on the packages"
+fi
+grep -v 'running with root privileges' "$work/lintian.log" | sed 's/^/lintian: /'
+ok "lintian: no errors"
+
 # ---- a fresh root
 cache=${JEATTACH_TEST_CACHE:-/var/cache/jeattach-test}
 mkdir -p "$cache" || fail "cannot make the cache $cache"
@@ -123,7 +153,7 @@ if [ "$(du -sm "$cache" | cut -f1)" -gt 1024 ]; then
 fi
 mkdir -p "$cache/debootstrap" "$cache/apt" || exit 1
 start=$(date +%s)
-if ! timeout 900 debootstrap --variant=minbase --cache-dir="$cache/debootstrap" \
+if ! step timeout "$(left 900)" debootstrap --variant=minbase --cache-dir="$cache/debootstrap" \
 	"$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
 	tail -20 "$work/debootstrap.log"
 	grep -qE "Failed getting release file|Couldn't download" "$work/debootstrap.log" &&
@@ -142,10 +172,10 @@ for p in jeattach libjeheap4 libjeheap-dev; do
 done
 cp "$cache"/apt/*.deb "$root/var/cache/apt/archives/" 2>/dev/null
 apt="apt-get -q -y -o APT::Keep-Downloaded-Packages=true -o Acquire::Retries=1"
-timed_root 300 $apt update >"$work/apt.log" 2>&1 ||
+step timeout "$(left 300)" chroot "$root" $root_env $apt update >"$work/apt.log" 2>&1 ||
 	{ tail -20 "$work/apt.log"; fail "apt-get update in the root failed"; }
 # The three packages alone first: their dependencies as apt resolves them.
-if ! timed_root 900 $apt install "/tmp/debs/jeattach_${version}_$arch.deb" \
+if ! step timeout "$(left 900)" chroot "$root" $root_env $apt install "/tmp/debs/jeattach_${version}_$arch.deb" \
 	"/tmp/debs/libjeheap4_${version}_$arch.deb" "/tmp/debs/libjeheap-dev_${version}_$arch.deb" \
 	>>"$work/apt.log" 2>&1; then
 	tail -30 "$work/apt.log"
@@ -205,7 +235,7 @@ done
 ok "dpkg -L libjeheap-dev: the header, .so, .a, jeheap.pc, libjeheap.3"
 
 # ---- a program against libjeheap-dev, as libjeheap(3) tells to build it
-if ! timed_root 900 $apt install gcc libc6-dev pkg-config >>"$work/apt.log" 2>&1; then
+if ! step timeout "$(left 900)" chroot "$root" $root_env $apt install gcc libc6-dev pkg-config >>"$work/apt.log" 2>&1; then
 	tail -20 "$work/apt.log"
 	fail "apt-get install gcc libc6-dev pkg-config failed in the root"
 fi
