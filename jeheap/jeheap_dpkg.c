@@ -83,8 +83,11 @@ int dpkg_owners(const char *root, const char *const *paths, size_t n, char **own
 		free(sp);
 		return -1;
 	}
+	/* realpath's answers start with the root's own real path. */
+	char rroot[PATH_MAX];
+	const char *croot = root && realpath(root, rroot) ? rroot : root;
 	for (size_t i = 0; i < n; i++)
-		spell(root, paths[i], &sp[i]);
+		spell(croot, paths[i], &sp[i]);
 	size_t left = n;
 	char *line = NULL;
 	size_t cap = 0;
