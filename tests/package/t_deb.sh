@@ -147,6 +147,10 @@ ok "lintian: no errors"
 # ---- a fresh root
 cache=${JEATTACH_TEST_CACHE:-/var/cache/jeattach-test}
 mkdir -p "$cache" || fail "cannot make the cache $cache"
+# One run at a time per cache: debootstrap and the copies in and out of it
+# are not made for two writers.
+exec 8>"$cache/.lock"
+flock -w "$(left 1200)" 8 || fail "another t_deb.sh held $cache/.lock too long"
 if [ "$(du -sm "$cache" | cut -f1)" -gt 1024 ]; then
 	echo "t_deb.sh: $cache is over 1 GiB: emptied"
 	rm -rf "$cache/debootstrap" "$cache/apt"
