@@ -16,6 +16,7 @@
 #include "jeheap_mistake.h"
 #include "jeheap_recent.h"
 #include "jeheap_table.h"
+#include "jeheap_lineless.h"
 #include "jeheap_warn.h"
 
 static int number(const char *opt, const char *text, long *v)
@@ -170,6 +171,8 @@ static int run(const struct recent_args *a, jeheap_recent *r, jeheap_symbolizer 
 	if (e)
 		fprintf(stderr, "jeheap: %s\n", jeheap_strerror(e));
 	warn_objects(s, 1);
+	if (a->granularity != JEHEAP_FUNCTIONS)
+		note_lineless(s, 1, a->root);
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath ? a->outpath : "output",
 			strerror(errno));

@@ -13,6 +13,7 @@
 #include "jeheap.h"
 #include "jeheap_cli.h"
 #include "jeheap_graphviz.h"
+#include "jeheap_lineless.h"
 #include "jeheap_list.h"
 #include "jeheap_program.h"
 #include "jeheap_raw.h"
@@ -245,6 +246,10 @@ int jeheap_execute(struct args *a)
 	warn_no_samples(in.p, a->profiles, in.n);
 	warn_objects(in.s, in.n);
 	warn_objects(&in.base_s, 1);
+	if (a->q.granularity != JEHEAP_FUNCTIONS || a->jeprof.list_re) {
+		note_lineless(in.s, in.n, a->root);
+		note_lineless(&in.base_s, 1, a->root);
+	}
 	if (ferror(out) || (a->outpath ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "jeheap: cannot write %s: %s\n", a->outpath ? a->outpath : "output",
 			strerror(errno));

@@ -133,6 +133,38 @@ typedef int (*jeheap_object_cb)(const char *path, int state, void *arg);
 int jeheap_symbolizer_foreach_problem(const jeheap_symbolizer *s, jeheap_object_cb cb,
 				      void *arg);
 
+/* Objects that lacked line data (file:line comes from DWARF): each object
+ * an address of which was looked up (jeheap_symbolize_frames, or an
+ * analysis naming its stacks) and that has no DWARF, known once the
+ * addresses were looked up, as jeheap_symbolizer_foreach_problem's. A
+ * shared libjemalloc (whose frames analyses drop) and objects
+ * jeheap_symbolizer_foreach_problem names (no file to read) are left out.
+ * Since libjeheap 6 (soname libjeheap.so.4). */
+enum jeheap_lines_state {
+	JEHEAP_LINES_NO_DEBUG_INFO = 1, /* no DWARF in the file, nor a debug file with
+					 * it where libjeheap looks (build id, then
+					 * .gnu_debuglink, as gdb does) */
+	JEHEAP_LINES_UNREADABLE = 2,    /* DWARF is there but could not be read
+					 * (malformed, or compressed beyond the bound
+					 * libjeheap inflates) */
+	JEHEAP_LINES_NOT_BUILT = 3,     /* this libjeheap was built without libdw:
+					 * no object has lines */
+};
+struct jeheap_lineless {
+	const char *path;       /* the object as the profile maps it (or PROGRAM's file) */
+	const char *build_id;   /* its GNU build id, lower-case hex; NULL: it has none */
+	const char *debug_path; /* the build-id debug file looked for, under the
+				 * symbolizer's root: "/usr/lib/debug/.build-id/"
+				 * the id's first two digits "/" the rest ".debug";
+				 * NULL without a build id */
+	int state;              /* enum jeheap_lines_state */
+};
+/* cb once per such object, its strings valid during the call (path and
+ * build_id as long as s). A non-zero return stops and is returned. */
+typedef int (*jeheap_lineless_cb)(const struct jeheap_lineless *o, void *arg);
+int jeheap_symbolizer_foreach_lineless(const jeheap_symbolizer *s, jeheap_lineless_cb cb,
+				       void *arg);
+
 /* The function containing addr (as jeprof names it), or NULL. An address
  * inside a mapped object's file but in no symbol's extent (a stripped
  * object's internal function) is named "file+0xVADDR": the object's file

@@ -38,6 +38,11 @@ int jh_dwarf_open(struct jh_object *o, Elf *elf)
 	return 0;
 }
 
+int jh_dwarf_supported(void)
+{
+	return 1;
+}
+
 void jh_dwarf_close(struct jh_object *o)
 {
 	if (o->dwarf)
@@ -191,6 +196,11 @@ int jh_dwarf_open(struct jh_object *o, Elf *elf)
 {
 	(void)o, (void)elf;
 	return -1;
+}
+
+int jh_dwarf_supported(void)
+{
+	return 0;
 }
 
 void jh_dwarf_close(struct jh_object *o)

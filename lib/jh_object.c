@@ -148,16 +148,21 @@ static struct core_elf *open_debuglink(struct core_elf *obj, const char *root, c
 	return NULL;
 }
 
+int jh_object_build_id_path(const char *id, char *buf, size_t size)
+{
+	if (strlen(id) < 4)
+		return -1;
+	int n = snprintf(buf, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
 static struct core_elf *open_debug_file(struct core_elf *obj, const char *root, const char *objpath)
 {
 	char id[128], path[8192];
 	struct core_elf *f;
 	core_elf_build_id(obj, id, sizeof(id));
-	if (strlen(id) >= 4) {
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
-		if ((f = open_in_root(root, path)))
-			return f;
-	}
+	if (!jh_object_build_id_path(id, path, sizeof(path)) && (f = open_in_root(root, path)))
+		return f;
 	return open_debuglink(obj, root, objpath);
 }
 
@@ -257,10 +262,14 @@ void jh_object_load(struct jh_object *o, int fd, const char *root)
 	o->loaded = 1;
 	/* DWARF from whichever file has it; that file stays open. */
 	struct core_elf **dw = own_dwarf ? &obj : dbg && has_dwarf(dbg) ? &dbg : NULL;
-	if (dw && !jh_dwarf_open(o, core_elf_libelf(*dw))) {
+	if (!dw)
+		o->lines = JH_LINES_NO_DEBUG_INFO;
+	else if (!jh_dwarf_open(o, core_elf_libelf(*dw))) {
+		o->lines = JH_LINES_OK;
 		o->dw_file = *dw;
 		*dw = NULL;
-	}
+	} else
+		o->lines = jh_dwarf_supported() ? JH_LINES_UNREADABLE : JH_LINES_NOT_BUILT;
 out:
 	core_elf_close(dbg);
 	core_elf_close(obj);

@@ -38,6 +38,15 @@ enum jh_object_problem {
 			  * was written: used, names may be wrong */
 };
 
+/* Whether an object has line data (DWARF), once loaded. */
+enum jh_lines {
+	JH_LINES_UNKNOWN = 0,   /* not loaded */
+	JH_LINES_OK,            /* DWARF read, from the file or its debug file */
+	JH_LINES_NO_DEBUG_INFO, /* none in either */
+	JH_LINES_UNREADABLE,    /* there, but jh_dwarf_open refused it */
+	JH_LINES_NOT_BUILT,     /* there, but libjeheap has no libdw */
+};
+
 struct jh_object {
 	char *path;
 	int loaded; /* 0 not yet, 1 ok, -1 unusable */
@@ -46,6 +55,8 @@ struct jh_object {
 	int executable;      /* a program (ET_EXEC, a PIE, a static-pie), no library */
 	int has_main;
 	char build_id[68]; /* lower-case hex, "" if none */
+	int lines;         /* enum jh_lines */
+	int lines_asked;   /* an address of it was looked up for frames */
 	struct jh_sym *syms;
 	size_t nsyms, syms_cap;
 	struct jh_seg *segs;
@@ -68,6 +79,11 @@ struct jh_object {
  * NULL. Sets o->loaded, o->defines_mallctl, o->executable and o->build_id. */
 void jh_object_load(struct jh_object *o, int fd, const char *root);
 void jh_object_free(struct jh_object *o);
+/* The build-id debug file of an object whose build id is id (hex), as
+ * gdb and Debian's -dbgsym packages place it:
+ * /usr/lib/debug/.build-id/xx/rest.debug, into buf; -1 when id is too
+ * short to name one, or buf too small. */
+int jh_object_build_id_path(const char *id, char *buf, size_t size);
 /* The link-time address of file offset off, or -1 if no segment has it. */
 int jh_object_vaddr(const struct jh_object *o, uint64_t off, uint64_t *vaddr);
 /* The function symbol whose extent holds vaddr, or NULL: an address past
@@ -80,6 +96,8 @@ struct jh_sym *jh_object_symbol(struct jh_object *o, uint64_t vaddr);
  * object has no DWARF for vaddr. */
 struct jeheap_frame;
 int jh_dwarf_open(struct jh_object *o, Elf *elf);
+/* Was libjeheap built with libdw (1), or does it read no DWARF (0)? */
+int jh_dwarf_supported(void);
 void jh_dwarf_close(struct jh_object *o);
 size_t jh_dwarf_frames(struct jh_object *o, uint64_t vaddr, struct jeheap_frame *out, size_t max);
 

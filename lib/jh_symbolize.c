@@ -347,11 +347,15 @@ size_t jh_symbolize_at(jeheap_symbolizer *s, uint64_t addr, struct jeheap_frame 
 	struct jh_object *o = &s->objs[m->object];
 	if (!o->loaded)
 		load_object(s, m);
+	int je = jemalloc_kind(o);
 	if (jemalloc)
-		*jemalloc = jemalloc_kind(o);
+		*jemalloc = je;
 	uint64_t vaddr;
 	if (o->loaded < 0 || jh_object_vaddr(o, addr - m->start + m->offset, &vaddr))
 		return 0;
+	/* A shared libjemalloc's frames are all dropped: no line of it shows. */
+	if (je != JH_JE_SHARED)
+		o->lines_asked = 1;
 	const struct jh_sym *sym = jh_object_symbol(o, vaddr);
 	size_t n = jh_dwarf_frames(o, vaddr, out, max);
 	if (n == 0) {
@@ -435,6 +439,35 @@ JH_EXPORT int jeheap_symbolizer_foreach_problem(const jeheap_symbolizer *s, jehe
 			continue;
 		const char *path = s->program && i == s->program_obj ? s->program : o->path;
 		int r = cb(path, state[o->problem], arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+JH_EXPORT int jeheap_symbolizer_foreach_lineless(const jeheap_symbolizer *s,
+						  jeheap_lineless_cb cb, void *arg)
+{
+	static const int state[] = { [JH_LINES_NO_DEBUG_INFO] = JEHEAP_LINES_NO_DEBUG_INFO,
+				     [JH_LINES_UNREADABLE] = JEHEAP_LINES_UNREADABLE,
+				     [JH_LINES_NOT_BUILT] = JEHEAP_LINES_NOT_BUILT };
+	if (!s || !cb)
+		return JEHEAP_EINVAL;
+	for (size_t i = 0; i < s->nobjs; i++) {
+		const struct jh_object *o = &s->objs[i];
+		if (o->loaded <= 0 || !o->lines_asked || o->lines == JH_LINES_OK ||
+		    o->lines == JH_LINES_UNKNOWN)
+			continue;
+		char debug[128];
+		struct jeheap_lineless l = {
+			.path = s->program && i == s->program_obj ? s->program : o->path,
+			.build_id = *o->build_id ? o->build_id : NULL,
+			.debug_path = jh_object_build_id_path(o->build_id, debug, sizeof(debug))
+					      ? NULL
+					      : debug,
+			.state = state[o->lines],
+		};
+		int r = cb(&l, arg);
 		if (r)
 			return r;
 	}

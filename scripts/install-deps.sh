@@ -10,6 +10,12 @@ PKGS="build-essential autoconf automake libtool pkg-config
       groff-base python3 valgrind clang libclang-rt-14-dev
       chromium python3-websocket tmux zsh fish prometheus-node-exporter
       apt dpkg debian-archive-keyring linux-perf"
+# The Debian package (debian/, README "Debian package") and its test
+# (tests/package/t_deb.sh, a stage of .ci/run): dpkg-buildpackage (dpkg-dev)
+# with dh and dh_autoreconf (debhelper, dh-autoreconf), fakeroot for a
+# build as a user, lintian on the result, debootstrap and wget (the fresh
+# root and the archive's reachability), git (the tree's files to build from).
+PKGS="$PKGS debhelper dh-autoreconf dpkg-dev fakeroot lintian debootstrap wget git"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then

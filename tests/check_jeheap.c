@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "jeheap.h"
 
 static jeheap_profile *p;
@@ -232,6 +233,130 @@ START_TEST(symbolize_and_prune)
 	jeheap_symbolizer_free(s);
 	jeheap_top_free(NULL);
 	jeheap_symbolizer_free(NULL);
+}
+END_TEST
+
+/* Objects without line data (jeheap_symbolizer_foreach_lineless). */
+struct lineless_seen {
+	int calls;
+	char path[4096], build_id[80], debug_path[200];
+	int state;
+	int stop; /* returned from the callback */
+};
+
+static int lineless_cb(const struct jeheap_lineless *o, void *arg)
+{
+	struct lineless_seen *w = arg;
+	w->calls++;
+	snprintf(w->path, sizeof(w->path), "%s", o->path);
+	snprintf(w->build_id, sizeof(w->build_id), "%s", o->build_id ? o->build_id : "");
+	snprintf(w->debug_path, sizeof(w->debug_path), "%s", o->debug_path ? o->debug_path : "");
+	w->state = o->state;
+	return w->stop;
+}
+
+/* A profile mapping only this program's file, under the name file. */
+static void profile_of_self_as(const char *exe, const char *file, uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[8192], text[65536];
+	int n = snprintf(text, sizeof(text),
+			 "heap_v2/0\n  t*: 1: 100 [0: 0]\n@ 0x%llx\n  t*: 1: 100 [0: 0]\n"
+			 "\nMAPPED_LIBRARIES:\n",
+			 (unsigned long long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+		if (!path || strncmp(path, exe, strlen(exe)) || path[strlen(exe)] != '\n')
+			continue;
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%.*s%s\n", (int)(path - line),
+			      line, file);
+		ck_assert_int_lt(n, (int)sizeof(text));
+	}
+	fclose(f);
+	ck_assert_int_eq(read_text(text), JEHEAP_OK);
+}
+
+/* The GNU build id of file as binutils' readelf reads it. */
+static void readelf_build_id(const char *file, char *id, size_t size)
+{
+	char cmd[4300], line[512];
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", file);
+	FILE *r = popen(cmd, "r");
+	ck_assert_ptr_nonnull(r);
+	id[0] = 0;
+	while (fgets(line, sizeof(line), r)) {
+		char *b = strstr(line, "Build ID: ");
+		if (b)
+			snprintf(id, size, "%.*s", (int)strcspn(b + 10, " \n"), b + 10);
+	}
+	ck_assert_int_eq(pclose(r), 0);
+	ck_assert_uint_ge(strlen(id), 40); /* gcc's default: sha1 */
+}
+
+/* This program without its DWARF (objcopy --strip-debug: the same code,
+ * symbols and build id) is reported once its address was looked up, with
+ * the build-id path of its debug file; the program itself, with DWARF,
+ * is not (or, in a libjeheap without libdw, as such). */
+START_TEST(objects_without_lines)
+{
+	char exe[4096], dir[] = "/tmp/check_jeheap.XXXXXX", stripped[4200], cmd[8600];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(len, 0);
+	exe[len] = 0;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug '%s' '%s'", exe, stripped);
+	ck_assert_int_eq(system(cmd), 0);
+	uint64_t addr = (uint64_t)(uintptr_t)&jh_test_site + 1;
+
+	profile_of_self_as(exe, stripped, addr);
+	jeheap_symbolizer *s;
+	ck_assert_int_eq(jeheap_symbolizer_new(p, NULL, &s), 0);
+	struct lineless_seen w = { 0 };
+	ck_assert_int_eq(jeheap_symbolizer_foreach_lineless(s, lineless_cb, &w), 0);
+	ck_assert_int_eq(w.calls, 0); /* nothing looked up yet */
+	struct jeheap_frame fr[8];
+	size_t n = jeheap_symbolize_frames(s, addr, fr, 8);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(fr[0].function, "jh_test_site"); /* its .symtab stays */
+	ck_assert_ptr_null(fr[0].file);
+	ck_assert_uint_eq(fr[0].line, 0);
+	ck_assert_int_eq(jeheap_symbolizer_foreach_lineless(s, lineless_cb, &w), 0);
+	ck_assert_int_eq(w.calls, 1);
+	ck_assert_str_eq(w.path, stripped);
+	ck_assert_int_eq(w.state, JEHEAP_LINES_NO_DEBUG_INFO);
+	char id[80], want[200];
+	readelf_build_id(stripped, id, sizeof(id));
+	ck_assert_str_eq(w.build_id, id);
+	snprintf(want, sizeof(want), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	ck_assert_str_eq(w.debug_path, want);
+	w.stop = 7; /* a non-zero return stops and is returned */
+	ck_assert_int_eq(jeheap_symbolizer_foreach_lineless(s, lineless_cb, &w), 7);
+	ck_assert_int_eq(jeheap_symbolizer_foreach_lineless(s, NULL, NULL), JEHEAP_EINVAL);
+	ck_assert_int_eq(jeheap_symbolizer_foreach_lineless(NULL, lineless_cb, &w), JEHEAP_EINVAL);
+	jeheap_symbolizer_free(s);
+
+	/* The program itself, built with -g (configure's CFLAGS): lines. */
+	snprintf(cmd, sizeof(cmd), "readelf -S '%s' | grep -q '[.]debug_info'", exe);
+	if (system(cmd) == 0) {
+		profile_of_self_as(exe, exe, addr);
+		ck_assert_int_eq(jeheap_symbolizer_new(p, NULL, &s), 0);
+		n = jeheap_symbolize_frames(s, addr, fr, 8);
+		ck_assert_uint_ge(n, 1);
+		memset(&w, 0, sizeof(w));
+		ck_assert_int_eq(jeheap_symbolizer_foreach_lineless(s, lineless_cb, &w), 0);
+#ifdef HAVE_LIBDW
+		ck_assert_uint_gt(fr[0].line, 0);
+		ck_assert_int_eq(w.calls, 0);
+#else
+		ck_assert_int_eq(w.calls, 1);
+		ck_assert_int_eq(w.state, JEHEAP_LINES_NOT_BUILT);
+#endif
+		jeheap_symbolizer_free(s);
+	}
+	ck_assert_int_eq(unlink(stripped), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -715,6 +840,7 @@ int main(void)
 	tcase_add_test(tc, version_at_run_time);
 	tcase_add_test(tc, symbolize_and_prune);
 	tcase_add_test(tc, only_empty_stacks);
+	tcase_add_test(tc, objects_without_lines);
 	tcase_add_test(tc, symbolized_form);
 	tcase_add_test(tc, trend_slope_and_fit);
 	tcase_add_test(tc, trend_absurd_counts);
