@@ -27,6 +27,7 @@ enum act_kind {
 	ACT_RECENT_END,   /* --recent: put the number kept back */
 	ACT_SAMPLE_BEGIN, /* --sample: the sampler's hooks put in (n: mean bytes, us: window) */
 	ACT_SAMPLE_END,   /* --sample: taken out; its profile to arg (--dump FILE) */
+	ACT_SAMPLE_SNAPSHOT, /* --sample --every: the live samples so far to arg, no hold */
 };
 
 /* --recent N at most. jemalloc writes the record with its dump lock held
@@ -229,6 +230,9 @@ struct act_row {
 	/* What a long call makes of it, for the warning when it must run on a
 	 * busy thread ("the dump will run on..."), or NULL: not long. */
 	const char *long_call;
+	/* Run with no thread held: it only reads the target's memory. A
+	 * segment of such steps alone makes no stop. */
+	int holdless;
 };
 const struct act_row *act_row(enum act_kind kind);
 const char *act_name(enum act_kind kind);
@@ -414,6 +418,7 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 			      struct act_result *r);
 void act_sample_tick(struct target *t, struct act_session *s);
 enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_result *r);
+enum ja_exit act_sample_snapshot(struct target *t, struct act_session *s, struct act_result *r);
 enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r);
 enum ja_exit act_recent_begin(struct target *t, struct act_session *s, const struct act *a,
 			      struct act_result *r);

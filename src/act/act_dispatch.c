@@ -50,6 +50,7 @@ RUN(run_frag, act_frag(t, r))
 RUN(run_recent_dump, act_recent_dump(t, r))
 RUN(run_recent_end, act_recent_end(t, s, r))
 RUN(run_sample_end, act_sample_end(t, s, r))
+RUN(run_sample_snapshot, act_sample_snapshot(t, s, r))
 #undef RUN
 
 /* How an action is run. */
@@ -90,6 +91,7 @@ static const struct act_ops ops[] = {
 	[ACT_RECENT_END] = { run_recent_end, NULL },
 	[ACT_SAMPLE_BEGIN] = { act_sample_begin, NULL },
 	[ACT_SAMPLE_END] = { run_sample_end, act_sample_finish },
+	[ACT_SAMPLE_SNAPSHOT] = { run_sample_snapshot, act_sample_finish },
 };
 
 void act_before(struct target *t, const struct act *a, struct act_result *r)

@@ -53,6 +53,10 @@ static const struct act_row rows[] = {
 			     .out = ACT_RES_SAMPLE,
 			     .output = ACT_OUT_PROFILE,
 			     .restores = "the sampler's hooks" },
+	[ACT_SAMPLE_SNAPSHOT] = { .name = "sample_snapshot",
+				  .out = ACT_RES_SAMPLE,
+				  .output = ACT_OUT_PROFILE,
+				  .holdless = 1 },
 };
 
 const struct act_row *act_row(enum act_kind kind)

@@ -421,6 +421,8 @@ static size_t keep_live(struct target *t, struct act_sampler *sm, struct act_res
 		return 0;
 	}
 	qsort(sm->got, sm->ngot, sizeof(*sm->got), by_seq);
+	for (size_t i = 0; i < sm->ngot; i++)
+		sm->got[i].live = 0; /* a snapshot before this one marked its own */
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (live[i].ptr <= 1)
@@ -509,6 +511,22 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 	return JA_EXIT_OK;
 }
 
+/* --sample --every: the sampled objects allocated since the sampler went
+ * in and live now, with no thread stopped: the ring and the live set read
+ * while the hooks run. An entry being written as it is read is one a
+ * record's address does not match: left out of this snapshot. */
+enum ja_exit act_sample_snapshot(struct target *t, struct act_session *s, struct act_result *r)
+{
+	struct act_sampler *sm = s->sampler;
+	if (!sm)
+		return act_fail(r, JA_EXIT_INTERNAL, "cannot take a snapshot: no sampler is in");
+	int e = drain(t, sm);
+	if (e)
+		return act_transport_error(t, r, "cannot read the sampler", e);
+	act_field_u64(r, "live", keep_live(t, sm, r));
+	return JA_EXIT_OK;
+}
+
 /* After the release: the profile to the --dump file, with the target's
  * maps and jeattach's stamps, as a prof.dump's. */
 enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r)
@@ -516,7 +534,7 @@ enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act
 	char file[4200], tmp[4300], path[64];
 	if (!a->arg)
 		return act_fail(r, JA_EXIT_USAGE, "--sample needs --dump FILE");
-	if (act_expand_pattern(a->arg, target_pid(t), 0, file, sizeof(file)))
+	if (act_expand_pattern(a->arg, target_pid(t), a->seq, file, sizeof(file)))
 		return act_fail(r, JA_EXIT_USAGE, "bad file pattern %s: %%p, %%t and %%%% are known",
 				a->arg);
 	int fd = act_temp_beside(file, tmp, sizeof(tmp));

@@ -235,6 +235,15 @@ static enum ja_exit run_held(struct cli_run *run, const struct options *o,
 	if (target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
 		return fail(run, JA_EXIT_GONE, "%s since jeattach located jemalloc; nothing was "
 			    "done in the new program", fate);
+	int holdless = 1;
+	for (int i = seg->first; i < seg->last; i++)
+		holdless &= act_row(run->plan->steps[i].kind)->holdless;
+	if (holdless) { /* reads of the target's memory alone: no stop */
+		for (int i = seg->first; i < seg->last; i++)
+			if (act_run(t, &run->sess, &run->plan->steps[i], &run->res[i]) != JA_EXIT_OK)
+				return fail(run, run->res[i].code, "%s", run->res[i].msg);
+		return JA_EXIT_OK;
+	}
 	narrate(o, run->pid, "holding a thread at a safe point");
 	const char *long_call = NULL;
 	for (int i = seg->first; i < seg->last && !long_call; i++)

@@ -208,6 +208,16 @@ static int find_targets(struct invocation *in)
 	return GO_ON;
 }
 
+/* Does the segment hold a step that puts something back (its row's
+ * restores: the end of --for, --recent, --sample)? */
+static int seg_restores(const struct invocation *in, const struct plan_seg *seg)
+{
+	for (int i = seg->first; i < seg->last; i++)
+		if (act_row(in->plan.steps[i].kind)->restores)
+			return 1;
+	return 0;
+}
+
 /* A PLAN_HOLD segment, target after target. */
 static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 {
@@ -215,8 +225,9 @@ static void hold_segment(struct invocation *in, const struct plan_seg *seg)
 		if (!in->interrupted)
 			in->interrupted = cli_pending_signal();
 		/* Once interrupted, only what puts a target back (the end of
-		 * a --for that started) still runs. */
-		if (in->interrupted && in->runs[k].sess.prev_active < 0)
+		 * a --for that started, the sampler's removal) still runs. */
+		const struct act_session *s = &in->runs[k].sess;
+		if (in->interrupted && s->prev_active < 0 && !(s->sampler && seg_restores(in, seg)))
 			cli_run_skip(&in->runs[k], seg, in->interrupted);
 		else
 			cli_run_segment(&in->runs[k], &in->o, seg);

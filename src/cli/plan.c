@@ -29,9 +29,9 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 		snprintf(err, errlen, "--sample-rate goes with --sample");
 		return -1;
 	}
-	if (o->sample && (!o->for_us || !file || o->baseline || o->recent)) {
-		snprintf(err, errlen, "--sample takes one window: give --for DURATION and --dump FILE "
-				      "(and no --baseline or --recent)");
+	if (o->sample && ((!o->for_us && !o->every_us) || !file || o->baseline || o->recent)) {
+		snprintf(err, errlen, "--sample takes a window: give --for DURATION, or --every "
+				      "INTERVAL --count N, and --dump FILE (and no --baseline or --recent)");
 		return -1;
 	}
 	if (o->recent_out && !o->recent) {
@@ -107,14 +107,23 @@ static int expand_for(struct plan *p, const struct options *o, const char *file,
  * touched: the target may have no profiling at all. */
 static void expand_sample(struct plan *p, const struct options *o, const char *file)
 {
+	/* --every: N snapshots INTERVAL apart, the last taken as the sampler
+	 * comes out; each holds what was sampled since it went in. */
+	long n = o->every_us ? o->count : 1;
+	int64_t step = o->every_us ? o->every_us : o->for_us;
 	/* The end's hold may wait --timeout for a thread; past that and a
 	 * margin, a jeattach that has not come is taken for gone. */
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_SAMPLE_BEGIN,
 					      .n = (long)o->sample_rate,
-					      .us = o->for_us,
+					      .us = step * n,
 					      .grace_us = (int64_t)(o->timeout_s * 1e6) + 10000000 };
-	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->for_us };
-	p->steps[p->nsteps++] = (struct act){ .kind = ACT_SAMPLE_END, .arg = file };
+	for (long k = 0; k < n; k++) {
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = step };
+		p->steps[p->nsteps++] = (struct act){
+			.kind = k < n - 1 ? ACT_SAMPLE_SNAPSHOT : ACT_SAMPLE_END,
+			.arg = file,
+			.seq = (unsigned)k };
+	}
 }
 
 /* --every INTERVAL --count N: N dumps, numbered from 0 (%n), INTERVAL apart. */
@@ -153,7 +162,7 @@ static int expand(struct plan *p, const struct options *o, char *err, size_t err
 		expand_sample(p, o, file);
 	else if ((o->for_us || o->recent) && expand_for(p, o, file, ndumps))
 		goto oom;
-	if (o->every_us)
+	else if (o->every_us)
 		expand_every(p, o, file);
 	return 0;
 oom:
