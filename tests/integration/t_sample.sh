@@ -163,6 +163,27 @@ assert err < 0.10, (first["slope_per_second"], truth)
 PY
 pass "--sample --every: jeheap trend finds the leak: $(cat "$WORK/trend.out")"
 
+# Reach: Debian 11's libjemalloc2 5.2.1 (tests/jemalloc-archive.sh), the
+# build Debian 11, Ubuntu 20.04-22.04 and Redis 6-7 run, preloaded into a
+# victim started without prof:true. On arm64 Debian builds it without
+# profiling at all (tests/arm64/vm.sh runs this test there).
+LIB52=$("$top_srcdir/tests/jemalloc-archive.sh" 5.2.1 2>/dev/null)
+rc=$?
+if [ $rc = 0 ]; then
+	start_victim_env o "LD_PRELOAD=$LIB52 $NOPROF" "$TARGETS/victim_leak" "$WORK/truth52.log"
+	expect_rc 0 "$JEATTACH" -p "$o" --status --json
+	printf '%s\n' "$OUT" | grep -q '"version":"5\.2\.1' || fail "not 5.2.1: $OUT"
+	expect_rc 0 "$JEATTACH" -p "$o" --sample --for 2s --dump "$WORK/o.heap"
+	expect_rc 0 "$JEHEAP" top "$WORK/o.heap"
+	printf '%s\n' "$OUT" | grep -q 'tr_leak_site' || fail "5.2.1: the leaking site is not in the profile: $OUT"
+	finish_victim o
+	pass "jemalloc 5.2.1 (Debian 11's build): the leaking site"
+elif [ $rc = 77 ]; then
+	echo "skipped: jemalloc 5.2.1 not available: $LIB52"
+else
+	fail "tests/jemalloc-archive.sh failed (exit $rc): $LIB52"
+fi
+
 # Children of fork during the window inherit the hooks and the sampler's
 # memory: they remove their copy themselves and come to no harm.
 start_victim_env f "$NOPROF" "$TARGETS/victim_fork"
