@@ -80,6 +80,12 @@ static void skip(struct export_run *er, pid_t pid, unsigned long long start, int
 		er->first_fail = code;
 	if (er->nskipped < OPT_MAX_PIDS)
 		er->skipped[er->nskipped++] = (struct cli_found){ pid, start };
+	/* -p: a process given that cannot be followed is not waited for. */
+	for (int i = 0; !er->o->all_name && i < er->ngiven; i++)
+		if (er->given[i].pid == pid) {
+			er->given[i] = er->given[--er->ngiven];
+			break;
+		}
 }
 
 static void drop(struct export_run *er, int i)

@@ -68,6 +68,8 @@ int cli_top_target_open(struct top_target *x, const struct options *o, pid_t pid
 	/* Read once: a process that replaces its program is dropped
 	 * (target_fate), so these stay true while it is followed. */
 	target_ident_read(target_io_pid(x->t), &x->id);
+	if (x->id.comm[0]) /* the name itself, not status' escaped form */
+		snprintf(x->v.comm, sizeof(x->v.comm), "%s", x->id.comm);
 	return 0;
 }
 

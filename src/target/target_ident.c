@@ -72,6 +72,11 @@ void target_ident_read(pid_t pid, struct target_ident *id)
 		snprintf(id->exe, sizeof(id->exe), "%.*s", TARGET_IDENT_MAX, link);
 	}
 	build_id(pid, id->build_id, sizeof(id->build_id));
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (!core_read_file(path, CORE_READ_PROC_MAX, &text, NULL)) {
+		snprintf(id->comm, sizeof(id->comm), "%.*s", (int)strcspn(text, "\n"), text);
+		free(text);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	if (!core_read_file(path, CORE_READ_PROC_MAX, &text, NULL)) {
 		target_ident_cgroup_v2(text, id->cgroup, sizeof(id->cgroup));

@@ -15,6 +15,10 @@
 #define TARGET_IDENT_MAX 1024
 
 struct target_ident {
+	/* /proc/PID/comm as the kernel keeps it: /proc/PID/status' Name: is
+	 * escaped (a backslash doubled, fs/proc/array.c proc_task_name), the
+	 * comm file is not (proc_comm_show). */
+	char comm[64];
 	char exe[TARGET_IDENT_MAX + 1];    /* /proc/PID/exe's link, "" unknown */
 	char build_id[68];                 /* NT_GNU_BUILD_ID in hex, "" none */
 	char cgroup[TARGET_IDENT_MAX + 1]; /* the "0::" line's path, "" none */
