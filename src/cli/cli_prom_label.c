@@ -2,15 +2,17 @@
 /* A label value of Prometheus' text exposition format (version 0.0.4,
  * prometheus.io/docs/instrumenting/exposition_formats): backslash, double
  * quote and line feed escaped as \\ \" \n. The value must also be valid
- * UTF-8: client_golang refuses a constant metric whose label value is not
- * (NewConstMetric, "label value ... is not valid UTF-8"), and
- * node_exporter's textfile collector then fails the whole scrape
- * (node_textfile_scrape_error 1). A thread's name is cut by the kernel at 15
- * bytes (proc(5), /proc/PID/comm), in the middle of a character as easily as
- * not, and a process chooses its name, its path and its cgroup's: every
- * byte that is not part of a well-formed UTF-8 sequence (RFC 3629: no
- * overlong form, no surrogate, nothing past U+10FFFF) becomes '?', as do
- * the other control bytes, which no exposition reader needs. */
+ * UTF-8: the text parser node_exporter's textfile collector uses
+ * (prometheus/common expfmt) refuses the whole file otherwise ("text format
+ * parsing error in line 2: invalid label value", and
+ * node_textfile_scrape_error 1: seen with Debian 12's
+ * prometheus-node-exporter, tests/integration/t_exporter.sh). A thread's
+ * name is cut by the kernel at 15 bytes (proc(5), /proc/PID/comm), in the
+ * middle of a character as easily as not, and a process chooses its name,
+ * its path and its cgroup's: every byte that is not part of a well-formed
+ * UTF-8 sequence (RFC 3629: no overlong form, no surrogate, nothing past
+ * U+10FFFF) becomes '?', as do the other control bytes, which no
+ * exposition reader needs. */
 #include "config.h"
 
 #include <stdio.h>
