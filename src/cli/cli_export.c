@@ -13,8 +13,9 @@
  * again while that same process lives; a refresh that found no safe thread
  * in time keeps the last figures (jeattach_refresh_held 0). The loop ends
  * by a signal (the file removed: node_exporter exports whatever a textfile
- * says until it is gone), after --count N refreshes (the file kept), or,
- * with -p, when none of the processes given is left (the file removed).
+ * says until it is gone), after --count N refreshes (the file kept if any
+ * refresh held a thread), or, with -p, when none of the processes given is
+ * left (the file removed).
  *
  * Signals are taken as in --top (cli_top.c): blocked, read from a
  * signalfd between refreshes, so none ends jeattach while a thread is
@@ -261,8 +262,9 @@ static int loop(struct export_run *er)
 			return nothing(er);
 		if ((code = publish(er)))
 			return code;
+		/* Ended by its count: the file stays, if it holds any figure. */
 		if (once || (o->count && round >= (unsigned)o->count)) {
-			er->keep = 1;
+			er->keep = er->held_once;
 			return er->held_once ? 0 : nothing(er);
 		}
 		next = cli_top_next(next, er->interval_us, core_now_us());

@@ -87,6 +87,29 @@ grep -q "none of the processes given is left to follow; the file is removed" "$W
 	fail "-p: $(cat "$WORK/p.err")"
 pass "-p: a target's end drops its series; none left: file removed, exit 3"
 
+# The unit (dist/systemd): systemd's own checker, on the unit made for
+# this build with ExecStart naming the jeattach just built (verify wants
+# the program to exist); its command line is jeattach's, valid as written.
+UNIT="$top_builddir/dist/systemd/jeattach-exporter@.service"
+[ -f "$UNIT" ] || fail "$UNIT was not made"
+grep -q '^ExecStart=[^ ]*/jeattach --prometheus /var/lib/prometheus/node-exporter/jeattach-%i.prom --all %i --interval 15s$' "$UNIT" ||
+	fail "ExecStart: $(grep ExecStart "$UNIT")"
+if command -v systemd-analyze >/dev/null; then
+	mkdir "$WORK/unit"
+	sed "s|^ExecStart=[^ ]*|ExecStart=$JEATTACH|" "$UNIT" >"$WORK/unit/jeattach-exporter@.service"
+	systemd-analyze verify --man=no "$WORK/unit/jeattach-exporter@.service" >"$WORK/verify" 2>&1 ||
+		fail "systemd-analyze verify: $(cat "$WORK/verify")"
+	[ ! -s "$WORK/verify" ] || fail "systemd-analyze verify said: $(cat "$WORK/verify")"
+	pass "the unit passes systemd-analyze verify"
+else
+	echo "note: systemd-analyze not installed (apt-get install systemd); the unit not verified"
+fi
+# Its arguments, as an instance whose name matches nothing runs them,
+# with --count 1: one round, nothing held, exit 3 and no file left.
+expect_rc 3 "$JEATTACH" --prometheus "$DIR/jeattach-nx$$.prom" --all "nx$$" --interval 15s --count 1
+echo "$ERR" | grep -q "^jeattach: no process named nx$$; check the name" || fail "$ERR"
+[ ! -e "$DIR/jeattach-nx$$.prom" ] || fail "--count 1, nothing held: the file stayed"
+
 # The servers: Debian's packages, skipped with the reason when missing.
 NE=$(command -v prometheus-node-exporter || command -v node_exporter)
 [ -n "$NE" ] || skip "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter)"
