@@ -52,6 +52,7 @@ struct export_run {
 	int nskipped;
 	int bound_said;  /* the bound on targets was told */
 	int held_once;   /* some refresh held a thread */
+	int followed;    /* some process was opened and followed */
 	int matched;     /* some process matched or was given alive */
 	int first_fail;  /* the first target's failure, for the exit code */
 	int keep;        /* ended by --count N or once: the file stays */
@@ -166,6 +167,7 @@ static void pick_up(struct export_run *er, int ncand)
 			continue;
 		}
 		er->x[er->n++] = x;
+		er->followed = 1;
 	}
 }
 
@@ -255,7 +257,7 @@ static int loop(struct export_run *er)
 		if (!o->all_name && !er->n && !er->ngiven) {
 			say(0, "none of the processes given is left to follow%s",
 			    er->pf.published ? "; the file is removed" : "");
-			return er->held_once ? JA_EXIT_GONE : nothing(er);
+			return er->followed ? JA_EXIT_GONE : nothing(er);
 		}
 		/* Once, --all: no match is today's "no process named", and no file. */
 		if (once && o->all_name && !er->matched)
