@@ -280,6 +280,11 @@ static void take_given(struct export_run *er)
 {
 	for (int i = 0; i < er->o->npids; i++) {
 		pid_t pid = er->o->pids[i];
+		int twice = 0; /* -p A,A: one process, followed once */
+		for (int k = 0; k < i; k++)
+			twice |= er->o->pids[k] == pid;
+		if (twice)
+			continue;
 		unsigned long long start = cli_find_start(pid);
 		if (!start) {
 			say(pid, "no such process; check the pid (ps -e)");

@@ -151,7 +151,9 @@ static const struct options_row rows[] = {
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE", .value = OPTIONS_VALUE_PROM,
 	  .help = "the same figures for node_exporter's textfile\n"
 		  "collector (FILE ends in .prom), each refresh;\n"
-		  "once without --top or --interval" },
+		  "once without --top or --interval; without --top,\n"
+		  "of every process given or named (--all), followed\n"
+		  "as they start and exit" },
 	{ .name = "interval", .id = O_INTERVAL, .section = OVER_TIME, .take = take_top,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "DURATION",
 	  .help = "--top's and --prometheus' refresh (default 1s);\n"
@@ -611,6 +613,8 @@ static int check_top(struct options *o, struct options_parse_state *ps)
 	if (o->top && (o->npids > 1 || o->all_name))
 		return say(ps, "--top watches one process: give one pid (-p PID); --prometheus "
 			       "alone follows several");
+	if (o->tid && (o->npids > 1 || o->all_name))
+		return say(ps, "--tid names a thread of one process: give one pid (-p PID) with it");
 	if (o->npids > OPT_MAX_EXPORT)
 		return say(ps, "--prometheus follows at most %d processes (%d given); run one "
 			       "jeattach per group of them", OPT_MAX_EXPORT, o->npids);

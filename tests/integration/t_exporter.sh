@@ -55,11 +55,11 @@ echo "$ERR" | grep -q "^jeattach: no process named nx$$,ny$$; check the name" ||
 [ ! -e "$FILE" ] || fail "a file was left: $(cat "$FILE")"
 pass "once, no match: exit 3, no file"
 
-# -p with two: both followed (threads a second old, cli_top_threads.c);
+# -p with two (one given twice: followed once): both followed (threads a second old, cli_top_threads.c);
 # one killed leaves the file at the next write; the other killed too,
 # the file is removed and the exit is 3 (target gone).
 sleep 1
-"$JEATTACH" -p "$a,$b" --prometheus "$FILE" --interval 200ms 2>"$WORK/p.err" &
+"$JEATTACH" -p "$a,$b,$a" --prometheus "$FILE" --interval 200ms 2>"$WORK/p.err" &
 j=$!
 track "$j"
 i=0
@@ -86,6 +86,32 @@ grep -q "^jeattach: $b: the process .*; its series leave $FILE$" "$WORK/p.err" |
 grep -q "none of the processes given is left to follow; the file is removed" "$WORK/p.err" ||
 	fail "-p: $(cat "$WORK/p.err")"
 pass "-p: a target's end drops its series; none left: file removed, exit 3"
+
+# A refresh that finds no safe thread in time (the only thread asked for
+# sits in a signal handler): jeattach_refresh_held 0, no figure, the loop
+# goes on; --tid is refused with several targets.
+expect_rc 2 "$JEATTACH" --all "$NAME" --prometheus "$FILE" --tid 1
+echo "$ERR" | grep -q -- '--tid names a thread of one process' || fail "$ERR"
+start_victim m "$TARGETS/victim_dyn" -b 0 -H
+"$JEATTACH" -p "$m" --prometheus "$FILE" --tid "$(victim_tid m inhandler)" --timeout 0.3 \
+	--interval 400ms 2>"$WORK/m.err" &
+j=$!
+track "$j"
+i=0
+until [ -f "$FILE" ] && grep -q "^jeattach_refresh_held{comm=\"victim_dyn\",pid=\"$m\",.*} 0$" "$FILE"; do
+	i=$((i + 1)); [ $i -gt "$(slow 100)" ] && fail "no jeattach_refresh_held 0: $(cat "$FILE" "$WORK/m.err")"
+	sleep 0.05
+done
+grep -q "^jemalloc_allocated_bytes" "$FILE" && fail "figures without a hold: $(cat "$FILE")"
+sleep 1
+kill -0 "$j" 2>/dev/null || fail "jeattach ended on a missed refresh: $(cat "$WORK/m.err")"
+kill -TERM "$j"
+exit_of "$j" "$(slow 20)"
+rc=$?
+[ "$rc" = 143 ] || fail "SIGTERM: exit $rc"
+[ ! -e "$FILE" ] || fail "SIGTERM: the file stayed"
+finish_victim m
+pass "a missed refresh: jeattach_refresh_held 0, the loop goes on"
 
 # The unit (dist/systemd): systemd's own checker, on the unit made for
 # this build with ExecStart naming the jeattach just built (verify wants
