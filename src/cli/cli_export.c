@@ -52,7 +52,7 @@ struct export_run {
 	int nskipped;
 	int bound_said;  /* the bound on targets was told */
 	int held_once;   /* some refresh held a thread */
-	int followed;    /* some process was opened and followed */
+	int gone;        /* some process followed ended */
 	int matched;     /* some process matched or was given alive */
 	int first_fail;  /* the first target's failure, for the exit code */
 	int keep;        /* ended by --count N or once: the file stays */
@@ -74,6 +74,25 @@ static void say(pid_t pid, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void drop(struct export_run *er, int i)
+{
+	cli_top_target_close(er->x[i]);
+	free(er->x[i]);
+	memmove(&er->x[i], &er->x[i + 1], (size_t)(er->n - i - 1) * sizeof(er->x[0]));
+	er->n--;
+}
+
+/* -p: a process given that cannot be followed, or that replaced its
+ * program, is not waited for. */
+static void forget_given(struct export_run *er, pid_t pid)
+{
+	for (int i = 0; !er->o->all_name && i < er->ngiven; i++)
+		if (er->given[i].pid == pid) {
+			er->given[i] = er->given[--er->ngiven];
+			break;
+		}
+}
+
 static void skip(struct export_run *er, pid_t pid, unsigned long long start, int code,
 		 const char *why)
 {
@@ -82,20 +101,18 @@ static void skip(struct export_run *er, pid_t pid, unsigned long long start, int
 		er->first_fail = code;
 	if (er->nskipped < OPT_MAX_PIDS)
 		er->skipped[er->nskipped++] = (struct cli_found){ pid, start };
-	/* -p: a process given that cannot be followed is not waited for. */
-	for (int i = 0; !er->o->all_name && i < er->ngiven; i++)
-		if (er->given[i].pid == pid) {
-			er->given[i] = er->given[--er->ngiven];
-			break;
-		}
+	forget_given(er, pid);
 }
 
-static void drop(struct export_run *er, int i)
+/* A followed process ended (exited, killed, or replaced its program: with
+ * --all, a new program that still matches is followed anew, its series
+ * labelled with its own exe and build id). */
+static void ended(struct export_run *er, int i, const char *fate)
 {
-	cli_top_target_close(er->x[i]);
-	free(er->x[i]);
-	memmove(&er->x[i], &er->x[i + 1], (size_t)(er->n - i - 1) * sizeof(er->x[0]));
-	er->n--;
+	say(er->x[i]->v.pid, "%s; its series leave %s", fate, er->o->prometheus);
+	forget_given(er, er->x[i]->v.pid);
+	er->gone = 1;
+	drop(er, i);
 }
 
 /* The processes that may be followed now, into er->cand. */
@@ -124,12 +141,10 @@ static void drop_ended(struct export_run *er)
 {
 	char fate[300];
 	for (int i = 0; i < er->n;)
-		if (cli_top_target_ended(er->x[i], fate, sizeof(fate))) {
-			say(er->x[i]->v.pid, "%s; its series leave %s", fate, er->o->prometheus);
-			drop(er, i);
-		} else {
+		if (cli_top_target_ended(er->x[i], fate, sizeof(fate)))
+			ended(er, i, fate);
+		else
 			i++;
-		}
 }
 
 /* Open the processes found that are neither followed nor skipped. */
@@ -159,7 +174,14 @@ static void pick_up(struct export_run *er, int ncand)
 		/* Opened: the same process as found (a pid reused between the
 		 * scan and the open would have another start time). */
 		if (!code && x->start != er->fresh[i].start)
-			code = JA_EXIT_GONE, snprintf(x->msg, sizeof(x->msg), "the process exited");
+			code = JA_EXIT_GONE;
+		/* Gone since the scan: nothing to say, nothing to remember. */
+		if (code && cli_find_start(er->fresh[i].pid) != er->fresh[i].start) {
+			cli_top_target_close(x);
+			free(x);
+			forget_given(er, er->fresh[i].pid);
+			continue;
+		}
 		if (code) {
 			skip(er, er->fresh[i].pid, er->fresh[i].start, code, x->msg);
 			cli_top_target_close(x);
@@ -167,7 +189,6 @@ static void pick_up(struct export_run *er, int ncand)
 			continue;
 		}
 		er->x[er->n++] = x;
-		er->followed = 1;
 	}
 }
 
@@ -187,10 +208,11 @@ static int refresh_all(struct export_run *er)
 			continue;
 		}
 		char fate[300];
-		if (cli_top_target_ended(x, fate, sizeof(fate)))
-			say(x->v.pid, "%s; its series leave %s", fate, er->o->prometheus);
-		else
-			skip(er, x->v.pid, x->start, code, x->msg);
+		if (cli_top_target_ended(x, fate, sizeof(fate))) {
+			ended(er, i, fate);
+			continue;
+		}
+		skip(er, x->v.pid, x->start, code, x->msg);
 		drop(er, i);
 	}
 	return 0;
@@ -257,7 +279,8 @@ static int loop(struct export_run *er)
 		if (!o->all_name && !er->n && !er->ngiven) {
 			say(0, "none of the processes given is left to follow%s",
 			    er->pf.published ? "; the file is removed" : "");
-			return er->followed ? JA_EXIT_GONE : nothing(er);
+			/* Gone, unless the only story is a failure to follow. */
+			return er->gone || !er->first_fail ? JA_EXIT_GONE : er->first_fail;
 		}
 		/* Once, --all: no match is today's "no process named", and no file. */
 		if (once && o->all_name && !er->matched)

@@ -87,6 +87,27 @@ grep -q "none of the processes given is left to follow; the file is removed" "$W
 	fail "-p: $(cat "$WORK/p.err")"
 pass "-p: a target's end drops its series; none left: file removed, exit 3"
 
+# -p, a process that replaces its program (victim_bigprof -x: SIGHUP makes
+# it exec sleep): dropped, its series gone, none left: exit 3.
+start_victim x "$TARGETS/victim_bigprof" -n 100 -x
+sleep 1
+"$JEATTACH" -p "$x" --prometheus "$FILE" --interval 200ms 2>"$WORK/x.err" &
+j=$!
+track "$j"
+i=0
+until [ -f "$FILE" ] && grep -q "^jemalloc_allocated_bytes{comm=\"victim_bigprof\",pid=\"$x\"," "$FILE"; do
+	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "exec: not followed: $(cat "$WORK/x.err")"
+	sleep 0.05
+done
+kill -HUP "$x"
+exit_of "$j" "$(slow 20)"
+rc=$?
+[ "$rc" = 3 ] || fail "exec: exit $rc (wanted 3): $(cat "$WORK/x.err")"
+grep -q "^jeattach: $x: the process replaced its program (execve.*; its series leave $FILE$" "$WORK/x.err" ||
+	fail "exec: $(cat "$WORK/x.err")"
+[ ! -e "$FILE" ] || fail "exec: the file stayed"
+pass "-p, a process that exec'd: dropped, exit 3, the file removed"
+
 # A refresh that finds no safe thread in time (the only thread asked for
 # sits in a signal handler): jeattach_refresh_held 0, no figure, the loop
 # goes on; --tid is refused with several targets.
