@@ -108,6 +108,29 @@ grep -q "^jeattach: $x: the process replaced its program (execve.*; its series l
 [ ! -e "$FILE" ] || fail "exec: the file stayed"
 pass "-p, a process that exec'd: dropped, exit 3, the file removed"
 
+# A FIFO put in the file's place while jeattach runs: left alone (never
+# replaced, never removed), exit 8 with the cause and the fix.
+start_victim l "$TARGETS/victim_dyn" -b 0
+"$JEATTACH" -p "$l" --prometheus "$FILE" --interval 200ms 2>"$WORK/l.err" &
+j=$!
+track "$j"
+i=0
+until [ -f "$FILE" ]; do
+	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "no file: $(cat "$WORK/l.err")"
+	sleep 0.05
+done
+rm "$FILE" && mkfifo "$FILE"
+exit_of "$j" "$(slow 20)"
+rc=$?
+[ "$rc" = 8 ] || fail "a FIFO made meanwhile: exit $rc (wanted 8): $(cat "$WORK/l.err")"
+grep -q "cannot write $FILE: it is a FIFO (made while jeattach ran), and jeattach replaces regular files only; it was left alone" "$WORK/l.err" ||
+	fail "$(cat "$WORK/l.err")"
+[ -p "$FILE" ] || fail "the FIFO was replaced or removed"
+rm "$FILE"
+ls "$DIR"/.jeattach-* >/dev/null 2>&1 && fail "a temporary file was left"
+finish_victim l
+pass "a FIFO made at FILE meanwhile: left alone, exit 8"
+
 # A refresh that finds no safe thread in time (the only thread asked for
 # sits in a signal handler): jeattach_refresh_held 0, no figure, the loop
 # goes on; --tid is refused with several targets.
