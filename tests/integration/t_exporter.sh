@@ -26,6 +26,24 @@ ln -s "$(command -v sleep)" "$WORK/$NOJE"
 DIR="$WORK/tf"
 mkdir "$DIR"
 FILE="$DIR/jeattach.prom"
+# exporter ERR ARG...: jeattach ARG... in the background, its stderr in
+# $WORK/ERR, its pid in $j.
+exporter() {
+	e=$1
+	shift
+	"$JEATTACH" "$@" 2>"$WORK/$e" &
+	j=$!
+	track "$j"
+}
+# await_file REGEX WHAT: wait (bounded) until $FILE has a line matching
+# REGEX; WHAT names it in the failure, with the exporter's stderr ($e).
+await_file() {
+	i=0
+	until [ -f "$FILE" ] && grep -q "$1" "$FILE"; do
+		i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "$2: $(cat "$FILE" "$WORK/$e" 2>&1)"
+		sleep 0.05
+	done
+}
 # exit_of PID SECONDS: the exit status of the background jeattach PID (a
 # child of this shell), failing if it runs past SECONDS.
 exit_of() {
@@ -59,14 +77,8 @@ pass "once, no match: exit 3, no file"
 # one killed leaves the file at the next write; the other killed too,
 # the file is removed and the exit is 3 (target gone).
 sleep 1
-"$JEATTACH" -p "$a,$b,$a" --prometheus "$FILE" --interval 200ms 2>"$WORK/p.err" &
-j=$!
-track "$j"
-i=0
-until [ -f "$FILE" ] && grep -q "^jeattach_targets 2$" "$FILE"; do
-	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "-p: not both followed: $(cat "$FILE" "$WORK/p.err")"
-	sleep 0.05
-done
+exporter p.err -p "$a,$b,$a" --prometheus "$FILE" --interval 200ms
+await_file "^jeattach_targets 2$" "-p: not both followed"
 grep -q "^jemalloc_allocated_bytes{comm=\"$NAME\",pid=\"$a\"," "$FILE" || fail "no series of $a"
 kill -9 "$b"
 i=0
@@ -91,14 +103,8 @@ pass "-p: a target's end drops its series; none left: file removed, exit 3"
 # it exec sleep): dropped, its series gone, none left: exit 3.
 start_victim x "$TARGETS/victim_bigprof" -n 100 -x
 sleep 1
-"$JEATTACH" -p "$x" --prometheus "$FILE" --interval 200ms 2>"$WORK/x.err" &
-j=$!
-track "$j"
-i=0
-until [ -f "$FILE" ] && grep -q "^jemalloc_allocated_bytes{comm=\"victim_bigprof\",pid=\"$x\"," "$FILE"; do
-	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "exec: not followed: $(cat "$WORK/x.err")"
-	sleep 0.05
-done
+exporter x.err -p "$x" --prometheus "$FILE" --interval 200ms
+await_file "^jemalloc_allocated_bytes{comm=\"victim_bigprof\",pid=\"$x\"," "exec: not followed"
 kill -HUP "$x"
 exit_of "$j" "$(slow 20)"
 rc=$?
@@ -111,14 +117,8 @@ pass "-p, a process that exec'd: dropped, exit 3, the file removed"
 # A FIFO put in the file's place while jeattach runs: left alone (never
 # replaced, never removed), exit 8 with the cause and the fix.
 start_victim l "$TARGETS/victim_dyn" -b 0
-"$JEATTACH" -p "$l" --prometheus "$FILE" --interval 200ms 2>"$WORK/l.err" &
-j=$!
-track "$j"
-i=0
-until [ -f "$FILE" ]; do
-	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "no file: $(cat "$WORK/l.err")"
-	sleep 0.05
-done
+exporter l.err -p "$l" --prometheus "$FILE" --interval 200ms
+await_file "^jeattach_targets 1$" "no file"
 rm "$FILE" && mkfifo "$FILE"
 exit_of "$j" "$(slow 20)"
 rc=$?
@@ -137,15 +137,9 @@ pass "a FIFO made at FILE meanwhile: left alone, exit 8"
 expect_rc 2 "$JEATTACH" --all "$NAME" --prometheus "$FILE" --tid 1
 echo "$ERR" | grep -q -- '--tid names a thread of one process' || fail "$ERR"
 start_victim m "$TARGETS/victim_dyn" -b 0 -H
-"$JEATTACH" -p "$m" --prometheus "$FILE" --tid "$(victim_tid m inhandler)" --timeout 0.3 \
-	--interval 400ms 2>"$WORK/m.err" &
-j=$!
-track "$j"
-i=0
-until [ -f "$FILE" ] && grep -q "^jeattach_refresh_held{comm=\"victim_dyn\",pid=\"$m\",.*} 0$" "$FILE"; do
-	i=$((i + 1)); [ $i -gt "$(slow 100)" ] && fail "no jeattach_refresh_held 0: $(cat "$FILE" "$WORK/m.err")"
-	sleep 0.05
-done
+exporter m.err -p "$m" --prometheus "$FILE" --tid "$(victim_tid m inhandler)" --timeout 0.3 \
+	--interval 400ms
+await_file "^jeattach_refresh_held{comm=\"victim_dyn\",pid=\"$m\",.*} 0$" "no jeattach_refresh_held 0"
 grep -q "^jemalloc_allocated_bytes" "$FILE" && fail "figures without a hold: $(cat "$FILE")"
 sleep 1
 kill -0 "$j" 2>/dev/null || fail "jeattach ended on a missed refresh: $(cat "$WORK/m.err")"
@@ -245,9 +239,7 @@ done
 until_query 'up{job="textfile"} == 1' "-" "node_exporter scraped"
 
 # The exporter first, no process of its names running: it waits.
-"$JEATTACH" --prometheus "$FILE" --all "$NAME,$HOSTILE,$NOJE" --interval 1s 2>"$WORK/j.err" &
-j=$!
-track "$j"
+exporter j.err --prometheus "$FILE" --all "$NAME,$HOSTILE,$NOJE" --interval 1s
 until_query 'jeattach_targets == 0' "-" "the exporter, nothing matching yet"
 kill -0 "$j" 2>/dev/null || fail "jeattach ended with no match: $(cat "$WORK/j.err")"
 pass "--all with no match at the start: running, jeattach_targets 0 scraped"
