@@ -168,6 +168,29 @@ if command -v systemd-analyze >/dev/null; then
 else
 	echo "note: systemd-analyze not installed (apt-get install systemd); the unit not verified"
 fi
+# The unit's capabilities (its CapabilityBoundingSet, NoNewPrivileges) are
+# enough to follow another user's process, and CAP_SYS_PTRACE is needed:
+# jeattach as root under setpriv(1) with that bounding set, then without
+# CAP_SYS_PTRACE, on a victim run as nobody.
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+[ -n "$caps" ] || fail "the unit has no CapabilityBoundingSet"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	start_victim_env u "" setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		"$TARGETS/victim_dyn" -b 0
+	[ "$(stat -c %U "/proc/$u")" = nobody ] || fail "the victim does not run as nobody"
+	expect_rc 0 setpriv --bounding-set="-all,$caps" --no-new-privs "$JEATTACH" -p "$u" \
+		--prometheus "$DIR/cap.prom"
+	grep -q "^jemalloc_allocated_bytes{comm=\"victim_dyn\",pid=\"$u\"," "$DIR/cap.prom" ||
+		fail "with the unit's capabilities ($caps): $(cat "$DIR/cap.prom")"
+	rm "$DIR/cap.prom"
+	expect_rc 4 setpriv --bounding-set="-all,$(echo "$caps" | sed 's/+sys_ptrace,\{0,1\}//')" \
+		--no-new-privs "$JEATTACH" -p "$u" --prometheus "$DIR/cap.prom"
+	echo "$ERR" | grep -q "without CAP_SYS_PTRACE" || fail "without CAP_SYS_PTRACE: $ERR"
+	finish_victim u
+	pass "the unit's capabilities ($caps) follow another user's process; without CAP_SYS_PTRACE, exit 4"
+else
+	echo "note: not root, or no setpriv or no user nobody: the unit's capabilities not tried"
+fi
 # Its arguments, as an instance whose name matches nothing runs them,
 # with --count 1: one round, nothing held, exit 3 and no file left.
 expect_rc 3 "$JEATTACH" --prometheus "$DIR/jeattach-nx$$.prom" --all "nx$$" --interval 15s --count 1
