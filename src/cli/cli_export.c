@@ -104,13 +104,18 @@ static void skip(struct export_run *er, pid_t pid, unsigned long long start, int
 	forget_given(er, pid);
 }
 
-/* A followed process ended (exited, killed, or replaced its program: with
- * --all, a new program that still matches is followed anew, its series
- * labelled with its own exe and build id). */
-static void ended(struct export_run *er, int i, const char *fate)
+/* A followed process ended: exited or killed (its pid and start time are
+ * remembered, silently: a zombie not yet reaped still matches, and must not
+ * be tried and said again), or replaced its program (with --all, a new
+ * program that still matches is followed anew, its series labelled with its
+ * own exe and build id). */
+static void ended(struct export_run *er, int i, int how, const char *fate)
 {
-	say(er->x[i]->v.pid, "%s; its series leave %s", fate, er->o->prometheus);
-	forget_given(er, er->x[i]->v.pid);
+	struct top_target *x = er->x[i];
+	say(x->v.pid, "%s; its series leave %s", fate, er->o->prometheus);
+	if (how == TARGET_GONE && er->nskipped < OPT_MAX_PIDS)
+		er->skipped[er->nskipped++] = (struct cli_found){ x->v.pid, x->start };
+	forget_given(er, x->v.pid);
 	er->gone = 1;
 	drop(er, i);
 }
@@ -140,11 +145,13 @@ static int candidates(struct export_run *er)
 static void drop_ended(struct export_run *er)
 {
 	char fate[300];
-	for (int i = 0; i < er->n;)
-		if (cli_top_target_ended(er->x[i], fate, sizeof(fate)))
-			ended(er, i, fate);
+	for (int i = 0; i < er->n;) {
+		int how = cli_top_target_ended(er->x[i], fate, sizeof(fate));
+		if (how)
+			ended(er, i, how, fate);
 		else
 			i++;
+	}
 }
 
 /* Open the processes found that are neither followed nor skipped. */
@@ -208,8 +215,9 @@ static int refresh_all(struct export_run *er)
 			continue;
 		}
 		char fate[300];
-		if (cli_top_target_ended(x, fate, sizeof(fate))) {
-			ended(er, i, fate);
+		int how = cli_top_target_ended(x, fate, sizeof(fate));
+		if (how) {
+			ended(er, i, how, fate);
 			continue;
 		}
 		skip(er, x->v.pid, x->start, code, x->msg);

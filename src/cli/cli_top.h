@@ -91,8 +91,8 @@ int cli_top_target_open(struct top_target *x, const struct options *o, pid_t pid
  * TOP_MISSED, 128 + a signal that came meanwhile, or the exit code with
  * x->msg. */
 int cli_top_target_refresh(struct top_target *x, core_usec_t locate_until);
-/* 1 with its fate in words if the process exited, was killed or replaced
- * its program (target_fate); 0 while it is the one opened. */
+/* What became of the process (target_fate: TARGET_AS_WAS, 0, while it is
+ * the one opened; TARGET_EXECED; TARGET_GONE), its fate in words. */
 int cli_top_target_ended(const struct top_target *x, char *fate, size_t len);
 /* Let go of threads that were slow to stop (rcall_sweep). */
 void cli_top_target_sweep(struct top_target *x);

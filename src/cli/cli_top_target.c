@@ -155,7 +155,7 @@ int cli_top_target_refresh(struct top_target *x, core_usec_t locate_until)
 
 int cli_top_target_ended(const struct top_target *x, char *fate, size_t len)
 {
-	return target_fate(x->t, fate, len) != TARGET_AS_WAS;
+	return (int)target_fate(x->t, fate, len);
 }
 
 void cli_top_target_sweep(struct top_target *x)
