@@ -83,6 +83,23 @@ want=$(python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v") || fail "format with 
 [ "$(json_get "$last" "j['allocated']")" = "$want" ] || fail "file $want, line $last"
 pass "--top --prometheus: the same figures"
 
+# --top's file goes with the view: SIGTERM ends it and removes the file
+# (after --count, above, it stays).
+rm "$DIR/jemalloc.prom"
+"$JEATTACH" -p "$v" --top --prometheus "$DIR/jemalloc.prom" --interval 200ms >"$WORK/top.out" 2>&1 &
+j=$!
+i=0
+until [ -f "$DIR/jemalloc.prom" ]; do
+	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "--top wrote no file: $(cat "$WORK/top.out")"
+	sleep 0.05
+done
+kill -TERM "$j"
+wait "$j"
+rc=$?
+[ "$rc" = 143 ] || fail "--top, SIGTERM: exit $rc: $(cat "$WORK/top.out")"
+[ ! -e "$DIR/jemalloc.prom" ] || fail "--top, SIGTERM: the file stayed"
+pass "--top --prometheus: SIGTERM removes the file"
+
 NE=$(command -v prometheus-node-exporter || command -v node_exporter)
 [ -n "$NE" ] || { finish_victim v; skip "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter)"; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
