@@ -16,7 +16,8 @@
 /* in escaped as a label value into out (len bytes, NUL included), cut at a
  * whole character or escape; the length written. */
 size_t cli_prom_escape(const char *in, char *out, size_t len);
-/* The same to f, in cut to CLI_PROM_LABEL_MAX bytes. */
+/* The same to f; values are at most CLI_PROM_LABEL_MAX bytes (target_ident
+ * cuts its paths), whose escaped form always fits. */
 void cli_prom_label(FILE *f, const char *s);
 
 /* One file and what goes in it. */

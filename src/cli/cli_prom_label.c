@@ -69,8 +69,8 @@ size_t cli_prom_escape(const char *in, char *out, size_t len)
 
 void cli_prom_label(FILE *f, const char *s)
 {
-	/* 4 bytes of input never make more than 4 of output: a bound. */
-	char buf[4 * CLI_PROM_LABEL_MAX + 1];
+	/* A byte of input makes at most two of output (an escape). */
+	char buf[2 * CLI_PROM_LABEL_MAX + 1];
 	cli_prom_escape(s, buf, sizeof(buf));
 	fputs(buf, f);
 }
