@@ -40,7 +40,8 @@ function __jeattach_value -a kind prefix cur
         case pid # --pid 1,2,3: the pids after the ones given
             string match -q -- '*,*' $cur; and set prefix $prefix(string replace -r ',[^,]*$' , -- $cur)
             __jeattach_pids | string replace -r '^' -- $prefix
-        case process
+        case process # --all a,b: the names after the ones given
+            string match -q -- '*,*' $cur; and set prefix $prefix(string replace -r ',[^,]*$' , -- $cur)
             __jeattach_pids | string replace -r '^[0-9]+\t' '' | sort -u | string replace -r '^' -- $prefix
         case profile
             __jeattach_files $prefix $cur .heap

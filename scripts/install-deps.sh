@@ -3,13 +3,17 @@
 # Install the Debian 12 packages jeattach needs to build and test. Idempotent:
 # when every package is already installed it changes nothing and exits 0.
 set -eu
+# prometheus, prometheus-node-exporter, iproute2 (ss) and systemd
+# (systemd-analyze verify): tests/integration/t_exporter.sh runs the real
+# server and exporter on 127.0.0.1, checks what they bind, and verifies
+# dist/systemd's units.
 PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
       libjemalloc-dev libjemalloc2 golang-go graphviz libc6-dbg elfutils
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
       groff-base python3 valgrind clang libclang-rt-14-dev
       chromium python3-websocket tmux zsh fish prometheus-node-exporter
-      apt dpkg debian-archive-keyring linux-perf"
+      apt dpkg debian-archive-keyring linux-perf prometheus iproute2 systemd"
 # The Debian package (debian/, README "Debian package") and its test
 # (tests/package/t_deb.sh, a stage of .ci/run): dpkg-buildpackage (dpkg-dev)
 # with dh and dh_autoreconf (debhelper, dh-autoreconf), fakeroot for a

@@ -5,7 +5,6 @@
  * or exits. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli_find.h"
 #include "cli_frag.h"
 #include "cli_progress.h"
 #include "cli_report.h"
@@ -85,44 +85,25 @@ static int check_outputs(const struct plan *p, const struct options *o, char *er
 	return 0;
 }
 
-/* --all NAME: every process whose comm or executable basename is NAME. */
+/* --all NAME[,NAME...]: the pids of every matching process (cli_find). */
 static int find_by_name(struct options *o, char *err, size_t len)
 {
-	DIR *d = opendir("/proc");
-	if (!d) {
-		snprintf(err, len, "cannot list /proc: %s", strerror(errno));
+	static struct cli_found found[OPT_MAX_PIDS];
+	int more = 0;
+	int n = cli_find_scan(o->all_name, found, OPT_MAX_PIDS, &more);
+	if (n < 0) {
+		snprintf(err, len, "cannot list /proc: %s", strerror(-n));
 		return -1;
 	}
-	struct dirent *de;
-	while ((de = readdir(d)) && o->npids < OPT_MAX_PIDS) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-		if (pid <= 0 || pid == getpid())
-			continue;
-		char path[64], comm[64] = "", exe[4096];
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		FILE *f = fopen(path, "re");
-		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = 0;
-			fclose(f);
-		}
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = 0;
-		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-		if (!strcmp(comm, o->all_name) || !strcmp(base, o->all_name))
-			o->pids[o->npids++] = pid;
-	}
-	closedir(d);
+	for (int i = 0; i < n; i++)
+		o->pids[o->npids++] = found[i].pid;
 	if (!o->npids) {
-		snprintf(err, len, "no process named %s; check the name (ps -e)", o->all_name);
+		cli_find_none(o->all_name, err, len);
 		return -1;
 	}
 	return 0;
 }
 
-/* Wait us microseconds, or until SIGINT/SIGTERM/SIGHUP (blocked: taken
- * here with sigtimedwait). Returns the signal, or 0. */
 /* One run of jeattach: what main's steps share. */
 struct invocation {
 	struct options o;
@@ -198,7 +179,9 @@ static int find_targets(struct invocation *in)
 		snprintf(in->err, sizeof(in->err), "cannot set up: %s", strerror(-e));
 		return fail_before_targets(in, JA_EXIT_INTERNAL);
 	}
-	if (in->o.all_name && find_by_name(&in->o, in->err, sizeof(in->err)))
+	/* The exporter scans /proc itself, at every refresh (cli_export.c). */
+	if (in->o.all_name && !cli_export_wanted(&in->o) &&
+	    find_by_name(&in->o, in->err, sizeof(in->err)))
 		return fail_before_targets(in, JA_EXIT_GONE);
 	if (check_outputs(&in->plan, &in->o, in->err, sizeof(in->err)))
 		return fail_before_targets(in, JA_EXIT_OUTPUT);
@@ -420,8 +403,10 @@ int main(int argc, char **argv)
 	int code = setup(&in, argc, argv);
 	if (code == GO_ON)
 		code = find_targets(&in);
-	if (code == GO_ON && (in.o.top || in.o.prometheus))
+	if (code == GO_ON && in.o.top)
 		code = cli_top_main(&in.o); /* a live view: no plan, its own loop */
+	else if (code == GO_ON && cli_export_wanted(&in.o))
+		code = cli_export_main(&in.o); /* the exporter: every target, its own loop */
 	if (code == GO_ON)
 		code = run_plan(&in);
 	if (code == GO_ON)

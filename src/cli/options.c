@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_find.h"
 #include "core_suggest.h"
 #include "options.h"
 
@@ -158,7 +159,9 @@ static const struct options_row rows[] = {
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE", .value = OPTIONS_VALUE_PROM,
 	  .help = "the same figures for node_exporter's textfile\n"
 		  "collector (FILE ends in .prom), each refresh;\n"
-		  "once without --top or --interval" },
+		  "once without --top or --interval; without --top,\n"
+		  "of every process given or named (--all), followed\n"
+		  "as they start and exit" },
 	{ .name = "interval", .id = O_INTERVAL, .section = OVER_TIME, .take = take_top,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "DURATION",
 	  .help = "--top's and --prometheus' refresh (default 1s);\n"
@@ -168,8 +171,9 @@ static const struct options_row rows[] = {
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "PID[,PID]", .value = OPTIONS_VALUE_PID,
 	  .help = "target process(es), each handled on its own" },
 	{ .name = "all", .id = O_ALL, .section = OPTIONS, .take = take_target,
-	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "NAME", .value = OPTIONS_VALUE_PROCESS,
-	  .help = "every process whose name or executable is NAME" },
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "NAME[,NAME]", .value = OPTIONS_VALUE_PROCESS,
+	  .help = "every process whose name or executable is NAME\n"
+		  "(NAME,NAME...: any of them)" },
 	{ .name = "prefix", .id = O_PREFIX, .section = OPTIONS, .take = take_attach,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "P",
 	  .help = "jemalloc's symbol prefix (default: try '', je_, _rjem_)" },
@@ -371,9 +375,7 @@ static int take_target(struct options *o, int id, const char *arg, struct option
 	if (id == 'p')
 		return parse_pids(o, arg, ps->err, ps->errlen);
 	o->all_name = arg; /* --all */
-	if (!*arg || strchr(arg, '/'))
-		return say(ps, "--all '%s': expected a process name", arg);
-	return 0;
+	return cli_find_check(arg, ps->err, ps->errlen);
 }
 
 static int take_action(struct options *o, int id, const char *arg, struct options_parse_state *ps)
@@ -631,8 +633,17 @@ static int check_top(struct options *o, struct options_parse_state *ps)
 			   : o->every_us ? "--every"
 			   : o->recent	 ? "--recent"
 					 : "other actions");
-	if (o->npids > 1 || o->all_name)
-		return say(ps, "%s watches one process: give one pid (-p PID)", what);
+	/* --top is one process's screen; the exporter (cli_export.c) follows
+	 * every target given, each hold bounded by --timeout, so their
+	 * number is bounded too: a refresh must fit its interval. */
+	if (o->top && (o->npids > 1 || o->all_name))
+		return say(ps, "--top watches one process: give one pid (-p PID); --prometheus "
+			       "alone follows several");
+	if (o->tid && (o->npids > 1 || o->all_name))
+		return say(ps, "--tid names a thread of one process: give one pid (-p PID) with it");
+	if (o->npids > OPT_MAX_EXPORT)
+		return say(ps, "--prometheus follows at most %d processes (%d given); run one "
+			       "jeattach per group of them", OPT_MAX_EXPORT, o->npids);
 	return 0;
 }
 

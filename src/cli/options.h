@@ -10,6 +10,9 @@
 #define OPT_MAX_ACTIONS 64 /* as given on the command line */
 #define OPT_MAX_COUNT 1000 /* --count */
 #define OPT_MAX_PIDS 4096
+/* Processes one --prometheus follows (cli_export.c): each costs a hold and
+ * a /proc scan of its threads per interval. */
+#define OPT_MAX_EXPORT 256
 #define OPT_MAX_FRAG_OUT 2 /* --frag-out: one .json, one .svg */
 #define OPT_MAX_RECENT ACT_RECENT_MAX /* --recent N */
 #define OPT_DEFAULT_MAX_DUMP ACT_DEFAULT_MAX_DUMP /* --max-dump */

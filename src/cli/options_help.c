@@ -8,7 +8,7 @@
 #include "options.h"
 
 static const char usage_head[] =
-	"Usage: jeattach (-p PID[,PID...] | --all NAME) ACTION... [OPTION...]\n"
+	"Usage: jeattach (-p PID[,PID...] | --all NAME[,NAME...]) ACTION... [OPTION...]\n"
 	"Control jemalloc heap profiling in a running process, from outside.\n";
 
 static const char *const section_titles[] = {

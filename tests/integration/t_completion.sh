@@ -32,6 +32,10 @@ start_victim p "$TARGETS/victim_plain" -b 0
 out=$(complete_words "$C/jeattach" _jeattach jeattach -p "")
 echo "$out" | grep -qx "$v" || fail "no jemalloc pid $v in: $out"
 echo "$out" | grep -qx "$p" && fail "glibc-only pid $p offered"
+# --all NAME,NAME: a name after the comma, the names before kept.
+out=$(complete_words "$C/jeattach" _jeattach jeattach --all "nosuch,victim_d")
+echo "$out" | grep -qx "nosuch,victim_dyn" || fail "--all a,b: $out"
+echo "$out" | grep -q "victim_plain" && fail "--all offers a glibc-only process: $out"
 touch "$WORK/a.heap" "$WORK/b.txt" "$WORK/c.prom"
 out=$(complete_words "$C/jeattach" _jeattach jeattach -p 1 --prometheus "$WORK/")
 echo "$out" | grep -q 'c.prom$' || fail "--prometheus files: $out"

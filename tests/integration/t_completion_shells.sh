@@ -142,7 +142,12 @@ checks() {
 	completes "jeattach --dump $WORK/f/" "jeattach --dump $WORK/f/a.heap"
 	completes "jeattach --frag-profile=$WORK/f/" "jeattach --frag-profile=$WORK/f/a.heap"
 	completes "jeattach --get prof.acti" "jeattach --get prof.active"
-	pass "$SH: jeattach's values: jemalloc pids, .prom and .heap files, controls"
+	# --all NAME,NAME: the name after the comma (zsh's _sequence may
+	# leave its comma for the next one, as with -p).
+	tab "jeattach --all nosuch,victim_d"
+	line | grep -qE -- '^jeattach --all nosuch,victim_dyn,?$' ||
+		fail "$SH: '--all nosuch,victim_d' Tab gave '$(line)': $(cat "$WORK/screen")"
+	pass "$SH: jeattach's values: jemalloc pids, .prom and .heap files, controls, --all's names"
 	completes "jeheap co" "jeheap collapsed"
 	completes "jeheap pp" "jeheap pprof"
 	completes "jeheap rec" "jeheap recent"

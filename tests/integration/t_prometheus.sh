@@ -27,7 +27,8 @@ cat >"$WORK/check.py" <<'PY'
 import re, sys
 text, pid = open(sys.argv[1]).read(), sys.argv[2]
 typed, series = {}, {}
-sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\} (\S+)$')
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\})? (\S+)$')
+five = re.compile(r'^comm="[^"]*",pid="%s",exe="/[^"]*",build_id="[0-9a-f]+",cgroup="[^"]*"' % pid)
 for line in text.splitlines():
     if line.startswith("# HELP "):
         continue
@@ -39,8 +40,12 @@ for line in text.splitlines():
     m = sample.match(line)
     assert m, "not a sample: %r" % line
     assert m.group(1) in typed, "no TYPE before %r" % line
-    assert 'pid="%s"' % pid in m.group(2), line
     float(m.group(3))
+    if m.group(1) == "jeattach_targets":  # jeattach's own, of no process
+        assert m.group(2) is None and m.group(3) == "1", line
+        continue
+    # every series of a process: its five labels, in this order
+    assert five.match(m.group(2)), line
     series.setdefault(m.group(1), []).append((m.group(2), float(m.group(3))))
 for name in ("allocated", "active", "resident", "mapped", "retained", "metadata"):
     assert series["jemalloc_%s_bytes" % name][0][1] > 0, name
@@ -78,6 +83,23 @@ want=$(python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v") || fail "format with 
 [ "$(json_get "$last" "j['allocated']")" = "$want" ] || fail "file $want, line $last"
 pass "--top --prometheus: the same figures"
 
+# --top's file goes with the view: SIGTERM ends it and removes the file
+# (after --count, above, it stays).
+rm "$DIR/jemalloc.prom"
+"$JEATTACH" -p "$v" --top --prometheus "$DIR/jemalloc.prom" --interval 200ms >"$WORK/top.out" 2>&1 &
+j=$!
+i=0
+until [ -f "$DIR/jemalloc.prom" ]; do
+	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "--top wrote no file: $(cat "$WORK/top.out")"
+	sleep 0.05
+done
+kill -TERM "$j"
+wait "$j"
+rc=$?
+[ "$rc" = 143 ] || fail "--top, SIGTERM: exit $rc: $(cat "$WORK/top.out")"
+[ ! -e "$DIR/jemalloc.prom" ] || fail "--top, SIGTERM: the file stayed"
+pass "--top --prometheus: SIGTERM removes the file"
+
 NE=$(command -v prometheus-node-exporter || command -v node_exporter)
 [ -n "$NE" ] || { finish_victim v; skip "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter)"; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -99,10 +121,11 @@ want=$(python3 "$WORK/check.py" "$DIR/jemalloc.prom" "$v") || fail "format"
 python3 "$WORK/fetch.py" "$port" >"$WORK/metrics" || fail "node_exporter did not answer: $(cat "$WORK/ne.log")"
 grep -q '^node_textfile_scrape_error 0$' "$WORK/metrics" || fail "node_exporter could not read the file: $(grep textfile "$WORK/metrics") $(cat "$WORK/ne.log")"
 # node_exporter prints values as Go's %g does (1.65416e+06): compared as numbers
-got=$(sed -n "s/^jemalloc_allocated_bytes{pid=\"$v\"} //p" "$WORK/metrics")
+got=$(sed -n "s/^jemalloc_allocated_bytes{.*,pid=\"$v\"} //p" "$WORK/metrics")
 [ -n "$got" ] && python3 -c "import sys; sys.exit(float('$got') != $want)" ||
 	fail "jemalloc_allocated_bytes $got, wanted $want: $(grep jemalloc_allocated "$WORK/metrics")"
-grep -q "^jemalloc_thread_allocated_bytes_total{name=\"victim_dyn\",pid=\"$v\",thread=\"[0-9]*\"} [0-9.e+]*\$" "$WORK/metrics" ||
+# node_exporter sorts the labels by name
+grep -q "^jemalloc_thread_allocated_bytes_total{build_id=\"[0-9a-f]*\",cgroup=\"[^\"]*\",comm=\"victim_dyn\",exe=\"[^\"]*\",name=\"victim_dyn\",pid=\"$v\",thread=\"[0-9]*\"} [0-9.e+]*\$" "$WORK/metrics" ||
 	fail "no thread series: $(grep jemalloc_thread "$WORK/metrics" | head -3)"
 grep -q '^# TYPE jemalloc_thread_allocated_bytes_total counter$' "$WORK/metrics" || fail "type lost"
 pass "node_exporter's /metrics shows jeattach's series and values"
