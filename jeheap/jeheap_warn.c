@@ -64,6 +64,14 @@ void warn_no_samples(jeheap_profile *const *p, char *const *paths, size_t n)
 		    c.alloc_objects)
 			continue;
 		uint64_t period = jeheap_profile_sample_period(p[i]);
+		if (jeheap_profile_from_sampler(p[i])) {
+			fprintf(stderr, "jeheap: note: %s holds no sample: no object the sampler "
+					"sampled (one per %llu bytes allocated, on average) was still "
+					"live at the end of its window; take a longer window (jeattach "
+					"--sample --for) or a smaller --sample-rate\n",
+				paths[i], (unsigned long long)period);
+			continue;
+		}
 		int lg = 0;
 		while (lg < 63 && (period >> (lg + 1)))
 			lg++;

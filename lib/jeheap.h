@@ -346,6 +346,10 @@ enum jeheap_time_source {
  * holds one, else the mtime of the file it was read from. JEHEAP_ENOENT:
  * neither (no stamp, read from memory or a stream). */
 int jeheap_profile_time(const jeheap_profile *p, double *seconds, int *source);
+/* 1 if p was written by jeattach --sample (its stamp block says so: the
+ * sampler's objects, allocated during its window and live at its end),
+ * else 0 (since libjeheap 7). */
+int jeheap_profile_from_sampler(const jeheap_profile *p);
 
 /* One dump of a series, as the caller has it. */
 struct jeheap_trend_dump {

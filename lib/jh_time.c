@@ -6,6 +6,8 @@
  * was written, a copy's time for one copied without keeping times. */
 #include "config.h"
 
+#include <string.h>
+
 #include "core_stamp.h"
 #include "jh_internal.h"
 
@@ -43,4 +45,24 @@ JH_EXPORT int jeheap_profile_time(const jeheap_profile *p, double *seconds, int 
 	else
 		return JEHEAP_ENOENT;
 	return 0;
+}
+
+/* The source stamp of the block jeattach appended: "sampler" for --sample's
+ * profiles (core_stamp.h). */
+static int take_source(int kind, const char *v, size_t vl, const char *path, size_t pl,
+		       void *arg)
+{
+	(void)path;
+	(void)pl;
+	if (kind == CORE_STAMP_IS_SOURCE)
+		*(int *)arg = vl == 7 && !memcmp(v, "sampler", 7);
+	return 0;
+}
+
+JH_EXPORT int jeheap_profile_from_sampler(const jeheap_profile *p)
+{
+	int yes = 0;
+	if (p)
+		core_stamp_foreach(p->maps ? p->maps : "", take_source, &yes);
+	return yes;
 }

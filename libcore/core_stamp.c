@@ -60,6 +60,20 @@ int core_stamp_parse(const char *line, size_t len, int *kind, const char **value
 		*path_len = 0;
 		return core_stamp_time(*value, *value_len, &sec, &nsec);
 	}
+	size_t sl = sizeof(CORE_STAMP_SOURCE) - 1;
+	if (len > sl && !strncmp(line, CORE_STAMP_SOURCE, sl)) {
+		*kind = CORE_STAMP_IS_SOURCE;
+		*value = line + sl;
+		*value_len = len - sl;
+		*path = NULL;
+		*path_len = 0;
+		if (*value_len > 16)
+			return -1;
+		for (size_t i = 0; i < *value_len; i++)
+			if ((*value)[i] < 'a' || (*value)[i] > 'z')
+				return -1;
+		return 0;
+	}
 	if (len <= il || strncmp(line, CORE_STAMP_BUILD, il))
 		return -1;
 	const char *v = line + il, *sp = memchr(v, ' ', len - il);

@@ -6,6 +6,8 @@
  *   # jeattach boot-id UUID          (/proc/sys/kernel/random/boot_id)
  *   # jeattach dump-time SEC.NSEC    (CLOCK_REALTIME when prof.dump returned)
  *   # jeattach build-id HEX PATH     (NT_GNU_BUILD_ID of the mapped file)
+ *   # jeattach source sampler        (the profile is --sample's, not
+ *                                     jemalloc's prof.dump)
  * jeprof's ParseLibraries skips lines that are not maps lines, and so does
  * core_maps_foreach: the profile stays readable by both. */
 #ifndef CORE_STAMP_H
@@ -17,6 +19,7 @@
 #define CORE_STAMP_BOOT "# jeattach boot-id "
 #define CORE_STAMP_BUILD "# jeattach build-id "
 #define CORE_STAMP_TIME "# jeattach dump-time "
+#define CORE_STAMP_SOURCE "# jeattach source "
 
 /* This machine's boot id (36 characters and a NUL), or "" if unreadable. */
 void core_stamp_boot_id(char out[40]);
@@ -24,10 +27,12 @@ void core_stamp_boot_id(char out[40]);
 /* One stamp line (without its newline): CORE_STAMP_BOOT sets *value to the
  * id; CORE_STAMP_TIME sets *value to the time's text (core_stamp_time
  * reads it); CORE_STAMP_BUILD sets *value to the hex id and *path to the
- * path (value_len, path_len their lengths). Returns 0, or -1 for another
+ * path (value_len, path_len their lengths); CORE_STAMP_SOURCE sets *value
+ * to the source's name (1 to 16 lower-case letters). Returns 0, or -1 for another
  * line. Nothing in a line is trusted: hex and digits are checked, lengths
  * are bounded. */
-enum core_stamp_kind { CORE_STAMP_IS_BOOT = 1, CORE_STAMP_IS_BUILD = 2, CORE_STAMP_IS_TIME = 3 };
+enum core_stamp_kind { CORE_STAMP_IS_BOOT = 1, CORE_STAMP_IS_BUILD = 2, CORE_STAMP_IS_TIME = 3,
+		       CORE_STAMP_IS_SOURCE = 4 };
 int core_stamp_parse(const char *line, size_t len, int *kind, const char **value,
 		     size_t *value_len, const char **path, size_t *path_len);
 

@@ -823,6 +823,29 @@ START_TEST(dump_time_stamp)
 }
 END_TEST
 
+/* --sample's profiles say so in the stamp block; a line the process wrote
+ * before jeattach's block, or another source's name, does not count. */
+START_TEST(sampler_source_stamp)
+{
+	static const char maps[] = "heap_v2/1\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n"
+				   "00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n";
+	static const char boot[] = "# jeattach boot-id 00000000-0000-0000-0000-000000000000\n";
+	char text[1024];
+	snprintf(text, sizeof(text), "%s%s# jeattach source sampler\n", maps, boot);
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_from_sampler(p), 1);
+	snprintf(text, sizeof(text), "%s# jeattach source sampler\n%s", maps, boot);
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_from_sampler(p), 0);
+	snprintf(text, sizeof(text), "%s%s# jeattach source samplers\n", maps, boot);
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_from_sampler(p), 0);
+	snprintf(text, sizeof(text), "%s%s", maps, boot);
+	ck_assert_int_eq(read_text(text), 0);
+	ck_assert_int_eq(jeheap_profile_from_sampler(p), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jeheap");
@@ -844,6 +867,7 @@ int main(void)
 	tcase_add_test(tc, symbolized_form);
 	tcase_add_test(tc, trend_slope_and_fit);
 	tcase_add_test(tc, trend_absurd_counts);
+	tcase_add_test(tc, sampler_source_stamp);
 	tcase_add_test(tc, dump_time_stamp);
 	tcase_add_test(tc, recent_records);
 	tcase_add_test(tc, recent_errors);

@@ -51,6 +51,7 @@ PY
 head -1 "$WORK/s.heap" | grep -qx 'heap_v2/524288' || fail "not a heap_v2 profile: $(head -2 "$WORK/s.heap")"
 grep -q '^MAPPED_LIBRARIES:' "$WORK/s.heap" || fail "no MAPPED_LIBRARIES"
 grep -q '^# jeattach build-id ' "$WORK/s.heap" || fail "no build-id stamps"
+[ "$(tail -1 "$WORK/s.heap")" = "# jeattach source sampler" ] || fail "not marked as the sampler's"
 expect_rc 0 "$JEHEAP" top "$WORK/s.heap"
 printf '%s\n' "$OUT" | grep -q 'tr_leak_site' || fail "the leaking site is not in the profile: $OUT"
 pass "a profile of a process without prof:true names its leaking site"
@@ -96,6 +97,13 @@ with open(sys.argv[3], "rb", 0) as mem:
 assert starts == 1, f"{starts} mappings begin with the sampler's magic"
 PY
 pass "what stays in the target is the gate page and the code, as reported"
+
+# A window that kept nothing: jeheap says why in the sampler's terms.
+expect_rc 0 "$JEATTACH" -p "$v" --sample --sample-rate 1099511627776 --for 200ms --dump "$WORK/e.heap"
+expect_rc 0 "$JEHEAP" top "$WORK/e.heap"
+printf '%s\n' "$ERR" | grep -q 'no object the sampler sampled .* smaller --sample-rate' ||
+	fail "the empty profile's note: $ERR"
+pass "an empty sampler profile: the note names --sample-rate"
 
 # Taken out each time: jemalloc installs at most four hooks (HOOK_MAX).
 for i in 1 2 3 4 5; do
