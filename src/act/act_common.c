@@ -162,7 +162,8 @@ enum ja_exit act_need_prof(struct target *t, struct act_result *r, const char *d
 	if (c || !on)
 		return c ? c : act_fail(r, JA_EXIT_NOPROF,
 				"%s: this jemalloc was built without profiling (config.prof is "
-				"false); use a build configured with --enable-prof (Debian's is)",
+				"false); use a build configured with --enable-prof (Debian's is), "
+				"or --sample --for DURATION --dump FILE (jemalloc 5.2 to 5.3)",
 				doing);
 	/* Read opt.prof first: jemalloc 5.2 and older return 0 from a write of
 	 * prof.active when opt.prof is false, and do nothing (doc/jemalloc-versions.md). */
@@ -171,7 +172,9 @@ enum ja_exit act_need_prof(struct target *t, struct act_result *r, const char *d
 		return c ? c : act_fail(r, JA_EXIT_NOPROF,
 				"%s: jemalloc was started without prof:true, which cannot be turned "
 				"on at run time; restart the process with "
-				"%s=prof:true,prof_active:false (no overhead until activated)",
+				"%s=prof:true,prof_active:false (no overhead until activated), or "
+				"take one now with --sample --for DURATION --dump FILE (jemalloc 5.2 "
+				"to 5.3)",
 				doing, var);
 	return JA_EXIT_OK;
 }

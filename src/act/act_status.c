@@ -90,19 +90,25 @@ static void verdict(struct target *t, struct act_result *r)
 	const struct rctl_value *built = act_field_find(r, "config_prof"),
 				*on = act_field_find(r, "opt_prof"),
 				*active = act_field_find(r, "prof_active"),
-				*reach = act_field_find(r, "activation_reaches_existing_threads");
+				*reach = act_field_find(r, "activation_reaches_existing_threads"),
+				*hooks = act_field_find(r, "sample_possible");
+	/* Where profiling is not possible, --sample may still be. */
+	const char *sample = hooks && !hooks->is_null && hooks->u ?
+				     "; or take a profile now with --sample --for DURATION --dump FILE" :
+				     "";
 	char var[80], line[400];
 	act_conf_var(t, var, sizeof(var));
 	const char *kind;
 	if (!built || built->is_null || !built->u) {
 		kind = "not_built";
 		snprintf(line, sizeof(line), "profiling not possible: this jemalloc was built "
-			 "without --enable-prof; use a build configured with it (Debian's is)");
+			 "without --enable-prof; use a build configured with it (Debian's is)%s",
+			 sample);
 	} else if (!on || on->is_null || !on->u) {
 		kind = "not_enabled";
 		snprintf(line, sizeof(line), "profiling not possible: the process was started "
 			 "without prof:true, which cannot be turned on at run time; restart it with "
-			 "%s=prof:true,prof_active:false", var);
+			 "%s=prof:true,prof_active:false%s", var, sample);
 	} else if (active && !active->is_null && active->u) {
 		kind = "active";
 		snprintf(line, sizeof(line), "profiling active: --dump writes a heap profile "
@@ -135,6 +141,12 @@ enum ja_exit act_status(struct target *t, struct act_result *r)
 	}
 	if ((e = activation_fields(t, r, &ver, merr)))
 		return act_transport_error(t, r, "cannot read the status", e);
+	/* --sample's hooks (jemalloc 5.2.0-5.3.x): whether it would be
+	 * refused for want of them. */
+	int hooks = 0;
+	if ((e = rctl_probe(t, "experimental.hooks.install", &hooks)))
+		return act_transport_error(t, r, "cannot read the status", e);
+	act_field_bool(r, "sample_possible", hooks);
 	verdict(t, r);
 	return JA_EXIT_OK;
 }

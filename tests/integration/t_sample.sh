@@ -192,6 +192,32 @@ else
 	fail "tests/jemalloc-archive.sh failed (exit $rc): $LIB52"
 fi
 
+# Reach: jemalloc as Rust's tikv-jemalloc-sys links it by default: static,
+# _rjem_-prefixed, profiling not built in (tests/jemalloc-noprof.sh builds
+# it from Debian 12's source package; tests/targets/victim_rjem.c).
+JNP=$top_builddir/tests/.jemalloc-noprof
+out=$(sh "$top_srcdir/tests/jemalloc-noprof.sh" "$JNP")
+rc=$?
+if [ $rc = 0 ]; then
+	cc -O1 -g -o "$WORK/victim_rjem" "$top_srcdir/tests/targets/victim_rjem.c" -I"$JNP/include" \
+		"$JNP/lib/libjemalloc.a" -lpthread -lm -ldl || fail "cannot build victim_rjem"
+	start_victim_env rj "$NOPROF" "$WORK/victim_rjem"
+	expect_rc 0 "$JEATTACH" -p "$rj" --status --json
+	printf '%s\n' "$OUT" | grep -q '"symbol_prefix":"_rjem_"' || fail "not _rjem_: $OUT"
+	printf '%s\n' "$OUT" | grep -q '"profiling":"not_built"' || fail "profiling built in: $OUT"
+	printf '%s\n' "$OUT" | grep -q '"sample_possible":true' || fail "no sample_possible: $OUT"
+	expect_rc 0 "$JEATTACH" -p "$rj" --sample --sample-rate 16384 --for 2s --dump "$WORK/rj.heap"
+	expect_rc 0 "$JEHEAP" top "$WORK/rj.heap"
+	printf '%s\n' "$OUT" | sed -n 2p | grep -q 'rjem_leak_site' ||
+		fail "static _rjem_ without profiling: the leaking site is not first: $OUT"
+	finish_victim rj
+	pass "a static _rjem_ jemalloc built without --enable-prof: the leaking site"
+elif [ $rc = 77 ]; then
+	echo "skipped: no jemalloc built without profiling: $out"
+else
+	fail "tests/jemalloc-noprof.sh failed (exit $rc): $out"
+fi
+
 # Children of fork during the window inherit the hooks and the sampler's
 # memory: they remove their copy themselves and come to no harm.
 start_victim_env f "$NOPROF" "$TARGETS/victim_fork"
