@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "act.h"
+#include "act_sample.h"
 #include "act_stamp.h"
 #include "core_read.h"
 #include "core_stamp.h"
@@ -60,12 +61,6 @@
 #include "sym.h"
 #include "target_limits.h"
 
-/* Table sizes: threads (4096: ample for a 1,000-thread server, probed 16
- * deep), sampled objects alive at once or freed during the window, and
- * ring records between two reads (a read every tick, 100 ms). */
-#define SAMPLE_THREADS 4096
-#define SAMPLE_LIVE 65536
-#define SAMPLE_RECS 64
 /* What the target's memory cgroup must still take beyond the mapping:
  * its pages are charged as the hooks first touch them, inside the
  * target's own allocations. */
@@ -278,6 +273,8 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 				"process with MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
 				doing, hooks_install);
 	enum ja_exit c = check_seccomp(t, r, doing);
+	if (!c)
+		c = act_sample_left(t, s, r);
 	if (c)
 		return c;
 	struct act_sampler *sm = calloc(1, sizeof(*sm));

@@ -102,7 +102,7 @@ struct sampler_ctl {
 	uint32_t nthreads, nlive, nrecs; /* table sizes, powers of two */
 	uint64_t mean;        /* mean bytes between samples */
 	uint64_t seed;
-	int64_t deadline_ns;  /* CLOCK_MONOTONIC: past it, the hooks remove themselves */
+	int64_t deadline_ns;  /* CLOCK_MONOTONIC: past it, the hooks switch themselves off */
 	uint64_t threads_off, live_off, recs_off; /* from the mapping's start */
 	/* Written by the hooks (atomics). */
 	uint64_t head;        /* records reserved */

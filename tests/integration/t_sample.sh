@@ -245,8 +245,10 @@ finish_victim sv
 pass "a seccomp filter that would kill on process_vm_readv: refused, nothing made"
 
 # jeattach killed during the window: the hooks find the deadline passed
-# (the window, --timeout and 10 s) at their next sample and remove
-# themselves; the process runs on unharmed.
+# (the window, --timeout and 10 s) at their next sample and switch
+# themselves off; they stay installed (a removal from inside would leave
+# the other threads unsettled, sampler_hooks.c) until the next --sample
+# run, which removes them, unmaps their memory and settles every thread.
 start_victim_env k "$NOPROF" "$TARGETS/victim_leak" "$WORK/truth3.log"
 "$JEATTACH" -p "$k" --sample --for 2s --timeout 1 --dump "$WORK/k.heap" >/dev/null 2>&1 &
 j=$!
@@ -259,13 +261,40 @@ done
 kill -9 "$j"
 wait "$j" 2>/dev/null
 i=0
-until [ "$(sampler_state "$k")" = "0 1" ]; do
+until [ "$(sampler_state "$k")" = "0 0" ]; do
 	i=$((i + 1))
-	[ $i -gt 300 ] && fail "the hooks did not remove themselves: $(sampler_state "$k")"
+	[ $i -gt 300 ] && fail "the hooks did not switch themselves off: $(sampler_state "$k")"
 	sleep 0.1
 done
+pass "jeattach killed in the window: the hooks switched themselves off at its deadline"
+expect_rc 0 "$JEATTACH" -p "$k" --sample --for 200ms --dump "$WORK/k2.heap" --json
+printf '%s\n' "$OUT" | tail -1 | grep -q '"left_removed_at":[0-9]' || fail "not cleaned: $OUT"
+[ "$(sampler_state "$k")" = "0 1" ] || fail "the earlier sampler: $(sampler_state "$k")"
 finish_victim k
-pass "jeattach killed in the window: the hooks removed themselves at its deadline"
+pass "the next run removed the earlier run's hooks and unmapped their memory"
+
+# A kill storm: jeattach killed at random moments of 8 runs on a process
+# with idle threads (whose tsds jemalloc's recompute leaves unsettled),
+# then, once the killed runs' deadlines passed, one run that cleans up;
+# then every thread exits (the victim's report): no crash.
+start_victim_env ks "$NOPROF" "$TARGETS/victim_dyn" -b 2 -i 4
+for n in 1 2 3 4 5 6 7 8; do
+	"$JEATTACH" -p "$ks" --sample --for 300ms --timeout 1 --dump "$WORK/ks$n.heap" --force \
+		>/dev/null 2>&1 &
+	j=$!
+	sleep "0.$(od -An -N1 -tu1 /dev/urandom | awk '{ printf "%d", $1 % 6 }')"
+	kill -9 "$j" 2>/dev/null
+	wait "$j" 2>/dev/null
+done
+sleep 12 # the last killed run's deadline: its window, --timeout, 10 s
+n=0
+until "$JEATTACH" -p "$ks" --sample --for 200ms --dump "$WORK/ks.heap" --force >"$WORK/ks.out" 2>&1; do
+	n=$((n + 1)) # a sampler still on: its deadline not come yet
+	[ $n -gt 10 ] && fail "the clean-up run: $(cat "$WORK/ks.out")"
+	sleep 1
+done
+finish_victim ks
+pass "a kill storm, then one more run: the process and its exiting threads unharmed"
 
 # Refused before anything is touched: no --for, no --dump.
 expect_rc 2 "$JEATTACH" -p 1 --sample --dump "$WORK/x.heap"

@@ -63,9 +63,12 @@ static inline void gate_out(uint64_t *slot)
 	__atomic_fetch_sub(slot, 1, __ATOMIC_RELEASE);
 }
 
-/* Take the hooks out from inside one: a fork child (its copy of the
- * sampler's memory reads zeros, MADV_WIPEONFORK) or a process whose
- * jeattach is gone once the window's deadline passed. Hooks may call the
+/* Take the hooks out from inside one, in a fork child (its copy of the
+ * sampler's memory reads zeros, MADV_WIPEONFORK). Safe there, where it is
+ * not in the parent: the child has one thread, and jemalloc's fork
+ * handler left only its tsd in the list of threads (tsd_postfork_child),
+ * so the removal's recompute reaches no thread but this one, which is
+ * inside an allocator call and settles at its next. Hooks may call the
  * allocator's functions (hook.h "Reentrancy": they are not invoked
  * again), and hook_remove takes only the hooks' own mutex. Once. */
 static void remove_self(struct sampler_keep *k)
@@ -310,9 +313,15 @@ HIDDEN void sampler_alloc(void *extra, int type, void *result, uintptr_t result_
 		if (t->left <= 0) {
 			t->left = sampler_interval(&t->rng, c->mean);
 			if (past_deadline(c)) {
+				/* jeattach is gone. Off, not removed: a removal
+				 * here would leave the other threads in jemalloc's
+				 * "recompute" state with nobody to settle them
+				 * (sampler_abi.h), and one that exits so corrupts
+				 * jemalloc's thread list. The next jeattach
+				 * --sample removes them, and settles every thread. */
 				__atomic_fetch_add(&c->expired, 1, __ATOMIC_RELAXED);
+				__atomic_store_n(&k->on, 0, __ATOMIC_SEQ_CST);
 				gate_out(slot);
-				remove_self(k);
 				return;
 			}
 			record(k, c, tp, (uint64_t)(uintptr_t)result, size, usize, regs);

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What earlier --sample runs left in a process (act_sample.h). A kept page
+ * is found by its magic at the start of a one-page anonymous read-write
+ * mapping followed by the hooks' code; everything read from it is the
+ * target's word: the code must be this jeattach's, byte for byte, before
+ * it is called, and the handle handed to jemalloc must lie in jemalloc's
+ * own writable memory. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "act_sample.h"
+#include "errors.h"
+#include "rcall.h"
+#include "rctl.h"
+#include "sampler_abi.h"
+#include "sampler_blob.h"
+#include "sampler_layout.h"
+#include "sym.h"
+#include "sym_maps.h"
+#include "target.h"
+
+/* Does addr lie in a writable mapping of jemalloc's object (the hooks'
+ * table hook_install hands out a slot of: a static of jemalloc's)? */
+static int in_jemalloc_data(const struct target *t, const struct sym_maps *m, uint64_t addr)
+{
+	const struct sym_map *x = sym_maps_find(m, addr);
+	const char *obj = target_jemalloc(t)->object;
+	if (!x || !x->w)
+		return 0;
+	/* .bss continues past the file's last page, as an anonymous
+	 * mapping right after it. */
+	if (!x->path[0] && x > m->v && (x - 1)->end == x->start)
+		x--;
+	return x->path[0] && !strcmp(x->path, obj);
+}
+
+/* Is the code after the kept page at base this jeattach's? */
+static int same_code(struct target *t, uint64_t code)
+{
+	unsigned char *buf = malloc(sampler_blob_len);
+	int same = buf && !rcall_read(t, code, buf, sampler_blob_len) &&
+		   !memcmp(buf, sampler_blob, sampler_blob_len);
+	free(buf);
+	return same;
+}
+
+/* A dead run's hooks, off but installed: removed, its rest unmapped. */
+static enum ja_exit clean(struct target *t, struct act_session *s, struct act_result *r,
+			  const struct sym_maps *m, uint64_t base, const struct sampler_keep *k,
+			  const struct sampler_layout *l, int *cleaned)
+{
+	const char *doing = "cannot remove the sampler an earlier run left";
+	if (!same_code(t, base + l->code_off) || !in_jemalloc_data(t, m, k->handle)) {
+		act_field_u64(r, "left_foreign_at", base); /* not ours to call: left alone */
+		return JA_EXIT_OK;
+	}
+	uint64_t claimed = 0, arg = base;
+	int merr = 0;
+	int e = rcall(t, base + l->code_off + sampler_blob_claim, &arg, 1, &claimed);
+	if (!e && claimed) {
+		uint64_t handle = k->handle;
+		e = rctl_write_bytes(t, "experimental.hooks.remove", &handle, sizeof(handle), &merr);
+	}
+	if (e)
+		return act_transport_error(t, r, doing, e);
+	if (merr)
+		return act_mallctl_error(t, r, doing, "experimental.hooks.remove", merr);
+	s->pass_settle = 1;
+	/* Its rest, where it still is as that run made it: the gate is long
+	 * shut (off since the deadline), checked once more. */
+	uint64_t busy[SAMPLER_NBUSY], rest = base + l->ctl_off;
+	const struct sym_map *x = sym_maps_find(m, rest);
+	int idle = !rcall_read(t, base + offsetof(struct sampler_keep, busy), busy, sizeof(busy));
+	for (int i = 0; idle && i < SAMPLER_NBUSY; i++)
+		idle = !busy[i];
+	if (idle && x && x->start == rest && x->end == base + l->total && !x->path[0]) {
+		uint64_t args[2] = { rest, l->total - l->ctl_off };
+		long ret;
+		if (!rcall_syscall(t, SYS_munmap, args, 2, &ret) && !ret)
+			act_field_u64(r, "left_unmapped_bytes", l->total - l->ctl_off);
+	}
+	(*cleaned)++;
+	act_field_u64(r, "left_removed_at", base);
+	return JA_EXIT_OK;
+}
+
+enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act_result *r)
+{
+	struct sampler_layout l;
+	struct sym_maps m = { 0 };
+	if (sampler_layout_plan(&l, (size_t)sysconf(_SC_PAGESIZE), sampler_blob_len, SAMPLE_THREADS,
+				SAMPLE_LIVE, SAMPLE_RECS) ||
+	    sym_maps_read(target_io_pid(t), &m))
+		return JA_EXIT_OK; /* nothing known: nothing touched */
+	enum ja_exit c = JA_EXIT_OK;
+	int kept = 0, cleaned = 0;
+	for (size_t i = 0; i + 1 < m.n && c == JA_EXIT_OK; i++) {
+		const struct sym_map *a = &m.v[i], *b = &m.v[i + 1];
+		if (!(a->r && a->w && !a->x && a->end - a->start == l.page && b->start == a->end &&
+		      b->r && !b->w && b->x && b->end - b->start == l.code_len) ||
+		    (a->path[0] && strcmp(a->path, "[anon:jeattach-sampler]")))
+			continue;
+		struct sampler_keep k;
+		if (rcall_read(t, a->start, &k, offsetof(struct sampler_keep, busy)) ||
+		    k.magic != SAMPLER_MAGIC)
+			continue;
+		if (k.on)
+			c = act_fail(r, JA_EXIT_UNSAFE,
+				     "cannot start the sampler: another jeattach's sampler is in this "
+				     "process (at %#llx) and switched on; wait for its window to end "
+				     "(a sampler whose jeattach died switches itself off at its "
+				     "deadline), then run again",
+				     (unsigned long long)a->start);
+		else if (!k.removing)
+			c = clean(t, s, r, &m, a->start, &k, &l, &cleaned);
+		else
+			kept++;
+	}
+	sym_maps_free(&m);
+	if (kept)
+		act_field_u64(r, "left_by_earlier_runs_bytes", (uint64_t)kept * l.keep_len);
+	return c;
+}
