@@ -87,19 +87,22 @@ static void install(struct here *h, uint32_t nrecs, uint64_t mean, int64_t deadl
 	ck_assert_int_eq(madvise(h->base + h->l.ctl_off, h->l.total - h->l.ctl_off, MADV_WIPEONFORK), 0);
 	uint64_t hooks[4];
 	sampler_layout_hooks(&h->l, (uint64_t)(uintptr_t)h->base, hooks);
-	size_t sz = sizeof(h->handle);
-	ck_assert_int_eq(mallctl("experimental.hooks.install", &h->handle, &sz, hooks, sizeof(hooks)), 0);
-	h->k->handle = (uint64_t)(uintptr_t)h->handle;
-	__atomic_store_n(&h->k->on, 1, __ATOMIC_SEQ_CST);
+	/* As jeattach makes it: one call, which stores the handle and
+	 * switches the hooks on. */
+	ck_assert_uint_eq(sampler_install(h->k, hooks), 0);
+	h->handle = (void *)(uintptr_t)h->k->handle;
+	ck_assert_ptr_nonnull(h->handle);
+	ck_assert_uint_eq(h->k->on, 1);
 }
 
-/* As jeattach takes it out: off, removed, then every gate slot empty. */
+/* As jeattach takes it out: off and removed in one call, then every gate
+ * slot empty. */
 static void uninstall(struct here *h)
 {
-	ck_assert_uint_eq(sampler_claim(h->k), 1);
-	ck_assert_uint_eq(sampler_claim(h->k), 0); /* once */
+	ck_assert_uint_eq(sampler_remove(h->k), 0);
+	ck_assert_uint_eq(h->k->removing, 2);
+	ck_assert_uint_eq(sampler_remove(h->k), SAMPLER_NOT_CLAIMED); /* once */
 	ck_assert_uint_eq(h->k->on, 0);
-	ck_assert_int_eq(mallctl("experimental.hooks.remove", NULL, NULL, &h->handle, sizeof(h->handle)), 0);
 	for (int i = 0; i < SAMPLER_NBUSY; i++)
 		ck_assert_uint_eq(__atomic_load_n(&h->k->busy[i], __ATOMIC_SEQ_CST), 0);
 }
@@ -256,12 +259,12 @@ START_TEST(fork_child_removes_its_hooks)
 	pid_t pid = fork();
 	if (!pid) {
 		free(site(100));
-		int ok = h.k->removing == 1 && h.k->on == 0 && h.c->magic == 0;
+		int ok = h.k->removing == 2 && h.k->on == 0 && h.c->magic == 0;
 		uint64_t taken = h.c->taken;
 		for (int i = 0; i < 100; i++)
 			free(site(8192));
 		if (!ok)
-			_exit(10 + (h.k->removing != 1) * 1 + (h.k->on != 0) * 2 + (h.c->magic != 0) * 4);
+			_exit(10 + (h.k->removing != 2) * 1 + (h.k->on != 0) * 2 + (h.c->magic != 0) * 4);
 		_exit(taken == 0 && h.c->taken == 0 ? 0 : 1);
 	}
 	int st;

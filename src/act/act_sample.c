@@ -81,6 +81,9 @@ struct sampled {
 struct act_sampler {
 	struct sampler_layout l;
 	uint64_t base, handle, mean;
+	int reused;         /* page 0 and the code an earlier run left */
+	int64_t window_end_ns;  /* CLOCK_MONOTONIC, ours, when the window ends */
+	int64_t deadline_slack; /* the hooks' deadline past the window's end (ns) */
 	uint64_t tail;      /* records read */
 	struct sampled *got;
 	size_t ngot, cap;
@@ -90,6 +93,7 @@ struct act_sampler {
 
 static const char hooks_install[] = "experimental.hooks.install";
 static const char hooks_remove[] = "experimental.hooks.remove";
+
 
 /* The target's CLOCK_MONOTONIC minus ours: 0 unless it lives in another
  * time namespace (/proc/PID/timens_offsets, Linux 5.6). */
@@ -116,8 +120,47 @@ static int64_t monotonic_offset(pid_t pid)
 
 /* The hooks' two system calls must be allowed as they make them: a
  * filter that kills on one would kill the target from inside a malloc. */
+/* Seccomp filters are each thread's own, and the hooks run in every
+ * thread, while only the held thread's filter can be read: every thread
+ * must show the same "Seccomp:" and "Seccomp_filters:" lines as it does
+ * (/proc/PID/task/TID/status), else the filter read is not theirs. */
+static int same_filters(struct target *t)
+{
+	char path[96], *text = NULL, want[160] = "", got[160];
+	pid_t pid = target_io_pid(t), held = rcall_held_tid(t), tids[4096];
+	int n = target_threads(target_pid(t), tids, 4096);
+	for (int i = -1; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+			 (int)(i < 0 ? held : tids[i]));
+		if (core_read_file(path, 1 << 16, &text, NULL))
+			continue; /* gone meanwhile */
+		got[0] = 0;
+		for (const char *l = text; l && *l;) {
+			if (!strncmp(l, "Seccomp", 7)) {
+				size_t k = strcspn(l, "\n"), g = strlen(got);
+				snprintf(got + g, sizeof(got) - g, "%.*s;", (int)(k < 70 ? k : 70), l);
+			}
+			l = strchr(l, '\n');
+			l = l ? l + 1 : NULL;
+		}
+		free(text);
+		if (i < 0)
+			snprintf(want, sizeof(want), "%s", got);
+		else if (strcmp(want, got))
+			return 0;
+	}
+	return n > 0;
+}
+
 static enum ja_exit check_seccomp(struct target *t, struct act_result *r, const char *doing)
 {
+	if (!same_filters(t))
+		return act_fail(r, JA_EXIT_UNSAFE,
+				"%s: the process's threads do not all have the same seccomp "
+				"filters, and jeattach can read only the held thread's, while the "
+				"sampler's hooks run in every thread; restart the process with "
+				"MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
+				doing);
 	static const struct {
 		long nr;
 		const char *name;
@@ -180,28 +223,32 @@ static int sys(struct target *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 	return rcall_syscall(t, nr, args, 6, ret);
 }
 
-/* Unmap [base + off, base + len): the part of the mapping no hook can
- * still reach. */
-static int unmap(struct target *t, uint64_t base, uint64_t off, uint64_t len)
+/* Unmap the rest: the part no hook can reach once the gate is shut. */
+static int unmap_rest(struct target *t, const struct act_sampler *sm)
 {
 	long ret;
-	int e = sys(t, SYS_munmap, base + off, len - off, 0, 0, 0, 0, &ret);
+	int e = sys(t, SYS_munmap, sm->base + sm->l.ctl_off, sm->l.rest_len, 0, 0, 0, 0, &ret);
 	return e ? e : (int)(ret < 0 ? ret : 0);
 }
 
-/* The mapping made, written and protected: 0, or the exit code in r. */
+/* The mapping made, written and protected: 0, or the exit code in r. With
+ * reuse, the kept pages (page 0 and the code, this jeattach's) an earlier
+ * run left there: only the rest is made, apart. */
 static enum ja_exit lay_out(struct target *t, struct act_sampler *sm, const char *doing,
-			    const struct act *a, struct act_result *r)
+			    const struct act *a, uint64_t reuse, struct act_result *r)
 {
 	struct sampler_layout *l = &sm->l;
 	long ret;
-	int e = sys(t, SYS_mmap, 0, l->total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		    (uint64_t)-1, 0, &ret);
+	int e = sys(t, SYS_mmap, 0, reuse ? l->rest_len : l->total, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0, &ret);
 	if (e)
 		return act_transport_error(t, r, doing, e);
 	if (ret < 0 && ret > -4096)
 		return act_syscall_failed(t, r, doing, "mmap", (int)-ret);
-	sm->base = (uint64_t)ret;
+	sm->base = reuse ? reuse : (uint64_t)ret;
+	sm->reused = reuse != 0;
+	if (reuse)
+		sampler_layout_move_rest(l, (uint64_t)ret - (reuse + l->ctl_off));
 	struct sampler_keep keep;
 	struct sampler_ctl ctl;
 	struct timespec now;
@@ -210,20 +257,29 @@ static enum ja_exit lay_out(struct target *t, struct act_sampler *sm, const char
 			   monotonic_offset(target_pid(t));
 	uint64_t seed = (uint64_t)now.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
 	sampler_layout_keep(l, &keep, target_jemalloc(t)->mallctl);
-	sampler_layout_ctl(l, &ctl, target_pid(t), sm->mean, seed, deadline);
+	/* The hooks' process_vm_readv names the process as it knows itself:
+	 * its pid in its own pid namespace. */
+	sampler_layout_ctl(l, &ctl, target_get_info(t)->ns_pid ? target_get_info(t)->ns_pid :
+								 target_pid(t),
+			   sm->mean, seed, deadline);
+	sm->window_end_ns = now.tv_sec * 1000000000LL + now.tv_nsec + a->us * 1000;
+	sm->deadline_slack = deadline - sm->window_end_ns; /* --timeout, margin, namespace */
 	const char *call = NULL;
-	if ((e = rcall_write(t, sm->base, &keep, sizeof(keep))) ||
+	/* Reused, page 0 keeps its gate's counts (a thread may be inside
+	 * the old hooks' code still) and the code is the same bytes. */
+	if ((e = rcall_write(t, sm->base, &keep,
+			     reuse ? offsetof(struct sampler_keep, busy) : sizeof(keep))) ||
 	    (e = rcall_write(t, sm->base + l->ctl_off, &ctl, sizeof(ctl))) ||
-	    (e = rcall_write(t, sm->base + l->code_off, sampler_blob, sampler_blob_len)))
+	    (!reuse && (e = rcall_write(t, sm->base + l->code_off, sampler_blob, sampler_blob_len))))
 		goto fail;
-	if ((e = sys(t, SYS_mprotect, sm->base + l->code_off, l->code_len, PROT_READ | PROT_EXEC, 0,
-		     0, 0, &ret)))
+	if (!reuse && (e = sys(t, SYS_mprotect, sm->base + l->code_off, l->code_len,
+			       PROT_READ | PROT_EXEC, 0, 0, 0, &ret)))
 		goto fail;
-	if (ret) {
+	if (!reuse && ret) {
 		call = "mprotect";
 		goto fail;
 	}
-	if ((e = sys(t, SYS_madvise, sm->base + l->ctl_off, l->total - l->ctl_off, MADV_WIPEONFORK,
+	if ((e = sys(t, SYS_madvise, sm->base + l->ctl_off, l->rest_len, MADV_WIPEONFORK,
 		     0, 0, 0, &ret)))
 		goto fail;
 	if (ret) {
@@ -234,13 +290,18 @@ static enum ja_exit lay_out(struct target *t, struct act_sampler *sm, const char
 	 * stays is then "[anon:jeattach-sampler]" in the target's maps. */
 	uint64_t name;
 	rcall_scratch_reset(t);
-	if (!rcall_push_string(t, "jeattach-sampler", &name))
+	if (!reuse && !rcall_push_string(t, "jeattach-sampler", &name))
 		(void)sys(t, SYS_prctl, PR_SET_VMA, PR_SET_VMA_ANON_NAME, sm->base, l->keep_len, name, 0,
 			  &ret);
 	return JA_EXIT_OK;
 fail:;
 	long r2;
-	(void)sys(t, SYS_munmap, sm->base, l->total, 0, 0, 0, 0, &r2);
+	/* Nothing installed yet: all of what was made goes (the kept pages
+	 * reused stay, as the earlier run left them). */
+	if (reuse)
+		(void)sys(t, SYS_munmap, sm->base + l->ctl_off, l->rest_len, 0, 0, 0, 0, &r2);
+	else
+		(void)sys(t, SYS_munmap, sm->base, l->total, 0, 0, 0, 0, &r2);
 	sm->base = 0;
 	if (call)
 		return act_syscall_failed(t, r, doing, call, (int)-ret);
@@ -272,9 +333,10 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 				"%s: this jemalloc has no %s (5.2.0 to 5.3.x have it); restart the "
 				"process with MALLOC_CONF=prof:true and use --for DURATION --dump FILE",
 				doing, hooks_install);
+	uint64_t reuse = 0;
 	enum ja_exit c = check_seccomp(t, r, doing);
 	if (!c)
-		c = act_sample_left(t, s, r);
+		c = act_sample_left(t, s, r, &reuse);
 	if (c)
 		return c;
 	struct act_sampler *sm = calloc(1, sizeof(*sm));
@@ -286,40 +348,60 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 		free(sm);
 		return act_fail(r, JA_EXIT_INTERNAL, "%s: no layout for the sampler", doing);
 	}
-	if ((c = check_room(t, sm, r, doing)) || (c = lay_out(t, sm, doing, a, r))) {
+	if ((c = check_room(t, sm, r, doing)) || (c = lay_out(t, sm, doing, a, reuse, r))) {
 		free(sm);
 		return c;
 	}
-	uint64_t hooks[4];
-	sampler_layout_hooks(&sm->l, sm->base, hooks);
-	e = rctl_exchange_bytes(t, hooks_install, hooks, sizeof(hooks), &sm->handle,
-				sizeof(sm->handle), &merr);
-	if (e || merr || !sm->handle) {
-		long ret;
-		/* Not installed (an error, or jemalloc's four slots are
-		 * taken: EAGAIN): nothing can run the code, all of it goes. */
-		(void)sys(t, SYS_munmap, sm->base, sm->l.total, 0, 0, 0, 0, &ret);
+	/* A thread stopped inside a hook is inside jemalloc's call: never a
+	 * safe point (rcall_safepoint.c), though the hooks have no unwind
+	 * tables of their own to show it. */
+	if (target_add_unsafe(t, sm->base + sm->l.code_off, sm->base + sm->l.code_off + sm->l.code_len)) {
 		free(sm);
-		if (e)
-			return act_transport_error(t, r, doing, e);
+		return act_fail(r, JA_EXIT_INTERNAL, "%s: out of memory", doing);
+	}
+	/* One call in the target's own code installs the hooks, stores
+	 * their handle and switches them on: a jeattach that dies meanwhile
+	 * cannot leave hooks installed that page 0 does not know of. */
+	uint64_t hooks[4], args[2] = { sm->base, 0 }, ret = 0;
+	sampler_layout_hooks(&sm->l, sm->base, hooks);
+	rcall_scratch_reset(t);
+	e = rcall_push(t, hooks, sizeof(hooks), &args[1]);
+	if (!e)
+		e = rcall(t, sm->base + sm->l.code_off + sampler_blob_install, args, 2, &ret);
+	merr = (int)ret;
+	if (!e && !merr)
+		e = rcall_read(t, sm->base + offsetof(struct sampler_keep, handle), &sm->handle, 8);
+	if (e) {
+		/* The call's outcome is not known (it may still run, or have
+		 * installed the hooks): nothing is unmapped. The next run
+		 * reads page 0 and knows (act_sample_left.c). */
+		act_field_u64(r, "left_at", sm->base);
+		free(sm);
+		return act_transport_error(t, r, doing, e);
+	}
+	if (merr || !sm->handle) {
+		long r2;
+		/* Not installed (mallctl's error, or jemalloc's four slots
+		 * are taken: EAGAIN): nothing of this run can run the code,
+		 * all of it goes (kept pages reused stay, as they were left). */
+		if (sm->reused)
+			(void)sys(t, SYS_munmap, sm->base + sm->l.ctl_off, sm->l.rest_len, 0, 0, 0, 0,
+				  &r2);
+		else
+			(void)sys(t, SYS_munmap, sm->base, sm->l.total, 0, 0, 0, 0, &r2);
+		free(sm);
 		if (merr == EAGAIN)
 			return act_fail(r, JA_EXIT_MALLCTL,
 					"%s: jemalloc's hook slots are all taken (it has four); "
 					"another tool has hooks in this process", doing);
 		return act_mallctl_error(t, r, doing, hooks_install, merr ? merr : EINVAL);
 	}
-	uint32_t on = 1;
-	if ((e = rcall_write(t, sm->base + offsetof(struct sampler_keep, handle), &sm->handle, 8)) ||
-	    (e = rcall_write(t, sm->base + offsetof(struct sampler_keep, on), &on, 4))) {
-		/* Installed but not on: every hook returns at once. */
-		s->sampler = sm;
-		return act_transport_error(t, r, doing, e);
-	}
 	s->sampler = sm;
 	settle(t, s);
 	act_field_u64(r, "sample_rate", sm->mean);
 	act_field_u64(r, "mapping", sm->base);
-	act_field_u64(r, "mapping_bytes", sm->l.total);
+	act_field_u64(r, "mapping_bytes", sm->reused ? sm->l.rest_len : sm->l.total);
+	act_field_bool(r, "reused_kept_pages", sm->reused);
 	return JA_EXIT_OK;
 }
 
@@ -353,10 +435,15 @@ static int drain(struct target *t, struct act_sampler *sm)
 	static struct sampled x;
 	for (; sm->tail < head; sm->tail++) {
 		uint64_t at = sm->base + l->recs_off + (sm->tail & (l->nrecs - 1)) * sizeof(rec);
-		if ((e = rcall_read(t, at, &rec, offsetof(struct sampler_rec, stack))))
+		/* seq first, then the rest: a record is whole once its seq
+		 * says so (stored last, with release, by the hook). */
+		if ((e = rcall_read(t, at, &rec.seq, 8)))
 			return e;
 		if (rec.seq != sm->tail + 1)
 			break; /* reserved, not written yet: the next read takes it */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if ((e = rcall_read(t, at, &rec, offsetof(struct sampler_rec, stack))))
+			return e;
 		size_t len = rec.stack_len <= SAMPLER_STACK_MAX ? rec.stack_len : 0;
 		if (len && (e = rcall_read(t, at + offsetof(struct sampler_rec, stack), rec.stack, len)))
 			return e;
@@ -364,6 +451,10 @@ static int drain(struct target *t, struct act_sampler *sm)
 			sm->forged++;
 			continue;
 		}
+		/* No stack copied: an unwind would read the target's stack as
+		 * it is now, not as it was. Left out (counted in no_stack). */
+		if (!len || (rec.flags & SAMPLER_REC_NOSTACK))
+			continue;
 		arch_gpregs_t regs;
 		arch_regs_from_sample(&regs, rec.regs);
 		memset(&x, 0, sizeof(x));
@@ -379,14 +470,36 @@ static int drain(struct target *t, struct act_sampler *sm)
 		if ((e = add(sm, &x)))
 			return e;
 	}
+	/* The slots are read before the hooks may reuse them. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	return rcall_write(t, sm->base + l->ctl_off + offsetof(struct sampler_ctl, tail), &sm->tail,
 			   8);
 }
 
 void act_sample_tick(struct target *t, struct act_session *s)
 {
-	if (s->sampler)
-		(void)drain(t, s->sampler);
+	struct act_sampler *sm = s->sampler;
+	char fate[300];
+	if (!sm)
+		return;
+	/* Another program now (execve), or gone: its memory is not the
+	 * sampler's any more, and nothing is written there. */
+	if (target_fate(t, fate, sizeof(fate)) != TARGET_AS_WAS) {
+		s->sampler = NULL;
+		free(sm->got);
+		free(sm);
+		return;
+	}
+	(void)drain(t, sm);
+	/* The deadline moves on while jeattach reads the ring: it passes
+	 * only when jeattach stops coming (it died), whatever the holds and
+	 * passes before cost. */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t n = now.tv_sec * 1000000000LL + now.tv_nsec,
+		d = (n > sm->window_end_ns ? n : sm->window_end_ns) + sm->deadline_slack;
+	(void)rcall_write(t, sm->base + sm->l.ctl_off + offsetof(struct sampler_ctl, deadline_ns), &d,
+			  8);
 }
 
 /* Every slot of the gate empty: no thread is inside a hook, and none
@@ -455,19 +568,18 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 	if (!sm)
 		return act_fail(r, JA_EXIT_INTERNAL, "%s: none is running", doing);
 	int merr = 0;
-	/* The claim runs in the held thread: it switches the hooks off
-	 * (the gate's store, sampler_abi.h) and takes the once-only flag the
-	 * hooks take when they remove themselves, so the handle is removed
-	 * once. */
-	uint64_t claimed = 0, arg = sm->base;
-	int e = rcall(t, sm->base + sm->l.code_off + sampler_blob_claim, &arg, 1, &claimed);
-	if (!e && claimed) {
-		e = rctl_write_bytes(t, hooks_remove, &sm->handle, sizeof(sm->handle), &merr);
-		if (!e && !merr)
-			settle(t, s);
-	}
-	if (!e && !claimed)
-		act_field_str(r, "hooks", "removed themselves (the window's deadline passed)");
+	/* One call in the held thread, in the hooks' own code: off (the
+	 * gate's store, sampler_abi.h), the once-only flag taken, removed,
+	 * and page 0 marked removed; a jeattach that dies meanwhile leaves
+	 * it done, or known undone. */
+	uint64_t ret = 0, arg = sm->base;
+	int e = rcall(t, sm->base + sm->l.code_off + sampler_blob_remove, &arg, 1, &ret);
+	if (!e && ret == SAMPLER_NOT_CLAIMED)
+		act_field_str(r, "hooks", "their removal was begun by another jeattach");
+	else if (!e)
+		merr = (int)ret;
+	if (!e && !merr)
+		settle(t, s);
 	if (e || merr) {
 		/* Off (if the claim ran), still installed: each hook returns
 		 * at once; left mapped, all of it. */
@@ -487,14 +599,22 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 		e = rcall_read(t, sm->base + sm->l.ctl_off, &ctl, sizeof(ctl));
 	size_t live = e ? 0 : keep_live(t, sm, r);
 	uint64_t left = sm->l.keep_len;
-	if (!clear || unmap(t, sm->base, sm->l.ctl_off, sm->l.total))
-		left = sm->l.total;
+	if (!clear || unmap_rest(t, sm))
+		left += sm->l.rest_len;
 	if (!e) {
 		act_field_u64(r, "samples", ctl.taken);
 		act_field_u64(r, "dropped_ring_full", ctl.dropped_ring);
 		act_field_u64(r, "dropped_set_full", ctl.dropped_live);
 		act_field_u64(r, "dropped_threads", ctl.dropped_threads);
 		act_field_u64(r, "no_stack", ctl.nostack);
+		act_field_u64(r, "expired", ctl.expired);
+		/* The hooks found jeattach late and switched themselves off:
+		 * frees after that were not seen. */
+		if (ctl.expired)
+			snprintf(r->warning, sizeof(r->warning),
+				 "the sampler switched itself off before the window ended (jeattach "
+				 "was late by more than --timeout and 10 s): objects freed after "
+				 "that may show as live");
 		act_field_u64(r, "not_unwound", sm->unwound_none);
 		act_field_u64(r, "refused", sm->forged);
 		act_field_u64(r, "live", live);

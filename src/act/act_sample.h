@@ -21,7 +21,10 @@
  * the deadline and stay installed, sampler_hooks.c) is removed and its
  * memory but the two kept pages unmapped, and every thread settled after
  * the hold (act.h pass_settle); the kept pages of runs that ended are
- * counted. JA_EXIT_OK, or the refusal in r. */
-enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act_result *r);
+ * counted, and the first with this jeattach's code is offered for reuse
+ * (*reuse: its page 0's address, or 0), so that runs after runs leave two
+ * pages in all. JA_EXIT_OK, or the refusal in r. */
+enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act_result *r,
+			     uint64_t *reuse);
 
 #endif

@@ -49,48 +49,67 @@ static int same_code(struct target *t, uint64_t code)
 	return same;
 }
 
-/* A dead run's hooks, off but installed: removed, its rest unmapped. */
+/* Unmap [addr, addr + len) if a mapping of just that size, anonymous,
+ * starts there and begins with magic (8 bytes). */
+static void unmap_if(struct target *t, struct act_result *r, const struct sym_maps *m,
+		     uint64_t addr, uint64_t len, uint64_t magic)
+{
+	const struct sym_map *x = sym_maps_find(m, addr);
+	uint64_t head = 0;
+	if (!x || x->start != addr || x->end - x->start != len || x->path[0] ||
+	    rcall_read(t, addr, &head, 8) || head != magic)
+		return;
+	uint64_t args[2] = { addr, len };
+	long ret;
+	if (!rcall_syscall(t, SYS_munmap, args, 2, &ret) && !ret)
+		act_field_u64(r, "left_unmapped_bytes", len);
+}
+
+/* Is no thread inside one of its hooks (page 0's gate)? */
+static int gate_shut(struct target *t, uint64_t base)
+{
+	uint64_t busy[SAMPLER_NBUSY];
+	if (rcall_read(t, base + offsetof(struct sampler_keep, busy), busy, sizeof(busy)))
+		return 0;
+	for (int i = 0; i < SAMPLER_NBUSY; i++)
+		if (busy[i])
+			return 0;
+	return 1;
+}
+
+/* A dead run's hooks, off but installed: removed (its own code does it,
+ * once), its rest unmapped. */
 static enum ja_exit clean(struct target *t, struct act_session *s, struct act_result *r,
 			  const struct sym_maps *m, uint64_t base, const struct sampler_keep *k,
-			  const struct sampler_layout *l, int *cleaned)
+			  const struct sampler_layout *l)
 {
 	const char *doing = "cannot remove the sampler an earlier run left";
-	if (!same_code(t, base + l->code_off) || !in_jemalloc_data(t, m, k->handle)) {
-		act_field_u64(r, "left_foreign_at", base); /* not ours to call: left alone */
+	if (!in_jemalloc_data(t, m, k->handle)) {
+		act_field_u64(r, "left_foreign_at", base); /* not ours to hand jemalloc: left alone */
 		return JA_EXIT_OK;
 	}
-	uint64_t claimed = 0, arg = base;
-	int merr = 0;
-	int e = rcall(t, base + l->code_off + sampler_blob_claim, &arg, 1, &claimed);
-	if (!e && claimed) {
-		uint64_t handle = k->handle;
-		e = rctl_write_bytes(t, "experimental.hooks.remove", &handle, sizeof(handle), &merr);
-	}
+	uint64_t ret = 0, arg = base;
+	int e = rcall(t, base + l->code_off + sampler_blob_remove, &arg, 1, &ret);
 	if (e)
 		return act_transport_error(t, r, doing, e);
-	if (merr)
-		return act_mallctl_error(t, r, doing, "experimental.hooks.remove", merr);
+	if (ret == SAMPLER_NOT_CLAIMED)
+		return JA_EXIT_OK; /* another jeattach is at it */
+	if (ret)
+		return act_mallctl_error(t, r, doing, "experimental.hooks.remove", (int)ret);
 	s->pass_settle = 1;
-	/* Its rest, where it still is as that run made it: the gate is long
-	 * shut (off since the deadline), checked once more. */
-	uint64_t busy[SAMPLER_NBUSY], rest = base + l->ctl_off;
-	const struct sym_map *x = sym_maps_find(m, rest);
-	int idle = !rcall_read(t, base + offsetof(struct sampler_keep, busy), busy, sizeof(busy));
-	for (int i = 0; idle && i < SAMPLER_NBUSY; i++)
-		idle = !busy[i];
-	if (idle && x && x->start == rest && x->end == base + l->total && !x->path[0]) {
-		uint64_t args[2] = { rest, l->total - l->ctl_off };
-		long ret;
-		if (!rcall_syscall(t, SYS_munmap, args, 2, &ret) && !ret)
-			act_field_u64(r, "left_unmapped_bytes", l->total - l->ctl_off);
-	}
-	(*cleaned)++;
+	/* Its rest, where page 0 says (apart from it when that run reused
+	 * kept pages): the gate is long shut (off since the deadline),
+	 * checked once more. */
+	if (gate_shut(t, base))
+		unmap_if(t, r, m, base + k->ctl_off, l->rest_len, SAMPLER_CTL_MAGIC);
 	act_field_u64(r, "left_removed_at", base);
 	return JA_EXIT_OK;
 }
 
-enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act_result *r)
+enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act_result *r,
+			     uint64_t *reuse)
 {
+	*reuse = 0;
 	struct sampler_layout l;
 	struct sym_maps m = { 0 };
 	if (sampler_layout_plan(&l, (size_t)sysconf(_SC_PAGESIZE), sampler_blob_len, SAMPLE_THREADS,
@@ -98,7 +117,7 @@ enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act
 	    sym_maps_read(target_io_pid(t), &m))
 		return JA_EXIT_OK; /* nothing known: nothing touched */
 	enum ja_exit c = JA_EXIT_OK;
-	int kept = 0, cleaned = 0;
+	int kept = 0;
 	for (size_t i = 0; i + 1 < m.n && c == JA_EXIT_OK; i++) {
 		const struct sym_map *a = &m.v[i], *b = &m.v[i + 1];
 		if (!(a->r && a->w && !a->x && a->end - a->start == l.page && b->start == a->end &&
@@ -109,6 +128,14 @@ enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act
 		if (rcall_read(t, a->start, &k, offsetof(struct sampler_keep, busy)) ||
 		    k.magic != SAMPLER_MAGIC)
 			continue;
+		/* Its code, whatever its state: a thread may be inside it. */
+		if (target_add_unsafe(t, a->start + l.code_off, a->start + l.code_off + l.code_len))
+			break;
+		if (!same_code(t, a->start + l.code_off)) {
+			/* Another jeattach's, or a changed one: not called. */
+			act_field_u64(r, "left_foreign_at", a->start);
+			continue;
+		}
 		if (k.on)
 			c = act_fail(r, JA_EXIT_UNSAFE,
 				     "cannot start the sampler: another jeattach's sampler is in this "
@@ -116,13 +143,25 @@ enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act
 				     "(a sampler whose jeattach died switches itself off at its "
 				     "deadline), then run again",
 				     (unsigned long long)a->start);
-		else if (!k.removing)
-			c = clean(t, s, r, &m, a->start, &k, &l, &cleaned);
+		else if (!k.removing && k.handle)
+			c = clean(t, s, r, &m, a->start, &k, &l);
+		else if (!k.removing && gate_shut(t, a->start)) {
+			/* Never installed (its jeattach died before): no thread
+			 * can run that code; all of it goes. */
+			uint64_t code_head;
+			memcpy(&code_head, sampler_blob, 8);
+			unmap_if(t, r, &m, a->start + k.ctl_off, l.rest_len, SAMPLER_CTL_MAGIC);
+			unmap_if(t, r, &m, a->start + l.code_off, l.code_len, code_head);
+			unmap_if(t, r, &m, a->start, l.page, SAMPLER_MAGIC);
+		} else if (k.removing == 2 && !*reuse)
+			*reuse = a->start;
 		else
-			kept++;
+			kept++; /* removed (2), or a removal that failed (1): known, left */
 	}
 	sym_maps_free(&m);
 	if (kept)
 		act_field_u64(r, "left_by_earlier_runs_bytes", (uint64_t)kept * l.keep_len);
+	if (*reuse)
+		act_field_u64(r, "reused_at", *reuse);
 	return c;
 }

@@ -309,6 +309,12 @@ static void restore_after(struct cli_run *run, const struct options *o, int i)
 			 "keeps recording recent allocations (it kept %lld); put it back with: "
 			 "jeattach -p %d --set experimental.prof_recent.alloc_max=%lld",
 			 prev, (int)run->pid, prev);
+	else if (run->plan->steps[i].kind == ACT_SAMPLE_END)
+		snprintf(run->msg + n, sizeof(run->msg) - n,
+			 "; and the sampler could not be taken out: its hooks stay in, sampling, "
+			 "until they switch themselves off (--timeout and 10 s after the window); "
+			 "the next jeattach -p %d --sample removes them",
+			 (int)run->pid);
 	else
 		snprintf(run->msg + n, sizeof(run->msg) - n,
 			 "; and prof.active could not be put back: profiling stays ACTIVE (it was "

@@ -22,7 +22,8 @@
 
 #include <stdint.h>
 
-#define SAMPLER_MAGIC 0x314c504d4153454aULL /* "JESAMPL1" */
+#define SAMPLER_MAGIC 0x314c504d4153454aULL     /* "JESAMPL1": page 0 */
+#define SAMPLER_CTL_MAGIC 0x3154434d4153454aULL /* "JESAMCT1": struct sampler_ctl */
 #define SAMPLER_VERSION 1
 
 /* Bytes of stack copied above the hook's entry for each sample: perf's
@@ -41,6 +42,9 @@
  * (sp is the value at the call's return, pc the return address). */
 #define SAMPLER_NREGS 14
 
+/* sampler_remove's answer when a removal was made or begun already. */
+#define SAMPLER_NOT_CLAIMED 0xffffffffULL
+
 /* Slots of the gate's counters, hashed by thread pointer. */
 #define SAMPLER_NBUSY 256
 
@@ -53,11 +57,12 @@
 struct sampler_keep {
 	uint64_t magic;
 	uint32_t on;           /* 0: every hook returns at once */
-	uint32_t removing;     /* set once (CAS) by the hook that removes itself */
+	uint32_t removing;     /* 0; 1 a removal begun (CAS, once); 2 removed */
 	uint64_t mallctl;      /* jemalloc's mallctl in the target */
 	uint64_t handle;       /* experimental.hooks.install's answer */
 	uint64_t ctl_off;      /* where struct sampler_ctl is, from page 0 */
 	char remove_name[32];  /* "experimental.hooks.remove" */
+	char install_name[32]; /* "experimental.hooks.install" */
 	uint64_t busy[SAMPLER_NBUSY];
 };
 
@@ -96,7 +101,7 @@ struct sampler_rec {
 #define SAMPLER_REC_NOSTACK 2u   /* the stack copy failed */
 
 struct sampler_ctl {
-	uint64_t magic;       /* zero in a fork child (MADV_WIPEONFORK) */
+	uint64_t magic;       /* SAMPLER_CTL_MAGIC; zero in a fork child (MADV_WIPEONFORK) */
 	uint32_t version;
 	int32_t pid;          /* the process the stack copies read */
 	uint32_t nthreads, nlive, nrecs; /* table sizes, powers of two */

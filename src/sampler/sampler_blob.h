@@ -7,6 +7,7 @@
 extern const unsigned char sampler_blob[];
 extern const unsigned long sampler_blob_len;
 extern const unsigned long sampler_blob_alloc, sampler_blob_dalloc, sampler_blob_expand;
-extern const unsigned long sampler_blob_claim; /* called by jeattach at the end */
+/* Called by jeattach in the target (sampler_hooks.h). */
+extern const unsigned long sampler_blob_install, sampler_blob_remove;
 
 #endif

@@ -36,7 +36,16 @@ int sampler_layout_plan(struct sampler_layout *l, size_t page, size_t code_len,
 	l->live_off = ROUND_UP(l->threads_off + (uint64_t)nthreads * sizeof(struct sampler_thread), 64);
 	l->recs_off = ROUND_UP(l->live_off + (uint64_t)nlive * sizeof(struct sampler_live), 64);
 	l->total = ROUND_UP(l->recs_off + (uint64_t)nrecs * sizeof(struct sampler_rec), page);
+	l->rest_len = l->total - l->ctl_off;
 	return 0;
+}
+
+void sampler_layout_move_rest(struct sampler_layout *l, uint64_t delta)
+{
+	l->ctl_off += delta;
+	l->threads_off += delta;
+	l->live_off += delta;
+	l->recs_off += delta;
 }
 
 void sampler_layout_keep(const struct sampler_layout *l, struct sampler_keep *k, uint64_t mallctl)
@@ -46,13 +55,14 @@ void sampler_layout_keep(const struct sampler_layout *l, struct sampler_keep *k,
 	k->mallctl = mallctl;
 	k->ctl_off = l->ctl_off;
 	strcpy(k->remove_name, "experimental.hooks.remove");
+	strcpy(k->install_name, "experimental.hooks.install");
 }
 
 void sampler_layout_ctl(const struct sampler_layout *l, struct sampler_ctl *c, int32_t pid,
 			uint64_t mean, uint64_t seed, int64_t deadline_ns)
 {
 	memset(c, 0, sizeof(*c));
-	c->magic = SAMPLER_MAGIC;
+	c->magic = SAMPLER_CTL_MAGIC;
 	c->version = SAMPLER_VERSION;
 	c->pid = pid;
 	c->nthreads = l->nthreads;

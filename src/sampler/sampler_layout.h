@@ -17,6 +17,7 @@ struct sampler_layout {
 	uint64_t ctl_off;             /* the rest: wiped on fork, unmapped at the end */
 	uint64_t threads_off, live_off, recs_off;
 	uint64_t total;
+	uint64_t rest_len;            /* total - ctl_off: the part unmapped at the end */
 	uint32_t nthreads, nlive, nrecs;
 };
 
@@ -24,6 +25,11 @@ struct sampler_layout {
  * 0, or -EINVAL. */
 int sampler_layout_plan(struct sampler_layout *l, size_t page, size_t code_len,
 			uint32_t nthreads, uint32_t nlive, uint32_t nrecs);
+
+/* The rest made apart from page 0 and the code, delta bytes from where
+ * the plan put it (kept pages an earlier run left, reused: the rest is a
+ * mapping of its own). Offsets stay relative to page 0 (wrapping). */
+void sampler_layout_move_rest(struct sampler_layout *l, uint64_t delta);
 
 /* Page 0's first contents: off, jemalloc's mallctl at `mallctl`. */
 void sampler_layout_keep(const struct sampler_layout *l, struct sampler_keep *k,

@@ -42,6 +42,14 @@ const struct target_info *target_get_info(const struct target *t)
 	return &t->info;
 }
 
+int target_add_unsafe(struct target *t, uint64_t start, uint64_t end)
+{
+	int e = sym_ranges_add(&t->je.unsafe, start, end);
+	if (!e) /* looked up by binary search: kept sorted */
+		sym_ranges_sort(&t->je.unsafe);
+	return e;
+}
+
 const struct sym_jemalloc *target_jemalloc(const struct target *t)
 {
 	return &t->je;

@@ -57,6 +57,9 @@ pid_t target_pid(const struct target *t);
 pid_t target_io_pid(const struct target *t);
 const struct target_info *target_get_info(const struct target *t);
 const struct sym_jemalloc *target_jemalloc(const struct target *t);
+/* Code where no thread may be borrowed, as if it were the allocator's
+ * (the sampler's hooks: they run inside jemalloc's calls). 0 or -ENOMEM. */
+int target_add_unsafe(struct target *t, uint64_t start, uint64_t end);
 size_t target_nmaps(const struct target *t);
 
 /* Read /proc for pid (no stop yet). Errors: -ESRCH (no such process),

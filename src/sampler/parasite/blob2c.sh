@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # blob2c.sh ELF OUT.c: the sampler's hooks, linked by sampler.lds, as a C
 # array jeattach copies into a target, with the offsets of the three
-# hooks and of the removal's claim. As CRIU's compel does with its
+# hooks and of the install and removal jeattach calls. As CRIU's compel does with its
 # parasites, but smaller: the blob must need no relocation at all, and this
 # refuses one that would (an undefined symbol, a relocation, a writable
 # section).
@@ -30,7 +30,7 @@ off() {
 	printf '%d' "0x$v"
 }
 a=$(off sampler_alloc_entry) d=$(off sampler_dalloc) x=$(off sampler_expand)
-c=$(off sampler_claim)
+i=$(off sampler_install) r=$(off sampler_remove)
 {
 	echo "/* Made by src/sampler/parasite/blob2c.sh from the sampler's hooks: do not edit. */"
 	echo '#include "sampler_blob.h"'
@@ -41,5 +41,6 @@ c=$(off sampler_claim)
 	echo "const unsigned long sampler_blob_alloc = $a;"
 	echo "const unsigned long sampler_blob_dalloc = $d;"
 	echo "const unsigned long sampler_blob_expand = $x;"
-	echo "const unsigned long sampler_blob_claim = $c;"
+	echo "const unsigned long sampler_blob_install = $i;"
+	echo "const unsigned long sampler_blob_remove = $r;"
 } >"$out"

@@ -63,6 +63,28 @@ static inline void gate_out(uint64_t *slot)
 	__atomic_fetch_sub(slot, 1, __ATOMIC_RELEASE);
 }
 
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+
+/* Remove the hooks, once (the flag goes 0 -> 1 -> 2): 0 removed now,
+ * SAMPLER_NOT_CLAIMED when a removal was made or begun already, else
+ * mallctl's error (the flag then stays 1: installed, off, and known to
+ * be). A second experimental.hooks.remove of one handle would free the
+ * slot again, maybe under another tool's hook. */
+static uint64_t remove_once(struct sampler_keep *k)
+{
+	uint32_t no = 0;
+	__atomic_store_n(&k->on, 0, __ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&k->removing, &no, 1, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED))
+		return SAMPLER_NOT_CLAIMED;
+	mallctl_fn mallctl = (mallctl_fn)(uintptr_t)k->mallctl;
+	uint64_t handle = k->handle;
+	int e = mallctl(k->remove_name, NULL, NULL, &handle, sizeof(handle));
+	if (!e)
+		__atomic_store_n(&k->removing, 2, __ATOMIC_SEQ_CST);
+	return (uint64_t)(uint32_t)e;
+}
+
 /* Take the hooks out from inside one, in a fork child (its copy of the
  * sampler's memory reads zeros, MADV_WIPEONFORK). Safe there, where it is
  * not in the parent: the child has one thread, and jemalloc's fork
@@ -70,33 +92,37 @@ static inline void gate_out(uint64_t *slot)
  * so the removal's recompute reaches no thread but this one, which is
  * inside an allocator call and settles at its next. Hooks may call the
  * allocator's functions (hook.h "Reentrancy": they are not invoked
- * again), and hook_remove takes only the hooks' own mutex. Once. */
+ * again), and hook_remove takes only the hooks' own mutex. */
 static void remove_self(struct sampler_keep *k)
 {
-	uint32_t no = 0;
-	__atomic_store_n(&k->on, 0, __ATOMIC_SEQ_CST);
-	if (!__atomic_compare_exchange_n(&k->removing, &no, 1, 0, __ATOMIC_SEQ_CST,
-					 __ATOMIC_RELAXED))
-		return;
-	int (*mallctl)(const char *, void *, size_t *, void *, size_t) =
-		(int (*)(const char *, void *, size_t *, void *, size_t))(uintptr_t)k->mallctl;
-	uint64_t handle = k->handle;
-	if (mallctl && handle)
-		mallctl(k->remove_name, NULL, NULL, &handle, sizeof(handle));
+	if (k->handle)
+		(void)remove_once(k);
 }
 
-/* jeattach's claim on the removal, made by an injected call in the end's
- * hold: off, and the same once-only flag remove_self takes, so that the
- * hooks are removed once, by jeattach or by themselves (a second
- * experimental.hooks.remove of the handle would free the slot again,
- * maybe under another tool's hook). 1: jeattach removes them; 0: they
- * removed themselves already. */
-HIDDEN uint64_t sampler_claim(struct sampler_keep *k)
+/* Install and removal as jeattach calls them, each one injected call
+ * made in the target: a call ends even if jeattach dies during it (the
+ * crash-safe calls end in rt_sigreturn), so a page 0 never shows hooks
+ * installed without their handle, nor removed without saying so.
+ * hooks: the hooks_t in the target's memory (alloc, dalloc, expand,
+ * extra). 0, or mallctl's error. */
+HIDDEN uint64_t sampler_install(struct sampler_keep *k, void *hooks)
 {
-	uint32_t no = 0;
-	__atomic_store_n(&k->on, 0, __ATOMIC_SEQ_CST);
-	return __atomic_compare_exchange_n(&k->removing, &no, 1, 0, __ATOMIC_SEQ_CST,
-					   __ATOMIC_RELAXED);
+	mallctl_fn mallctl = (mallctl_fn)(uintptr_t)k->mallctl;
+	uint64_t handle = 0;
+	size_t len = sizeof(handle);
+	int e = mallctl(k->install_name, &handle, &len, hooks, 4 * sizeof(uint64_t));
+	if (e)
+		return (uint64_t)(uint32_t)e;
+	if (!handle)
+		return 11; /* EAGAIN: no slot, as hook_install says it */
+	k->handle = handle;
+	__atomic_store_n(&k->on, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+HIDDEN uint64_t sampler_remove(struct sampler_keep *k)
+{
+	return remove_once(k);
 }
 
 /* jemalloc's size classes (src/sc.c with LG_QUANTUM 4, the x86_64 and
@@ -301,7 +327,7 @@ HIDDEN void sampler_alloc(void *extra, int type, void *result, uintptr_t result_
 	if (!result || (type == A_POSIX_MEMALIGN && result_raw) || !gate_in(k, slot))
 		return;
 	struct sampler_ctl *c = ctl_of(k);
-	if (c->magic != SAMPLER_MAGIC) { /* a fork child */
+	if (c->magic != SAMPLER_CTL_MAGIC) { /* a fork child */
 		gate_out(slot);
 		remove_self(k);
 		return;
@@ -339,7 +365,7 @@ HIDDEN void sampler_dalloc(void *extra, int type, void *address, uintptr_t *args
 	if (!address || !gate_in(k, slot))
 		return;
 	struct sampler_ctl *c = ctl_of(k);
-	if (c->magic != SAMPLER_MAGIC) {
+	if (c->magic != SAMPLER_CTL_MAGIC) {
 		gate_out(slot);
 		remove_self(k);
 		return;
@@ -364,7 +390,7 @@ HIDDEN void sampler_expand(void *extra, int type, void *address, size_t old_usiz
 	if (!address || !gate_in(k, slot))
 		return;
 	struct sampler_ctl *c = ctl_of(k);
-	if (c->magic == SAMPLER_MAGIC) {
+	if (c->magic == SAMPLER_CTL_MAGIC) {
 		struct sampler_live *e = live_find(k, c, (uint64_t)(uintptr_t)address);
 		if (e)
 			__atomic_store_n(&e->usize, new_usize, __ATOMIC_RELAXED);

@@ -12,9 +12,11 @@
 void sampler_alloc(void *extra, int type, void *result, uintptr_t result_raw, uintptr_t *args,
 		   const uint64_t *regs);
 void sampler_dalloc(void *extra, int type, void *address, uintptr_t *args);
-/* jeattach's claim on removing the hooks: 1, or 0 if they did already. */
+/* Called by jeattach in the target: install (0 or mallctl's error) and
+ * remove, once (0, SAMPLER_NOT_CLAIMED, or mallctl's error). */
 struct sampler_keep;
-uint64_t sampler_claim(struct sampler_keep *k);
+uint64_t sampler_install(struct sampler_keep *k, void *hooks);
+uint64_t sampler_remove(struct sampler_keep *k);
 void sampler_expand(void *extra, int type, void *address, size_t old_usize, size_t new_usize,
 		    uintptr_t result_raw, uintptr_t *args);
 
