@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli_frag.h"
+#include "cli_progress.h"
 #include "cli_report.h"
 #include "cli_top.h"
 #include "core_json.h"
@@ -176,6 +177,10 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		}
 		json_fields(out, r);
 		const enum act_out_kind ok = act_result_out_kind(r);
+		if (ok == ACT_RES_DUMP && act_field_find(r, "removed")) {
+			fputs(",\"removed_files\":", out);
+			cli_progress_json_paths(out, r->out.dump.removed, r->out.dump.nremoved);
+		}
 		const struct act_full_out *full = ok == ACT_RES_FULL ? &r->out.full : NULL;
 		if (full && full->text && full->json)
 			fprintf(out, ",\"stats\":%s", full->text); /* jemalloc's JSON, compacted */

@@ -315,7 +315,9 @@ static void tell_finished(struct cli_run *run, int i)
 	const struct act_result *r = &run->res[i];
 	if (!run->on_event || run->plan->nsegs < 2 || !r->ran)
 		return;
-	struct cli_event e = { .pid = run->pid, .r = r, .seq = a->seq, .count = run->plan->ndumps };
+	/* count 0: a series until stopped */
+	struct cli_event e = { .pid = run->pid, .r = r, .seq = a->seq,
+			       .count = run->plan->repeat ? 0 : run->plan->ndumps };
 	if (r->warning[0]) {
 		e.kind = CLI_EV_WARNING;
 		run->on_event(run->event_arg, &e);
@@ -435,4 +437,14 @@ void cli_run_close(struct cli_run *run)
 	target_close(run->t);
 	target_delete(run->t);
 	run->t = NULL;
+}
+
+void cli_run_rewind(struct cli_run *run, int first)
+{
+	for (int i = first; i < run->nsteps; i++) {
+		act_result_free(&run->res[i]);
+		act_result_init(&run->res[i], run->plan->steps[i].kind);
+	}
+	if (run->told > first)
+		run->told = first;
 }

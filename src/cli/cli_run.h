@@ -51,6 +51,9 @@ void cli_run_waited(struct cli_run *run, const struct plan_seg *seg, int64_t wai
 		    int interrupted);
 /* Mark a segment's steps skipped (after an interruption by signal sig). */
 void cli_run_skip(struct cli_run *run, const struct plan_seg *seg, int sig);
+/* Before another round of a series until stopped (plan_repeat): the
+ * results of steps first.. made empty, as if they had not run yet. */
+void cli_run_rewind(struct cli_run *run, int first);
 /* After reporting: free everything. */
 void cli_run_close(struct cli_run *run);
 

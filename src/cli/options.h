@@ -13,6 +13,8 @@
 #define OPT_MAX_FRAG_OUT 2 /* --frag-out: one .json, one .svg */
 #define OPT_MAX_RECENT ACT_RECENT_MAX /* --recent N */
 #define OPT_DEFAULT_MAX_DUMP ACT_DEFAULT_MAX_DUMP /* --max-dump */
+#define OPT_MAX_KEEP 1000000               /* --keep N */
+#define OPT_MAX_KEEP_BYTES (1ULL << 50)    /* --keep-bytes: 1024T */
 
 struct options {
 	pid_t pids[OPT_MAX_PIDS];
@@ -27,6 +29,9 @@ struct options {
 	int baseline;             /* --baseline */
 	int symbolize;            /* --symbolize */
 	int force;                /* --force: a dump may replace a file */
+	/* --dump DIR/ (keep.dir, NULL if none), --keep N, --keep-bytes SIZE;
+	 * the dump steps point at it */
+	struct act_keep keep;
 	long recent;              /* --recent N: 0 if not given */
 	const char *recent_out;   /* --recent-out FILE, or NULL: an automatic name */
 	enum act_rearm rearm;     /* --no-rearm, --discard-samples */
