@@ -91,13 +91,13 @@ static void expect(const struct keep_file *f, size_t n, const char *newest, uint
 /* Two targets, three dumps each a second apart, listed in no order; a
  * foreign file among them. */
 static const struct keep_file series[] = {
-	{ "20261127T031502Z.b.20.2.heap", 100 }, /* 0 */
-	{ "20261127T031500Z.a.10.0.heap", 100 }, /* 1: oldest */
-	{ "notes.txt", 5000 },                    /* 2: never */
-	{ "20261127T031501Z.b.20.1.heap", 100 }, /* 3 */
-	{ "20261127T031502Z.a.10.2.heap", 100 }, /* 4: newest (written last) */
-	{ "20261127T031501Z.a.10.1.heap", 100 }, /* 5 */
-	{ "20261127T031500Z.b.20.0.heap", 100 }, /* 6 */
+	{ "20261127T031502Z.b.20.2.heap", 100, 0 }, /* 0 */
+	{ "20261127T031500Z.a.10.0.heap", 100, 0 }, /* 1: oldest */
+	{ "notes.txt", 5000, 0 },                    /* 2: never */
+	{ "20261127T031501Z.b.20.1.heap", 100, 0 }, /* 3 */
+	{ "20261127T031502Z.a.10.2.heap", 100, 0 }, /* 4: newest (written last) */
+	{ "20261127T031501Z.a.10.1.heap", 100, 0 }, /* 5 */
+	{ "20261127T031500Z.b.20.0.heap", 100, 0 }, /* 6 */
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 #define NEWEST "20261127T031502Z.a.10.2.heap"
@@ -130,9 +130,9 @@ END_TEST
 START_TEST(cut_not_skip)
 {
 	static const struct keep_file f[] = {
-		{ "20261127T031500Z.a.1.0.heap", 10 },
-		{ "20261127T031501Z.a.1.1.heap", 1000 },
-		{ "20261127T031502Z.a.1.2.heap", 10 },
+		{ "20261127T031500Z.a.1.0.heap", 10, 0 },
+		{ "20261127T031501Z.a.1.1.heap", 1000, 0 },
+		{ "20261127T031502Z.a.1.2.heap", 10, 0 },
 	};
 	expect(f, 3, "20261127T031502Z.a.1.2.heap", 0, 500, "110");
 }
@@ -143,26 +143,36 @@ END_TEST
 START_TEST(newest_whatever_its_name)
 {
 	static const struct keep_file f[] = {
-		{ "20261127T031500Z.a.1.0.heap", 10 },
-		{ "20261127T031501Z.a.1.1.heap", 10 },
-		{ "20200101T000000Z.a.1.2.heap", 10 },
+		{ "20261127T031500Z.a.1.0.heap", 10, 0 },
+		{ "20261127T031501Z.a.1.1.heap", 10, 0 },
+		{ "20200101T000000Z.a.1.2.heap", 10, 0 },
 	};
 	expect(f, 3, "20200101T000000Z.a.1.2.heap", 1, 0, "110");
 	expect(f, 3, "20200101T000000Z.a.1.2.heap", 2, 0, "100");
 	/* Within one second, the higher sequence is newer. */
 	static const struct keep_file g[] = {
-		{ "20261127T031500Z.a.1.10.heap", 10 },
-		{ "20261127T031500Z.a.1.9.heap", 10 },
-		{ "20261127T031500Z.a.1.11.heap", 10 },
+		{ "20261127T031500Z.a.1.10.heap", 10, 0 },
+		{ "20261127T031500Z.a.1.9.heap", 10, 0 },
+		{ "20261127T031500Z.a.1.11.heap", 10, 0 },
 	};
 	expect(g, 3, "20261127T031500Z.a.1.11.heap", 2, 0, "010");
 	/* Sizes that would overflow a sum. */
 	static const struct keep_file h[] = {
-		{ "20261127T031500Z.a.1.0.heap", UINT64_MAX },
-		{ "20261127T031501Z.a.1.1.heap", UINT64_MAX },
+		{ "20261127T031500Z.a.1.0.heap", UINT64_MAX, 0 },
+		{ "20261127T031501Z.a.1.1.heap", UINT64_MAX, 0 },
 	};
 	expect(h, 2, "20261127T031501Z.a.1.1.heap", 0, UINT64_MAX, "10");
 	expect(h, 0, NULL, 1, 0, "");
+	/* Two targets within one second: the later written is the newer,
+	 * whatever the pids and sequences say; the name's time comes first. */
+	static const struct keep_file m[] = {
+		{ "20261127T031500Z.a.9.5.heap", 10, 300 },
+		{ "20261127T031500Z.b.1.1.heap", 10, 400 },
+		{ "20261127T031459Z.c.5.9.heap", 10, 900 },
+		{ "20261127T031500Z.a.9.6.heap", 10, 500 },
+	};
+	expect(m, 4, "20261127T031500Z.a.9.6.heap", 2, 0, "1010");
+	expect(m, 4, "20261127T031500Z.a.9.6.heap", 3, 0, "0010");
 }
 END_TEST
 

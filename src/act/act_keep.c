@@ -109,6 +109,7 @@ int act_keep_temp(int dirfd, char *tmp, size_t len)
 struct listed {
 	char *name;
 	uint64_t bytes;
+	int64_t mtime_ns;
 	dev_t dev;
 	ino_t ino;
 };
@@ -165,6 +166,7 @@ static int list(int dirfd, struct listed **out, size_t *n)
 			break;
 		}
 		v[k].bytes = (uint64_t)st.st_size;
+		v[k].mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		v[k].dev = st.st_dev;
 		v[k].ino = st.st_ino;
 		k++;
@@ -194,7 +196,7 @@ void act_keep_prune(int dirfd, const struct act_keep *k, const char *newest,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		f[i] = (struct keep_file){ v[i].name, v[i].bytes };
+		f[i] = (struct keep_file){ v[i].name, v[i].bytes, v[i].mtime_ns };
 	struct keep_bounds b = { k->files, k->bytes };
 	keep_choose(f, n, newest, &b, rm);
 	for (size_t i = 0; i < n; i++) {

@@ -82,6 +82,7 @@ int keep_name_parse(const char *name, struct keep_name *kn)
 struct entry {
 	size_t i;
 	struct keep_name kn;
+	int64_t mtime;
 	int newest;
 };
 
@@ -94,6 +95,10 @@ static int by_age(const void *a, const void *b)
 	int c = strcmp(y->kn.stamp, x->kn.stamp);
 	if (c)
 		return c;
+	/* Several targets dumped within one second: each file was written
+	 * just before it was published, so its mtime is its order. */
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
 	if (x->kn.seq != y->kn.seq)
 		return x->kn.seq > y->kn.seq ? -1 : 1;
 	if (x->kn.pid != y->kn.pid)
@@ -114,6 +119,7 @@ size_t keep_choose(const struct keep_file *files, size_t n, const char *newest,
 		if (keep_name_parse(files[i].name, &e[m].kn))
 			continue;
 		e[m].i = i;
+		e[m].mtime = files[i].mtime_ns;
 		e[m].newest = newest && !strcmp(files[i].name, newest);
 		m++;
 	}

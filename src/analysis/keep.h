@@ -44,6 +44,7 @@ int keep_name_parse(const char *name, struct keep_name *kn);
 struct keep_file {
 	const char *name;
 	uint64_t bytes;
+	int64_t mtime_ns; /* its modification time: orders files of one second */
 };
 
 /* The bound: at most files files and bytes bytes (0: no bound of that kind). */
@@ -56,8 +57,9 @@ struct keep_bounds {
  * hold, and from the first that would break one, it and every older file
  * go (a newer large file is never removed while an older small one
  * stays). Newest means: the file named newest (the dump just written)
- * first, whatever its name says (a clock set back), then by time, then
- * sequence, then pid, then name, descending. The file named newest is
+ * first, whatever its name says (a clock set back), then by the time in
+ * the name, then (within its second) by modification time, sequence, pid,
+ * descending. The file named newest is
  * never removed, even when it alone breaks the bound. Files whose names
  * are not ours (keep_name_parse) are never removed either, and count
  * for nothing. remove[i] is set to 1 or 0; returns how many are 1. */
