@@ -50,8 +50,16 @@ int act_keep_open_dir(const char *dir, int *fd)
 	memcpy(path, dir, n);
 	path[n] = 0;
 	int d = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (d < 0)
-		return -errno;
+	if (d < 0) {
+		int e = errno;
+		struct stat st;
+		/* A link there answers ENOTDIR, not ELOOP, when O_DIRECTORY is
+		 * given too (as Linux 6.1 does; open(2) lists both): told apart
+		 * here, since "a link" is the cause worth saying. */
+		if ((e == ENOTDIR || e == ELOOP) && !lstat(path, &st) && S_ISLNK(st.st_mode))
+			return -ELOOP;
+		return -e;
+	}
 	*fd = d;
 	return 0;
 }
