@@ -435,8 +435,10 @@ enum ja_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	act_field_u64(r, "dump_us", (uint64_t)r->out.dump.us);
 	/* Only now, the new one written: a failed dump removes nothing. */
 	if (a->keep) {
-		act_keep_prune(pl.dir, a->keep, pl.name, r);
-		act_field_u64(r, "removed", (uint64_t)r->out.dump.nremoved);
+		if (a->keep->files || a->keep->bytes) {
+			act_keep_prune(pl.dir, a->keep, pl.name, r);
+			act_field_u64(r, "removed", (uint64_t)r->out.dump.nremoved);
+		}
 		close(pl.dir);
 	}
 	return JA_EXIT_OK;
