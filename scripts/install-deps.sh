@@ -3,13 +3,15 @@
 # Install the Debian 12 packages jeattach needs to build and test. Idempotent:
 # when every package is already installed it changes nothing and exits 0.
 set -eu
+# systemd: its systemd-analyze verify checks the units of dist/systemd/
+# (t_systemd_profiles.sh); on a container without it the test skips.
 PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
       libjemalloc-dev libjemalloc2 golang-go graphviz libc6-dbg elfutils
       gcc-multilib gdb strace redis-server redis-tools util-linux procps
       groff-base python3 valgrind clang libclang-rt-14-dev
       chromium python3-websocket tmux zsh fish prometheus-node-exporter
-      apt dpkg debian-archive-keyring linux-perf"
+      apt dpkg debian-archive-keyring linux-perf systemd"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then
