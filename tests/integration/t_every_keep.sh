@@ -35,6 +35,11 @@ mkfifo "$P/20200101T000000Z.victim_dyn.2.0.heap"
 mkdir "$P/20200101T000000Z.victim_dyn.3.0.heap"
 echo inside >"$P/20200101T000000Z.victim_dyn.3.0.heap/x"
 ln "$WORK/outside/linked.heap" "$P/20200101T000000Z.victim_dyn.4.0.heap"
+echo almost >"$P/20200101T000000Z.victim_dyn.06.0.heap" # a leading zero: not our form
+echo theirs >"$P/20200101T000000Z.victim_dyn.5.0.heap"
+# Another user's file of our form (as root only: chown).
+chown 65534 "$P/20200101T000000Z.victim_dyn.5.0.heap" 2>/dev/null ||
+	rm "$P/20200101T000000Z.victim_dyn.5.0.heap"
 
 expect_rc 0 "$JEATTACH" -p "$a,$b" --every 300ms --count 4 --dump "$P/" --keep 3 --json
 printf '%s\n' "$OUT" >"$WORK/p.json"
@@ -64,8 +69,13 @@ pass "--json names the 5 removed files"
 [ "$(cat "$P/20200101T000000Z.victim_dyn.4.0.heap")" = precious2 ] || fail "the hard link went"
 [ "$(stat -c %h "$WORK/outside/linked.heap")" = 2 ] || fail "the hard link went"
 [ "$(cat "$WORK/outside/linked.heap")" = precious2 ] || fail "the hard link's file changed"
+[ "$(cat "$P/20200101T000000Z.victim_dyn.06.0.heap")" = almost ] || fail "an almost-ours name went"
+if [ "$(id -u)" = 0 ]; then
+	[ "$(cat "$P/20200101T000000Z.victim_dyn.5.0.heap")" = theirs ] || fail "another user's file went"
+	pass "another user's file by our name survives"
+fi
 [ "$(ls -A "$P" | grep -c '^\.jeattach-')" = 0 ] || fail "a temporary was left: $(ls -A "$P")"
-pass "a foreign file, a link, a FIFO, a directory and a hard link by our names survive"
+pass "a foreign file, a link, a FIFO, a directory, a hard link and a near name survive"
 
 # A byte budget: every profile of these victims is 5-7 KB, so 13000
 # bytes hold two and never three.
