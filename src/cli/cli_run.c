@@ -442,6 +442,8 @@ void cli_run_close(struct cli_run *run)
 void cli_run_rewind(struct cli_run *run, int first)
 {
 	for (int i = first; i < run->nsteps; i++) {
+		run->rounds_dumped += run->res[i].kind == ACT_DUMP && run->res[i].ran &&
+				      run->res[i].code == JA_EXIT_OK;
 		act_result_free(&run->res[i]);
 		act_result_init(&run->res[i], run->plan->steps[i].kind);
 	}

@@ -33,6 +33,7 @@ struct cli_run {
 	int quittable;
 	int skipped_by;           /* the signal that skipped steps, or 0 */
 	int told;                 /* steps already reported (cli_report_steps) */
+	long rounds_dumped;       /* dumps made in the rounds rewound (cli_run_rewind) */
 	pid_t said_unsafe;        /* the thread whose calls were said not crash-safe */
 	/* The thread each hold borrowed, in order (--json's "held"). */
 	struct rcall_hold_info *held;
