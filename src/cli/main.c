@@ -171,8 +171,10 @@ static int setup(struct invocation *in, int argc, char **argv)
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JA_EXIT_USAGE;
 	}
-	if (in->o.help || in->o.version || in->o.list_options) {
-		if (in->o.help)
+	if (in->o.help || in->o.version || in->o.list_options || in->o.list_controls) {
+		if (in->o.list_controls)
+			options_list_controls(stdout);
+		else if (in->o.help)
 			options_usage(stdout);
 		else if (in->o.version)
 			printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);

@@ -21,7 +21,7 @@
 enum {
 	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
-	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
+	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_LIST_CONTROLS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
 	O_FORCE, O_KEEP, O_KEEP_BYTES, O_FRAG, O_FRAG_OUT, O_FRAG_PROFILE, O_RECENT, O_RECENT_OUT,
 	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
@@ -196,6 +196,10 @@ static const struct options_row rows[] = {
 	/* For the bash completion script, which asks the jeattach it
 	 * completes for (completions/jeattach). */
 	{ .name = "list-options", .id = O_LIST_OPTIONS, .section = OPTIONS_SEC_HIDDEN,
+	  .take = take_info },
+	/* For the completions' --get and --set values: the names of the
+	 * control table (rctl_types.c), so no script repeats them. */
+	{ .name = "list-controls", .id = O_LIST_CONTROLS, .section = OPTIONS_SEC_HIDDEN,
 	  .take = take_info },
 };
 
@@ -710,6 +714,8 @@ static int take_info(struct options *o, int id, const char *arg, struct options_
 		o->help = 1;
 	else if (id == O_VERSION)
 		o->version = 1;
+	else if (id == O_LIST_CONTROLS)
+		o->list_controls = 1;
 	else
 		o->list_options = 1;
 	return DONE;

@@ -51,6 +51,7 @@ struct options {
 	int json, verbose, quiet;
 	int help, version;
 	int list_options; /* --list-options: what bash completion reads */
+	int list_controls; /* --list-controls: the completions' mallctl names */
 };
 
 /* 0, or -1 with a one-line message (no program name) in err. */
@@ -120,5 +121,8 @@ void options_usage(FILE *f);
  * "--NAME -L|- none|required|optional|optional-next VALUE [WORD...]",
  * VALUE one of none, pid, process, profile, control, words, prom. */
 void options_list(FILE *f);
+/* --list-controls: the mallctl names --get and --set take, one a line,
+ * from rctl's table (what the completions offer after --get, --set). */
+void options_list_controls(FILE *f);
 
 #endif

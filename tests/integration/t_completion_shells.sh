@@ -142,6 +142,8 @@ checks() {
 	completes "jeattach --dump $WORK/f/" "jeattach --dump $WORK/f/a.heap"
 	completes "jeattach --frag-profile=$WORK/f/" "jeattach --frag-profile=$WORK/f/a.heap"
 	completes "jeattach --get prof.acti" "jeattach --get prof.active"
+	# a name only jeattach's table has (--list-controls), no script
+	completes "jeattach --get opt.prof_leak_e" "jeattach --get opt.prof_leak_error"
 	pass "$SH: jeattach's values: jemalloc pids, .prom and .heap files, controls"
 	completes "jeheap co" "jeheap collapsed"
 	completes "jeheap pp" "jeheap pprof"
