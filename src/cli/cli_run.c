@@ -174,6 +174,12 @@ static void note_held(struct cli_run *run, const struct options *o, const char *
 	struct rcall_hold_info h;
 	if (rcall_held_info(run->t, &h))
 		return;
+	/* A series until stopped keeps the last CLI_RUN_HELD_MAX holds, not
+	 * one entry per hold for as long as it runs. */
+	if (run->plan->repeat && run->nheld == CLI_RUN_HELD_MAX) {
+		memmove(run->held, run->held + 1, sizeof(*run->held) * (size_t)(run->nheld - 1));
+		run->nheld--;
+	}
 	if (run->nheld == run->held_cap) {
 		int cap = run->held_cap ? 2 * run->held_cap : 4;
 		struct rcall_hold_info *v = realloc(run->held, sizeof(*v) * (size_t)cap);

@@ -11,6 +11,9 @@
 #include "plan.h"
 #include "rcall.h"
 
+/* --every without --count: the holds --json's "held" keeps, the last ones. */
+#define CLI_RUN_HELD_MAX 256
+
 struct cli_run {
 	pid_t pid;
 	struct target *t;

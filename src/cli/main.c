@@ -344,8 +344,9 @@ static int another_round(struct invocation *in)
 	if (in->interrupted || !live)
 		return 0;
 	plan_repeat(&in->plan);
-	for (int k = 0; k < in->o.npids; k++)
-		cli_run_rewind(&in->runs[k], in->plan.segs[in->plan.repeat_seg].first);
+	for (int k = 0; k < in->o.npids; k++) /* a failed one keeps its failure to report */
+		if (!in->runs[k].done)
+			cli_run_rewind(&in->runs[k], in->plan.segs[in->plan.repeat_seg].first);
 	return 1;
 }
 
