@@ -8,7 +8,8 @@
 # survive, and what they point at is untouched; a dump that fails removes
 # nothing; a directory swapped for a symbolic link while jeattach runs is
 # refused, nothing written through the link; a series without --count
-# runs until SIGTERM, bounded all along; bad bounds and directories get
+# runs until SIGTERM, bounded all along, and goes on when one target exits
+# (ends, exit 3, when the last does); bad bounds and directories get
 # one line and their exit code (jeattach(1), EXIT STATUS).
 . "$top_srcdir/tests/integration/lib.sh"
 require_ptrace
@@ -141,6 +142,45 @@ want=$(written "$WORK/c.json" | tail -2 | sed 's|.*/||' | sort)
 [ "$(ours "$C" | sort)" = "$want" ] || fail "left $(ours "$C"), wanted $want"
 ours "$C" | grep -qE '\.([4-9]|[1-9][0-9]+)\.heap$' || fail "sequence not counted on: $(ours "$C")"
 pass "--every without --count runs until SIGTERM (143), bounded"
+
+# Until stopped, when a target exits: the series goes on for the other;
+# when the last exits, jeattach ends by itself with its code (3).
+start_victim_env c "$CONF" "$TARGETS/victim_dyn" -b 2
+E="$WORK/e"
+mkdir "$E"
+: >"$WORK/e.json"
+"$JEATTACH" -p "$a,$c" --every 200ms --dump "$E/" --keep 4 --json >"$WORK/e.json" 2>"$WORK/e.err" &
+j=$!
+await_line "$WORK/e.json" "\"event\":\"dump\",\"pid\":$c" "$j" "a dump of $c"
+kill -9 "$c"
+n0=$(grep -c "\"event\":\"dump\",\"pid\":$a" "$WORK/e.json")
+i=0
+until [ "$(grep -c "\"event\":\"dump\",\"pid\":$a" "$WORK/e.json")" -ge $((n0 + 4)) ]; do
+	i=$((i + 1)); [ $i -gt "$(slow 600)" ] && fail "$a's series stopped with $c: $(cat "$WORK/e.err")"
+	kill -0 "$j" 2>/dev/null || fail "jeattach ended when one target exited: $(cat "$WORK/e.err")"
+	sleep 0.05
+done
+kill -TERM "$j"
+wait "$j"
+rc=$?
+[ "$rc" = 143 ] || fail "exit $rc (wanted 143): $(cat "$WORK/e.err")"
+[ "$(ours "$E" | wc -l)" = 4 ] || fail "4 wanted: $(ls -A "$E")"
+start_victim_env d "$CONF" "$TARGETS/victim_dyn" -b 2
+: >"$WORK/f.json"
+"$JEATTACH" -p "$d" --every 200ms --dump "$E/" --keep 4 --json >"$WORK/f.json" 2>"$WORK/f.err" &
+j=$!
+await_line "$WORK/f.json" '"event":"dump"' "$j" "a dump of $d"
+kill -9 "$d"
+i=0
+while kill -0 "$j" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt "$(slow 200)" ] && fail "jeattach went on with no target: $(cat "$WORK/f.err")"
+	sleep 0.05
+done
+wait "$j"
+rc=$?
+[ "$rc" = 3 ] || fail "exit $rc (wanted 3) when the last target exited: $(cat "$WORK/f.err")"
+[ "$(ours "$E" | wc -l)" = 4 ] || fail "4 wanted after: $(ls -A "$E")"
+pass "until stopped: goes on when one target exits, ends (3) when the last does"
 
 # Bad bounds and directories: one line, the documented code, nothing done.
 for bad in "--keep 0" "--keep -3" "--keep 99999999" "--keep-bytes 0" "--keep-bytes 5P" \
