@@ -500,8 +500,10 @@ static int take_dump(struct options *o, int id, const char *arg, struct options_
 			return say(ps, "--dump %s: a directory of dumps is already given (%s); "
 				       "give one", file, o->keep.dir);
 		o->keep.dir = file;
-		return add_action(o, ACT_DUMP, NULL, ps->err, ps->errlen) ? -1
-			: (o->actions[o->nactions - 1].keep = &o->keep, 0);
+		if (add_action(o, ACT_DUMP, NULL, ps->err, ps->errlen))
+			return -1;
+		o->actions[o->nactions - 1].keep = &o->keep; /* the dump's file: none, a directory */
+		return 0;
 	}
 	if (file && check_pattern(file, ps->err, ps->errlen))
 		return -1;
