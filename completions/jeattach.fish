@@ -47,12 +47,9 @@ function __jeattach_value -a kind prefix cur
             __jeattach_files $prefix $cur .heap
         case prom
             __jeattach_files $prefix $cur .prom
-        case control
-            printf "$prefix%s\tmallctl\n" version epoch config.prof config.stats opt.prof \
-                opt.prof_prefix opt.lg_prof_sample prof.active prof.gdump prof.thread_active_init \
-                prof.lg_sample prof.interval prof.reset stats.allocated stats.active stats.resident \
-                stats.mapped stats.metadata stats.retained arenas.narenas arena.4096.purge \
-                arena.4096.decay
+        case control # the names of the completed jeattach's own table
+            set -l cmd (string replace -r '^~/' "$HOME/" -- (commandline -opc)[1])
+            printf "$prefix%s\tmallctl\n" ($cmd --list-controls 2>/dev/null)
         case words
             printf "$prefix%s\n" $argv[4..-1]
     end

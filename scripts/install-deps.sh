@@ -7,6 +7,8 @@ set -eu
 # (systemd-analyze verify): tests/integration/t_exporter.sh runs the real
 # server and exporter on 127.0.0.1, checks what they bind, and verifies
 # dist/systemd's units.
+# systemd's systemd-analyze verify also checks the profiles' units
+# (t_systemd_profiles.sh); on a container without it the test skips.
 PKGS="build-essential autoconf automake libtool pkg-config
       libelf-dev libdw-dev zlib1g-dev liblzma-dev libunwind-dev check
       libjemalloc-dev libjemalloc2 golang-go graphviz libc6-dbg elfutils

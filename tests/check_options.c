@@ -133,6 +133,42 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* --dump DIR/ and its bound: what is taken, and a one-line refusal for
+ * each bad bound (0, negative, absurd, not a number) and misuse. */
+START_TEST(keep_bounds)
+{
+	ck_assert_int_eq(PARSE("-p", "1,2", "--dump", "d/", "--keep", "5", "--keep-bytes", "2G"), 0);
+	ck_assert_str_eq(o.keep.dir, "d/");
+	ck_assert_uint_eq(o.keep.files, 5);
+	ck_assert_uint_eq(o.keep.bytes, 2ULL << 30);
+	ck_assert_ptr_null(o.actions[0].arg);
+	ck_assert_ptr_eq(o.actions[0].keep, &o.keep);
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "/", "--keep", "1000000"), 0);
+	static const char *const bad_keep[] = { "0", "-1", "1000001", "1e3", "", "5x", "99999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad_keep) / sizeof(bad_keep[0]); i++) {
+		ck_assert_int_eq(PARSE("-p", "1", "--dump", "d/", "--keep", bad_keep[i]), -1);
+		ck_assert_msg(strstr(err, "--keep '") && strstr(err, "expected a number of files"),
+			      "%s: %s", bad_keep[i], err);
+	}
+	static const char *const bad_bytes[] = { "0", "-5M", "1025T", "5P", "M", "99999999999999T" };
+	for (size_t i = 0; i < sizeof(bad_bytes) / sizeof(bad_bytes[0]); i++) {
+		ck_assert_int_eq(PARSE("-p", "1", "--dump", "d/", "--keep-bytes", bad_bytes[i]), -1);
+		ck_assert_msg(strstr(err, "--keep-bytes '") && strstr(err, "expected a size"), "%s: %s",
+			      bad_bytes[i], err);
+	}
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "x.heap", "--keep", "3"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--keep goes with --dump DIR/"));
+	ck_assert_int_eq(PARSE("-p", "1", "--status", "--keep-bytes", "1M"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--keep-bytes goes with --dump DIR/"));
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "d%p/"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "a directory takes no % escapes"));
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "d/", "--force"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "drop --force"));
+	ck_assert_int_eq(PARSE("-p", "1", "--dump", "d/", "--dump", "e/"), -1);
+	ck_assert_ptr_nonnull(strstr(err, "already given"));
+}
+END_TEST
+
 START_TEST(flags)
 {
 	ck_assert_int_eq(PARSE("-p", "7", "--status", "--json", "-v", "-q", "--timeout", "2.5",
@@ -315,6 +351,7 @@ int main(void)
 	tcase_add_test(tc, dump_without_file);
 	tcase_add_test(tc, pid_lists);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, keep_bounds);
 	tcase_add_test(tc, frag_options);
 	tcase_add_test(tc, flags);
 	tcase_add_test(tc, sizes);

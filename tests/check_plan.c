@@ -113,6 +113,39 @@ START_TEST(every_count)
 }
 END_TEST
 
+/* --every without --count: a dump, then a wait and a dump that main
+ * repeats; each round numbers its dump one more. With a count, no repeat. */
+START_TEST(every_until_stopped)
+{
+	ck_assert_int_eq(BUILD("-p", "1,2", "--every", "1s", "--dump", "d/", "--keep", "3"), 0);
+	ck_assert_int_eq(p.repeat, 1);
+	ck_assert_int_eq(p.nsegs, 3);
+	ck_assert_int_eq(p.repeat_seg, 1);
+	assert_seg(1, PLAN_WAIT, 1, 2);
+	assert_seg(2, PLAN_HOLD, 2, 3);
+	ck_assert_int_eq(p.steps[2].kind, ACT_DUMP);
+	ck_assert_ptr_null(p.steps[2].arg);
+	ck_assert_ptr_eq(p.steps[2].keep, &o.keep);
+	ck_assert_uint_eq(p.steps[0].seq, 0);
+	ck_assert_uint_eq(p.steps[2].seq, 1);
+	plan_repeat(&p);
+	plan_repeat(&p);
+	ck_assert_uint_eq(p.steps[0].seq, 0);
+	ck_assert_uint_eq(p.steps[2].seq, 3);
+	ck_assert_int_eq(BUILD("-p", "1", "--every", "1s", "--dump", "x.%n.heap"), 0);
+	ck_assert_int_eq(p.repeat, 1);
+	ck_assert_int_eq(BUILD("-p", "1", "--every", "1s", "--count", "2", "--dump", "d/"), 0);
+	ck_assert_int_eq(p.repeat, 0);
+	ck_assert_int_eq(p.repeat_seg, -1);
+	ck_assert_ptr_eq(p.steps[2].keep, &o.keep);
+	/* A plain dump and --for's into a directory carry it too. */
+	ck_assert_int_eq(BUILD("-p", "1", "--for", "1s", "--dump", "d/"), 0);
+	for (int i = 0; i < p.nsteps; i++)
+		if (p.steps[i].kind == ACT_DUMP)
+			ck_assert_ptr_eq(p.steps[i].keep, &o.keep);
+}
+END_TEST
+
 START_TEST(refusals)
 {
 	static const struct {
@@ -125,8 +158,10 @@ START_TEST(refusals)
 		{ { "--for", "1s", "--dump", "a", "--dump", "b" }, "--for takes one --dump" },
 		{ { "--every", "1s", "--count", "2", "--dump", "a%n", "--dump" }, "--every takes" },
 		{ { "--for", "1s", "--baseline" }, "--baseline needs --dump FILE" },
-		{ { "--every", "1s", "--dump", "a" }, "--every needs --count N" },
+		{ { "--every", "1s", "--status" }, "--every without --count runs until stopped" },
+		{ { "--every", "1s", "--dump", "a" }, "each dump would replace the last" },
 		{ { "--every", "1s", "--count", "2", "--dump", "a" }, "put %n" },
+		{ { "--for", "1s", "--baseline", "--dump", "d/" }, "not a directory" },
 		{ { "--status", "--symbolize" }, "--symbolize goes with --dump" },
 		{ { "--frag", "--force" }, "--force goes with --dump, --frag-out or --recent" },
 		{ { "--status", "--recent-out", "r.json" }, "--recent-out goes with --recent N" },
@@ -272,6 +307,7 @@ int main(void)
 	tcase_add_test(tc, for_with_baseline);
 	tcase_add_test(tc, every_count);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, every_until_stopped);
 	tcase_add_test(tc, frag_step);
 	tcase_add_test(tc, recent_steps);
 	tcase_add_test(tc, recent_keys);

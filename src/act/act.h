@@ -53,6 +53,16 @@ enum act_rearm {
 	ACT_REARM_DISCARD, /* --discard-samples: re-arm even if samples are lost */
 };
 
+/* --dump DIR/: a directory of dumps jeattach names itself (keep.h's
+ * TIME.COMM.PID.SEQ.heap), with a bound on them (--keep, --keep-bytes):
+ * after each dump lands, the oldest of its files beyond the bound are
+ * removed (act_keep.c). */
+struct act_keep {
+	const char *dir;  /* as given (a trailing '/' or not) */
+	uint64_t files;   /* --keep N: at most N files; 0 no bound */
+	uint64_t bytes;   /* --keep-bytes SIZE: at most SIZE bytes; 0 no bound */
+};
+
 /* One step of the plan (plan.h), or an action as given on the command line. */
 struct act {
 	enum act_kind kind;
@@ -73,6 +83,8 @@ struct act {
 	 * jeattach to take them out before they remove themselves (it died) */
 	int64_t grace_us;
 	enum act_rearm rearm; /* ACT_ACTIVATE, ACT_FOR_BEGIN */
+	/* ACT_DUMP into a directory (arg is then NULL), or NULL: arg says */
+	const struct act_keep *keep;
 };
 
 struct act_sampler;
@@ -141,6 +153,11 @@ struct act_dump_out {
 	long pipe_fd[2];    /* its ends' numbers there, and */
 	double pipe_born;   /* when, in clock ticks since boot: the children
 			     * forked since may hold its ends (act_dump_children.c) */
+	/* --dump DIR/ with a bound: the files its retention removed after
+	 * this dump landed, as paths (malloc'd; kept for the report until
+	 * act_result_free) */
+	char **removed;
+	size_t nremoved;
 };
 
 /* A profile's header totals: sampled objects and bytes in use, and
@@ -361,6 +378,9 @@ enum ja_exit act_dump_finish(struct target *t, const struct act *a,
  * (-EEXIST: file exists and force is 0, or it is not a regular file;
  * nothing was replaced). */
 int act_publish(const char *tmp, const char *file, int force);
+/* The same with tmp and file relative to the directory descriptor dir
+ * (AT_FDCWD: as act_publish). */
+int act_publish_at(int dir, const char *tmp, const char *file, int force);
 /* What the name file is when it is there and is not a regular file ("a
  * symbolic link", "a character device", "a FIFO", "a directory"...), the
  * name itself, never what a link points at (lstat); NULL when there is
@@ -372,6 +392,24 @@ int act_temp_beside(const char *file, char *tmp, size_t len);
 /* Why a file could not be published at file (e: -errno), in one line;
  * what: "the profile", "the record"... */
 enum ja_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
+/* --dump DIR/ (act_keep.c). The directory's descriptor, opened as
+ * itself: never through a symbolic link at its name (O_NOFOLLOW), only a
+ * directory (O_DIRECTORY). 0 and *fd, or -errno (-ELOOP: a link). */
+int act_keep_open_dir(const char *dir, int *fd);
+/* Why dir cannot take dumps (e from act_keep_open_dir, or -EACCES when
+ * it cannot be written): a one-line cause and fix, for "--dump DIR/". */
+void act_keep_dir_why(const char *dir, int e, char *buf, size_t len);
+/* The path of name in dir, as reported: dir without its trailing '/'s, '/', name. */
+void act_keep_path(const char *dir, const char *name, char *buf, size_t len);
+/* A new temporary file in directory fd (".jeattach-" and random
+ * letters), made with O_EXCL|O_NOFOLLOW: its descriptor, its name in tmp;
+ * -errno. */
+int act_keep_temp(int dirfd, char *tmp, size_t len);
+/* After newest (a name in dirfd) landed: the oldest files of ours beyond
+ * k's bound removed, and named in r's out.dump.removed; a file that could
+ * not be removed is r's warning, not a failure (the dump is written). */
+void act_keep_prune(int dirfd, const struct act_keep *k, const char *newest,
+		    struct act_result *r);
 /* Why a system call the target made for jeattach failed (act_cause.c):
  * told from what is there, a seccomp filter blamed only where
  * /proc/PID/status shows one. call: its name; err: its errno (positive). */

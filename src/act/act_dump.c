@@ -24,6 +24,7 @@
 #include "act_dump_pipe.h"
 #include "act_stamp.h"
 #include "core_read.h"
+#include "keep.h"
 #include "errors.h"
 #include "rcall.h"
 #include "rproc.h"
@@ -337,10 +338,56 @@ static int complete_maps(struct target *t, int fd, const char **by)
 	return e;
 }
 
+/* Where the profile goes: *dir a directory descriptor to take name and
+ * tmp against (AT_FDCWD but for --dump DIR/), name the file to publish,
+ * shown the path reported, out the temporary's descriptor. */
+struct dump_place {
+	int dir, out;
+	char name[4096], shown[4400], tmp[4300];
+};
+
+static enum ja_exit place_of(struct target *t, const struct act *a, struct act_result *r,
+			     struct dump_place *pl)
+{
+	const char *pattern = a->arg;
+	pl->dir = AT_FDCWD;
+	pl->out = -1;
+	if (a->keep) {
+		/* Opened again for each dump: a directory swapped for a link
+		 * since the last one is refused, never followed. */
+		int e = act_keep_open_dir(a->keep->dir, &pl->dir);
+		if (e) {
+			pl->dir = AT_FDCWD;
+			act_keep_dir_why(a->keep->dir, e, pl->shown, sizeof(pl->shown));
+			return act_fail(r, JA_EXIT_OUTPUT, "%s; nothing was written", pl->shown);
+		}
+		if (keep_name_make(time(NULL), target_get_info(t)->comm, t->pid, a->seq, pl->name,
+				   sizeof(pl->name)))
+			return act_fail(r, JA_EXIT_INTERNAL, "cannot name the profile: the clock "
+					"cannot be read as UTC");
+		act_keep_path(a->keep->dir, pl->name, pl->shown, sizeof(pl->shown));
+		pl->out = act_keep_temp(pl->dir, pl->tmp, sizeof(pl->tmp));
+	} else {
+		if (pattern) {
+			if (act_expand_pattern(pattern, t->pid, a->seq, pl->name, sizeof(pl->name)))
+				return act_fail(r, JA_EXIT_USAGE, "bad file pattern %s: %%n, %%p, %%t "
+						"and %%%% are known", pattern);
+		} else {
+			/* The prefix act_dump read during the hold. */
+			automatic_name(r->out.dump.prof_prefix, t->pid, pl->name, sizeof(pl->name));
+		}
+		snprintf(pl->shown, sizeof(pl->shown), "%s", pl->name);
+		pl->out = act_temp_beside(pl->name, pl->tmp, sizeof(pl->tmp));
+	}
+	if (pl->out < 0)
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
+				pl->shown, strerror(-pl->out));
+	return JA_EXIT_OK;
+}
+
 enum ja_exit act_dump_finish(struct target *t, const struct act *a, struct act_result *r)
 {
-	char autoname[4200], tmp[4300], expanded[4096];
-	const char *file = NULL, *pattern = a->arg;
+	struct dump_place pl;
 	struct stat st;
 	if (!fstat(r->out.dump.fd, &st) && (uint64_t)st.st_size > a->max_bytes)
 		return too_big(r, r->out.dump.received > (uint64_t)st.st_size ? r->out.dump.received
@@ -354,21 +401,14 @@ enum ja_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 				"maps: no free descriptor, no /proc of its own, or a seccomp "
 				"filter) and jeattach could not read them either; nothing was "
 				"written; its addresses would name nothing");
-	if (pattern) {
-		if (act_expand_pattern(pattern, t->pid, a->seq, expanded, sizeof(expanded)))
-			return act_fail(r, JA_EXIT_USAGE,
-					"bad file pattern %s: %%n, %%p, %%t and %%%% are known", pattern);
-		file = expanded;
-	} else {
-		/* The prefix act_dump read during the hold. */
-		automatic_name(r->out.dump.prof_prefix, t->pid, autoname, sizeof(autoname));
-		file = autoname;
+	enum ja_exit c = place_of(t, a, r, &pl);
+	if (c) {
+		if (pl.dir != AT_FDCWD)
+			close(pl.dir);
+		return c;
 	}
-	int out = act_temp_beside(file, tmp, sizeof(tmp));
-	if (out < 0)
-		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
-				file, strerror(-out));
 	uint64_t bytes = 0;
+	int out = pl.out;
 	int e = a->symbolize ? write_symbolized(t->io_pid, r->out.dump.fd, out, a->max_bytes, &bytes)
 			     : copy_all(r->out.dump.fd, out, a->max_bytes, &bytes);
 	if (!e && bytes == 0)
@@ -381,15 +421,25 @@ enum ja_exit act_dump_finish(struct target *t, const struct act *a, struct act_r
 	if (close(out) < 0 && !e)
 		e = -errno;
 	if (!e)
-		e = act_publish(tmp, file, a->force);
+		e = act_publish_at(pl.dir, pl.tmp, pl.name, a->force);
 	if (e) {
-		unlink(tmp);
-		return finish_error(r, a, file, e, bytes);
+		unlinkat(pl.dir, pl.tmp, 0);
+		if (pl.dir != AT_FDCWD)
+			close(pl.dir);
+		return finish_error(r, a, pl.shown, e, bytes);
 	}
-	act_field_str(r, "file", file);
+	act_field_str(r, "file", pl.shown);
 	act_field_u64(r, "bytes", bytes);
 	act_field_bool(r, "symbolized", a->symbolize);
 	act_field_str(r, "maps", maps_by);
 	act_field_u64(r, "dump_us", (uint64_t)r->out.dump.us);
+	/* Only now, the new one written: a failed dump removes nothing. */
+	if (a->keep) {
+		if (a->keep->files || a->keep->bytes) {
+			act_keep_prune(pl.dir, a->keep, pl.name, r);
+			act_field_u64(r, "removed", (uint64_t)r->out.dump.nremoved);
+		}
+		close(pl.dir);
+	}
 	return JA_EXIT_OK;
 }

@@ -22,15 +22,15 @@
  * specified but not supported by the filesystem": NFS before 6.x, some
  * FUSE). There link(2) does the same job, since it never replaces its
  * newpath (EEXIST), and unlink(2) then drops the temporary's name. */
-static int publish_noreplace(const char *tmp, const char *file)
+static int publish_noreplace(int dir, const char *tmp, const char *file)
 {
 #ifdef RENAME_NOREPLACE
-	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, file, RENAME_NOREPLACE))
+	if (!renameat2(dir, tmp, dir, file, RENAME_NOREPLACE))
 		return 0;
 	if (errno != EINVAL && errno != ENOSYS)
 		return -errno;
 #endif
-	if (link(tmp, file) < 0) {
+	if (linkat(dir, tmp, dir, file, 0) < 0) {
 		int e = errno;
 		/* No hard links either (vfat, some FUSE): only the check made
 		 * before the hold stands between the dump and an existing
@@ -38,11 +38,11 @@ static int publish_noreplace(const char *tmp, const char *file)
 		if (e != EPERM && e != EOPNOTSUPP)
 			return -e;
 		struct stat st;
-		if (!lstat(file, &st))
+		if (!fstatat(dir, file, &st, AT_SYMLINK_NOFOLLOW))
 			return -EEXIST;
-		return rename(tmp, file) < 0 ? -errno : 0;
+		return renameat(dir, tmp, dir, file) < 0 ? -errno : 0;
 	}
-	unlink(tmp);
+	unlinkat(dir, tmp, 0);
 	return 0;
 }
 
@@ -81,8 +81,13 @@ const char *act_output_kind(const char *file)
 
 int act_publish(const char *tmp, const char *file, int force)
 {
+	return act_publish_at(AT_FDCWD, tmp, file, force);
+}
+
+int act_publish_at(int dir, const char *tmp, const char *file, int force)
+{
 	if (!force)
-		return publish_noreplace(tmp, file);
+		return publish_noreplace(dir, tmp, file);
 	/* Checked before the hold (main.c), again now: something else may
 	 * have been put there meanwhile. Between this lstat and the rename
 	 * another program could still swap the name (there is no "replace
@@ -90,12 +95,13 @@ int act_publish(const char *tmp, const char *file, int force)
 	 * take a device's name away from its users for that moment instead):
 	 * only one that can write this directory, which could replace the
 	 * file itself anyway. */
-	int e = publish_noreplace(tmp, file);
+	int e = publish_noreplace(dir, tmp, file);
 	if (e != -EEXIST)
 		return e;
-	if (act_output_kind(file))
-		return -EEXIST;
-	return rename(tmp, file) < 0 ? -errno : 0;
+	struct stat st;
+	if (fstatat(dir, file, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return -EEXIST; /* as act_output_kind judges it: the name itself */
+	return renameat(dir, tmp, dir, file) < 0 ? -errno : 0;
 }
 
 enum ja_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what)

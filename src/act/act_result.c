@@ -47,6 +47,11 @@ void act_result_free(struct act_result *r)
 	switch (act_result_out_kind(r)) {
 	case ACT_RES_DUMP:
 		act_result_drop_dump(r);
+		for (size_t i = 0; i < r->out.dump.nremoved; i++)
+			free(r->out.dump.removed[i]);
+		free(r->out.dump.removed);
+		r->out.dump.removed = NULL;
+		r->out.dump.nremoved = 0;
 		break;
 	case ACT_RES_FULL:
 		free_text(&r->out.full.text);

@@ -30,7 +30,7 @@ struct cli_event {
 	int interrupted;             /* CLI_EV_WAIT_END */
 	const struct act_result *r;  /* CLI_EV_DUMP, _WARNING, _RUNNING */
 	unsigned seq;                /* CLI_EV_DUMP: %n of the dump */
-	long count;                  /* CLI_EV_DUMP: how many the series makes (1: one) */
+	long count;                  /* CLI_EV_DUMP: how many the series makes (1: one; 0: until stopped) */
 };
 
 typedef void (*cli_event_fn)(void *arg, const struct cli_event *e);

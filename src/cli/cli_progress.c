@@ -62,6 +62,17 @@ static void json_event_end(void)
 	fflush(stdout); /* a script follows it as it happens */
 }
 
+void cli_progress_json_paths(FILE *out, char *const *paths, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		core_json_put_string(out, paths[i]);
+	}
+	fputc(']', out);
+}
+
 static void on_wait(struct cli_progress *p, const struct cli_event *e)
 {
 	int64_t s = (e->remaining_us + 999999) / 1000000;
@@ -101,6 +112,9 @@ static void on_dump(struct cli_progress *p, const struct cli_event *e)
 	char n[48] = "";
 	if (e->count > 1)
 		snprintf(n, sizeof(n), " %u of %ld", e->seq + 1, e->count);
+	else if (!e->count)
+		snprintf(n, sizeof(n), " %u", e->seq + 1);
+	const struct act_dump_out *d = &e->r->out.dump;
 	if (p->tty) {
 		clear(p);
 		draw(p, "jeattach: %d: dump%s written: %s, %llu bytes, %llu samples%s", (int)e->pid, n,
@@ -109,6 +123,12 @@ static void on_dump(struct cli_progress *p, const struct cli_event *e)
 		     on && !on->u ? " (profiling is off)" : "");
 		fputc('\n', stderr);
 		p->drawn = 0;
+		if (d->nremoved) { /* the bound's work, said once per dump */
+			draw(p, "jeattach: %d: --keep removed %zu older file%s, the oldest %s",
+			     (int)e->pid, d->nremoved, d->nremoved == 1 ? "" : "s", d->removed[0]);
+			fputc('\n', stderr);
+			p->drawn = 0;
+		}
 	}
 	if (p->json) {
 		json_event_head("dump", e->pid);
@@ -118,6 +138,10 @@ static void on_dump(struct cli_progress *p, const struct cli_event *e)
 			bytes ? (unsigned long long)bytes->u : 0ULL,
 			samples ? (unsigned long long)samples->u : 0ULL,
 			on && !on->u ? "false" : "true", e->seq);
+		if (act_field_find(e->r, "removed")) { /* --dump DIR/ with a bound */
+			fputs(",\"removed_files\":", stdout);
+			cli_progress_json_paths(stdout, d->removed, d->nremoved);
+		}
 		json_event_end();
 	}
 }

@@ -22,5 +22,7 @@ struct cli_progress {
 void cli_progress_init(struct cli_progress *p, const struct options *o);
 /* A cli_event_fn; arg is the struct cli_progress. */
 void cli_progress_event(void *arg, const struct cli_event *e);
+/* A JSON array of n paths (a dump's removed_files, doc/json.md). */
+void cli_progress_json_paths(FILE *out, char *const *paths, size_t n);
 
 #endif

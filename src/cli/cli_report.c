@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli_frag.h"
+#include "cli_progress.h"
 #include "cli_report.h"
 #include "cli_top.h"
 #include "core_json.h"
@@ -68,12 +69,27 @@ void cli_report_steps(FILE *out, struct cli_run *run, int upto)
 	fflush(out);
 }
 
+static const char *sig_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
 /* After an interruption, one line for what was done and what not: each
  * action (waits aside) that lost steps, "--dump: 2 of 10 done, 8 skipped". */
 static void skipped_line(const struct cli_run *run)
 {
 	char line[1024];
 	size_t n = 0;
+	if (run->plan->repeat) { /* a series until stopped: the whole count */
+		long done = run->rounds_dumped;
+		for (int i = 0; i < run->nsteps; i++)
+			done += run->res[i].kind == ACT_DUMP && run->res[i].ran &&
+				run->res[i].code == JA_EXIT_OK;
+		if (run->skipped_by)
+			fprintf(stderr, "jeattach: %d: stopped by %s after %ld dump%s\n", (int)run->pid,
+				sig_name(run->skipped_by), done, done == 1 ? "" : "s");
+		return;
+	}
 	for (int i = 0; i < run->nsteps; i++) {
 		const struct act_result *r = &run->res[i];
 		int first = 1, total = 0, done = 0, skipped = 0;
@@ -95,10 +111,8 @@ static void skipped_line(const struct cli_run *run)
 	}
 	if (!n)
 		return;
-	int sig = run->skipped_by;
 	fprintf(stderr, "jeattach: %d: interrupted by %s: %s\n", (int)run->pid,
-		sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal",
-		line);
+		sig_name(run->skipped_by), line);
 }
 
 void cli_report_text(FILE *out, const struct options *o, struct cli_run *run)
@@ -176,6 +190,10 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 		}
 		json_fields(out, r);
 		const enum act_out_kind ok = act_result_out_kind(r);
+		if (ok == ACT_RES_DUMP && act_field_find(r, "removed")) {
+			fputs(",\"removed_files\":", out);
+			cli_progress_json_paths(out, r->out.dump.removed, r->out.dump.nremoved);
+		}
 		const struct act_full_out *full = ok == ACT_RES_FULL ? &r->out.full : NULL;
 		if (full && full->text && full->json)
 			fprintf(out, ",\"stats\":%s", full->text); /* jemalloc's JSON, compacted */

@@ -174,6 +174,12 @@ static void note_held(struct cli_run *run, const struct options *o, const char *
 	struct rcall_hold_info h;
 	if (rcall_held_info(run->t, &h))
 		return;
+	/* A series until stopped keeps the last CLI_RUN_HELD_MAX holds, not
+	 * one entry per hold for as long as it runs. */
+	if (run->plan->repeat && run->nheld == CLI_RUN_HELD_MAX) {
+		memmove(run->held, run->held + 1, sizeof(*run->held) * (size_t)(run->nheld - 1));
+		run->nheld--;
+	}
 	if (run->nheld == run->held_cap) {
 		int cap = run->held_cap ? 2 * run->held_cap : 4;
 		struct rcall_hold_info *v = realloc(run->held, sizeof(*v) * (size_t)cap);
@@ -330,7 +336,9 @@ static void tell_finished(struct cli_run *run, int i)
 	const struct act_result *r = &run->res[i];
 	if (!run->on_event || run->plan->nsegs < 2 || !r->ran)
 		return;
-	struct cli_event e = { .pid = run->pid, .r = r, .seq = a->seq, .count = run->plan->ndumps };
+	/* count 0: a series until stopped */
+	struct cli_event e = { .pid = run->pid, .r = r, .seq = a->seq,
+			       .count = run->plan->repeat ? 0 : run->plan->ndumps };
 	if (r->warning[0]) {
 		e.kind = CLI_EV_WARNING;
 		run->on_event(run->event_arg, &e);
@@ -451,4 +459,16 @@ void cli_run_close(struct cli_run *run)
 	target_close(run->t);
 	target_delete(run->t);
 	run->t = NULL;
+}
+
+void cli_run_rewind(struct cli_run *run, int first)
+{
+	for (int i = first; i < run->nsteps; i++) {
+		run->rounds_dumped += run->res[i].kind == ACT_DUMP && run->res[i].ran &&
+				      run->res[i].code == JA_EXIT_OK;
+		act_result_free(&run->res[i]);
+		act_result_init(&run->res[i], run->plan->steps[i].kind);
+	}
+	if (run->told > first)
+		run->told = first;
 }

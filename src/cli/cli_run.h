@@ -11,6 +11,9 @@
 #include "plan.h"
 #include "rcall.h"
 
+/* --every without --count: the holds --json's "held" keeps, the last ones. */
+#define CLI_RUN_HELD_MAX 256
+
 struct cli_run {
 	pid_t pid;
 	struct target *t;
@@ -33,6 +36,7 @@ struct cli_run {
 	int quittable;
 	int skipped_by;           /* the signal that skipped steps, or 0 */
 	int told;                 /* steps already reported (cli_report_steps) */
+	long rounds_dumped;       /* dumps made in the rounds rewound (cli_run_rewind) */
 	pid_t said_unsafe;        /* the thread whose calls were said not crash-safe */
 	/* The thread each hold borrowed, in order (--json's "held"). */
 	struct rcall_hold_info *held;
@@ -51,6 +55,9 @@ void cli_run_waited(struct cli_run *run, const struct plan_seg *seg, int64_t wai
 		    int interrupted);
 /* Mark a segment's steps skipped (after an interruption by signal sig). */
 void cli_run_skip(struct cli_run *run, const struct plan_seg *seg, int sig);
+/* Before another round of a series until stopped (plan_repeat): the
+ * results of steps first.. made empty, as if they had not run yet. */
+void cli_run_rewind(struct cli_run *run, int first);
 /* After reporting: free everything. */
 void cli_run_close(struct cli_run *run);
 

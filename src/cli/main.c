@@ -5,6 +5,8 @@
  * or exits. */
 #include "config.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -38,6 +40,16 @@ static int check_output(const struct act *a, pid_t pid, char *err, size_t len)
 	struct stat st;
 	const enum act_output out = act_step_output(a);
 	const char *opt = act_output_option(out);
+	if (a->keep) { /* --dump DIR/: as act_dump_finish opens it, each dump */
+		int fd, e = act_keep_open_dir(a->keep->dir, &fd);
+		if (!e && faccessat(fd, ".", W_OK | X_OK, 0) != 0)
+			e = -errno;
+		if (!e)
+			close(fd);
+		if (e)
+			act_keep_dir_why(a->keep->dir, e, err, len);
+		return e ? -1 : 0;
+	}
 	if (!a->arg)
 		snprintf(file, sizeof(file), "x"); /* an automatic name, here */
 	else if (act_expand_pattern(a->arg, pid, a->seq, file, sizeof(file)))
@@ -141,8 +153,10 @@ static int setup(struct invocation *in, int argc, char **argv)
 		fprintf(stderr, "jeattach: %s\n", in->err);
 		return JA_EXIT_USAGE;
 	}
-	if (in->o.help || in->o.version || in->o.list_options) {
-		if (in->o.help)
+	if (in->o.help || in->o.version || in->o.list_options || in->o.list_controls) {
+		if (in->o.list_controls)
+			options_list_controls(stdout);
+		else if (in->o.help)
 			options_usage(stdout);
 		else if (in->o.version)
 			printf("jeattach %s (%s)\n", PACKAGE_VERSION, ARCH_NAME);
@@ -277,6 +291,9 @@ static void then_text(const struct invocation *in, const struct plan_seg *seg, c
 	else if (restore)
 		snprintf(buf, len, "dump and put prof.active back; Ctrl-C ends the wait early, "
 			 "and still dumps and restores");
+	else if (dump >= 0 && p->repeat)
+		snprintf(buf, len, "dump %u, and so on until stopped; Ctrl-C stops, the dumps "
+			 "made are kept", p->steps[dump].seq + 1);
 	else if (dump >= 0)
 		snprintf(buf, len, "dump %u of %ld; Ctrl-C stops, the dumps made are kept",
 			 p->steps[dump].seq + 1, p->ndumps);
@@ -311,6 +328,29 @@ static void wait_segment(struct invocation *in, const struct plan_seg *seg)
 			cli_run_skip(&in->runs[k], seg, sig);
 		else
 			cli_run_waited(&in->runs[k], seg, core_now_us() - t0, sig != 0);
+}
+
+/* --every without --count: after the round's last segment, another round
+ * (a wait, a dump) while no signal came and some target still runs. Each
+ * target's results of the round are told (text as they came, --json as
+ * "dump" events) before they are made empty for the next; the report at
+ * the end has the first dump and the last. */
+static int another_round(struct invocation *in)
+{
+	int live = 0;
+	if (!in->plan.repeat)
+		return 0;
+	if (!in->interrupted)
+		in->interrupted = cli_pending_signal();
+	for (int k = 0; k < in->o.npids; k++)
+		live |= !in->runs[k].done;
+	if (in->interrupted || !live)
+		return 0;
+	plan_repeat(&in->plan);
+	for (int k = 0; k < in->o.npids; k++) /* a failed one keeps its failure to report */
+		if (!in->runs[k].done)
+			cli_run_rewind(&in->runs[k], in->plan.segs[in->plan.repeat_seg].first);
+	return 1;
 }
 
 /* Every target through the plan, segment by segment. */
@@ -348,6 +388,8 @@ static int run_plan(struct invocation *in)
 			hold_segment(in, seg);
 		else
 			wait_segment(in, seg);
+		if (s == in->plan.nsegs - 1 && another_round(in))
+			s = in->plan.repeat_seg - 1;
 	}
 	/* One that came during the last hold (it may have made jeattach leave
 	 * a running call) still decides the exit code. */

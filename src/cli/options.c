@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli_find.h"
 #include "core_suggest.h"
 #include "options.h"
@@ -21,9 +22,10 @@
 enum {
 	O_STATUS = 256, O_ACTIVATE, O_DEACTIVATE, O_DUMP, O_GET, O_SET, O_PREFIX, O_TIMEOUT,
 	O_JSON, O_VERSION, O_TID, O_STATS, O_RESET, O_GDUMP, O_TAI, O_PURGE, O_DECAY, O_FOR,
-	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_MAX_DUMP,
+	O_BASELINE, O_EVERY, O_COUNT, O_ALL, O_SYMBOLIZE, O_LIST_OPTIONS, O_LIST_CONTROLS, O_MAX_DUMP,
 	O_NAME_THREADS, O_NO_REARM, O_DISCARD_SAMPLES,
-	O_FORCE, O_FRAG, O_FRAG_OUT, O_FRAG_PROFILE, O_RECENT, O_RECENT_OUT, O_SAMPLE, O_SAMPLE_RATE,
+	O_FORCE, O_KEEP, O_KEEP_BYTES, O_FRAG, O_FRAG_OUT, O_FRAG_PROFILE, O_RECENT, O_RECENT_OUT,
+	O_SAMPLE, O_SAMPLE_RATE,
 	O_TOP = 512, O_PROMETHEUS, O_INTERVAL, /* the live view (cli_top.c) */
 };
 
@@ -79,7 +81,15 @@ static const struct options_row rows[] = {
 	  .help = "write a heap profile to FILE (default: jemalloc's\n"
 		  "<prefix>.<pid>.<seq>.m<seq>.heap in this directory);\n"
 		  "FILE may use %n (sequence), %p (pid),\n"
-		  "%t (UTC time, as 20261127T031500Z)" },
+		  "%t (UTC time, as 20261127T031500Z); FILE a directory\n"
+		  "(DIR/): files named TIME.COMM.PID.SEQ.heap there" },
+	{ .name = "keep", .id = O_KEEP, .section = ACTIONS, .take = take_dump,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "N",
+	  .help = "with --dump DIR/: after each dump, remove the oldest\n"
+		  "of jeattach's files there beyond N (all targets)" },
+	{ .name = "keep-bytes", .id = O_KEEP_BYTES, .section = ACTIONS, .take = take_dump,
+	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "SIZE",
+	  .help = "the same, beyond SIZE bytes (K, M, G, T suffixes)" },
 	{ .name = "symbolize", .id = O_SYMBOLIZE, .section = ACTIONS, .take = take_output,
 	  .help = "with --dump: write jeprof's symbolized form, named\n"
 		  "from the target's own binaries (readable anywhere)" },
@@ -199,6 +209,10 @@ static const struct options_row rows[] = {
 	/* For the bash completion script, which asks the jeattach it
 	 * completes for (completions/jeattach). */
 	{ .name = "list-options", .id = O_LIST_OPTIONS, .section = OPTIONS_SEC_HIDDEN,
+	  .take = take_info },
+	/* For the completions' --get and --set values: the names of the
+	 * control table (rctl_types.c), so no script repeats them. */
+	{ .name = "list-controls", .id = O_LIST_CONTROLS, .section = OPTIONS_SEC_HIDDEN,
 	  .take = take_info },
 };
 
@@ -441,8 +455,39 @@ uint64_t options_size(const char *text)
 	return v;
 }
 
+/* --dump's argument names a directory: it ends in '/', or is one (as
+ * itself: a link to a directory is a link, refused later as one). */
+static int names_dir(const char *file)
+{
+	struct stat st;
+	size_t n = strlen(file);
+	return (n && file[n - 1] == '/') || (!lstat(file, &st) && S_ISDIR(st.st_mode));
+}
+
+/* --keep N, --keep-bytes SIZE: the bound on a directory of dumps. */
+static int take_keep(struct options *o, int id, const char *arg, struct options_parse_state *ps)
+{
+	char *end;
+	if (id == O_KEEP_BYTES) {
+		o->keep.bytes = options_size(arg);
+		if (!o->keep.bytes || o->keep.bytes > OPT_MAX_KEEP_BYTES)
+			return say(ps, "--keep-bytes '%s': expected a size from 1 to 1024T, such as "
+				       "512M or 20G (K, M, G, T are powers of 1024)", arg);
+		return 0;
+	}
+	errno = 0;
+	long long v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > OPT_MAX_KEEP)
+		return say(ps, "--keep '%s': expected a number of files from 1 to %d", arg,
+			   OPT_MAX_KEEP);
+	o->keep.files = (uint64_t)v;
+	return 0;
+}
+
 static int take_dump(struct options *o, int id, const char *arg, struct options_parse_state *ps)
 {
+	if (id == O_KEEP || id == O_KEEP_BYTES)
+		return take_keep(o, id, arg, ps);
 	if (id == O_MAX_DUMP) {
 		if (!(o->max_dump = options_size(arg)))
 			return say(ps, "--max-dump '%s': expected a size such as 512M or 8G", arg);
@@ -455,6 +500,22 @@ static int take_dump(struct options *o, int id, const char *arg, struct options_
 		file = ps->argv[optind++];
 	if (file && !*file)
 		return say(ps, "--dump: empty file name");
+	if (file && names_dir(file)) {
+		/* jeattach names the files itself: a '%' there would be a
+		 * pattern that does nothing, or a directory per target that
+		 * one bound could not cover. */
+		if (strchr(file, '%'))
+			return say(ps, "--dump %s: a directory takes no %% escapes: jeattach names "
+				       "the files in it (TIME.COMM.PID.SEQ.heap)", file);
+		if (o->keep.dir)
+			return say(ps, "--dump %s: a directory of dumps is already given (%s); "
+				       "give one", file, o->keep.dir);
+		o->keep.dir = file;
+		if (add_action(o, ACT_DUMP, NULL, ps->err, ps->errlen))
+			return -1;
+		o->actions[o->nactions - 1].keep = &o->keep; /* the dump's file: none, a directory */
+		return 0;
+	}
 	if (file && check_pattern(file, ps->err, ps->errlen))
 		return -1;
 	return add_action(o, ACT_DUMP, file, ps->err, ps->errlen);
@@ -693,6 +754,8 @@ static int take_info(struct options *o, int id, const char *arg, struct options_
 		o->help = 1;
 	else if (id == O_VERSION)
 		o->version = 1;
+	else if (id == O_LIST_CONTROLS)
+		o->list_controls = 1;
 	else
 		o->list_options = 1;
 	return DONE;
@@ -767,8 +830,14 @@ static int check_whole(struct options *o, struct options_parse_state *ps)
 			   o->rearm == ACT_REARM_OFF ? "no-rearm" : "discard-samples");
 	if (check_frag(o, ps))
 		return -1;
+	if ((o->keep.files || o->keep.bytes) && !o->keep.dir)
+		return say(ps, "--%s goes with --dump DIR/ (a directory of dumps, named by jeattach)",
+			   o->keep.files ? "keep" : "keep-bytes");
 	for (int i = 0; i < o->nactions; i++) {
 		const char *f = o->actions[i].arg;
+		if (o->actions[i].kind == ACT_DUMP && o->actions[i].keep && o->force)
+			return say(ps, "--force with --dump %s: the files of a directory are new at "
+				       "each dump and nothing is replaced; drop --force", o->keep.dir);
 		if (o->actions[i].kind == ACT_DUMP && f && (o->npids > 1 || o->all_name) &&
 		    !strstr(f, "%p"))
 			return say(ps,

@@ -16,6 +16,8 @@
 #define OPT_MAX_FRAG_OUT 2 /* --frag-out: one .json, one .svg */
 #define OPT_MAX_RECENT ACT_RECENT_MAX /* --recent N */
 #define OPT_DEFAULT_MAX_DUMP ACT_DEFAULT_MAX_DUMP /* --max-dump */
+#define OPT_MAX_KEEP 1000000               /* --keep N */
+#define OPT_MAX_KEEP_BYTES (1ULL << 50)    /* --keep-bytes: 1024T */
 
 struct options {
 	pid_t pids[OPT_MAX_PIDS];
@@ -30,6 +32,9 @@ struct options {
 	int baseline;             /* --baseline */
 	int symbolize;            /* --symbolize */
 	int force;                /* --force: a dump may replace a file */
+	/* --dump DIR/ (keep.dir, NULL if none), --keep N, --keep-bytes SIZE;
+	 * the dump steps point at it */
+	struct act_keep keep;
 	long recent;              /* --recent N: 0 if not given */
 	const char *recent_out;   /* --recent-out FILE, or NULL: an automatic name */
 	int sample;               /* --sample */
@@ -51,6 +56,7 @@ struct options {
 	int json, verbose, quiet;
 	int help, version;
 	int list_options; /* --list-options: what bash completion reads */
+	int list_controls; /* --list-controls: the completions' mallctl names */
 };
 
 /* 0, or -1 with a one-line message (no program name) in err. */
@@ -120,5 +126,8 @@ void options_usage(FILE *f);
  * "--NAME -L|- none|required|optional|optional-next VALUE [WORD...]",
  * VALUE one of none, pid, process, profile, control, words, prom. */
 void options_list(FILE *f);
+/* --list-controls: the mallctl names --get and --set take, one a line,
+ * from rctl's table (what the completions offer after --get, --set). */
+void options_list_controls(FILE *f);
 
 #endif

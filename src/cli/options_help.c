@@ -145,3 +145,18 @@ void options_list(FILE *f)
 			r->words ? " " : "", r->words ? r->words : "");
 	}
 }
+
+/* A control --get or --set takes (options.c's check_get, check_set):
+ * readable without effect, or writable, and not prof.dump (--dump's). */
+static void list_control(const char *name, enum rctl_type type, enum rctl_access access, void *arg)
+{
+	(void)type;
+	if (((access & RCTL_R) && !(access & RCTL_EFFECT)) ||
+	    ((access & RCTL_W) && strcmp(name, "prof.dump")))
+		fprintf(arg, "%s\n", name);
+}
+
+void options_list_controls(FILE *f)
+{
+	rctl_foreach(list_control, f);
+}

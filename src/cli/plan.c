@@ -13,6 +13,7 @@
 static int check_timing(const struct options *o, const char *file, int ndumps, char *err,
 			size_t errlen)
 {
+	const int dir = o->keep.dir != NULL;
 	if (o->count && !o->every_us && !o->top && !o->prometheus) {
 		snprintf(err, errlen, "--count goes with --every INTERVAL or --top");
 		return -1;
@@ -27,6 +28,18 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 	}
 	if (o->sample_rate && !o->sample) {
 		snprintf(err, errlen, "--sample-rate goes with --sample");
+		return -1;
+	}
+	if (o->sample && o->keep.dir) {
+		snprintf(err, errlen, "--sample writes its profiles to --dump FILE (a pattern with %%n "
+				      "for --every), not to a directory");
+		return -1;
+	}
+	if (o->sample && o->every_us && !o->count) {
+		/* One sampler for the series, taken out at its end: a series
+		 * that ends. */
+		snprintf(err, errlen, "--sample --every needs --count N (the sampler comes out "
+				      "with the last snapshot)");
 		return -1;
 	}
 	if (o->sample && ((!o->for_us && !o->every_us) || !file || o->baseline || o->recent)) {
@@ -51,19 +64,24 @@ static int check_timing(const struct options *o, const char *file, int ndumps, c
 		return -1;
 	}
 	if (o->baseline && !file) {
-		snprintf(err, errlen, "--baseline needs --dump FILE (the baseline goes to FILE.base)");
+		snprintf(err, errlen, "--baseline needs --dump FILE (the baseline goes to FILE.base)%s",
+			 dir ? ", not a directory" : "");
 		return -1;
 	}
-	if (o->every_us && !o->count) {
-		snprintf(err, errlen, "--every needs --count N");
+	if (o->every_us && !file && !dir && !o->count) {
+		/* jemalloc's automatic names carry a sequence of their own, but
+		 * nothing would ever bound them */
+		snprintf(err, errlen, "--every without --count runs until stopped: give it "
+			 "--dump DIR/ (with --keep or --keep-bytes) or a --dump FILE pattern "
+			 "with %%n or %%t, or give --count N");
 		return -1;
 	}
-	if (o->every_us && o->count > 1 && file && !o->force &&
+	if (o->every_us && (o->count > 1 || !o->count) && file && !o->force &&
 	    !act_pattern_varies(file, o->every_us)) {
 		snprintf(err, errlen,
-			 "--dump %s with --count %ld: each dump would replace the last; put %%n "
+			 "--dump %s with --every: each dump would replace the last; put %%n "
 			 "(the sequence number) in the name, or give --force to keep the latest",
-			 file, o->count);
+			 file);
 		return -1;
 	}
 	return 0;
@@ -93,7 +111,8 @@ static int expand_for(struct plan *p, const struct options *o, const char *file,
 					      .baseline = o->baseline };
 	p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = window };
 	if (!o->recent || ndumps)
-		p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file };
+		p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file,
+						      .keep = o->keep.dir ? &o->keep : NULL };
 	if (o->recent) {
 		p->steps[p->nsteps++] = (struct act){ .kind = ACT_RECENT_DUMP, .arg = o->recent_out };
 		p->steps[p->nsteps++] = (struct act){ .kind = ACT_RECENT_END };
@@ -126,15 +145,21 @@ static void expand_sample(struct plan *p, const struct options *o, const char *f
 	}
 }
 
-/* --every INTERVAL --count N: N dumps, numbered from 0 (%n), INTERVAL apart. */
+/* --every INTERVAL --count N: N dumps, numbered from 0 (%n), INTERVAL
+ * apart. Without --count, until stopped: a dump, then a wait and a dump
+ * that main runs again and again (plan_repeat), each time numbered one
+ * more. */
 static void expand_every(struct plan *p, const struct options *o, const char *file)
 {
-	for (long k = 0; k < o->count; k++) {
+	long n = o->count ? o->count : 2;
+	for (long k = 0; k < n; k++) {
 		if (k)
 			p->steps[p->nsteps++] = (struct act){ .kind = ACT_WAIT, .us = o->every_us };
 		p->steps[p->nsteps++] = (struct act){ .kind = ACT_DUMP, .arg = file,
-						      .seq = (unsigned)k };
+						      .seq = (unsigned)k,
+						      .keep = o->keep.dir ? &o->keep : NULL };
 	}
+	p->repeat = !o->count;
 }
 
 /* The steps, from the actions given and --for / --every. */
@@ -150,7 +175,8 @@ static int expand(struct plan *p, const struct options *o, char *err, size_t err
 	if (check_timing(o, file, ndumps, err, errlen))
 		return -1;
 	int timed = o->for_us || o->every_us || o->recent;
-	p->steps = calloc((size_t)o->nactions + 8 + (size_t)o->count * 2, sizeof(*p->steps));
+	p->steps = calloc((size_t)o->nactions + 8 + (size_t)(o->count ? o->count : 2) * 2,
+			  sizeof(*p->steps));
 	if (!p->steps)
 		goto oom;
 	/* Timed: the other actions first; the --dump given says where the
@@ -241,7 +267,16 @@ int plan_build(struct plan *p, const struct options *o, char *err, size_t errlen
 	if (expand(p, o, err, errlen) || shape_steps(p, o, err, errlen) ||
 	    cut_segments(p, err, errlen))
 		return -1;
+	/* The last wait and the dump after it are the round repeated. */
+	p->repeat_seg = p->repeat ? p->nsegs - 2 : -1;
 	return 0;
+}
+
+void plan_repeat(struct plan *p)
+{
+	for (int i = p->segs[p->repeat_seg].first; i < p->nsteps; i++)
+		if (p->steps[i].kind == ACT_DUMP)
+			p->steps[i].seq++;
 }
 
 void plan_free(struct plan *p)

@@ -35,6 +35,11 @@ struct plan {
 	int nsegs;
 	char *baseline; /* --baseline's file pattern, FILE.base; a step points at it */
 	long ndumps;    /* ACT_DUMP steps: a series' length, for "dump 2 of 3" */
+	/* --every without --count: the segments from repeat_seg to the last
+	 * (a wait, a dump) are run again until jeattach is stopped
+	 * (plan_repeat between rounds); repeat_seg -1 otherwise */
+	int repeat;
+	int repeat_seg;
 };
 
 /* The plan for o (its actions, --for, --every, --count, --baseline,
@@ -43,5 +48,8 @@ struct plan {
  * either way. */
 int plan_build(struct plan *p, const struct options *o, char *err, size_t errlen);
 void plan_free(struct plan *p);
+/* Before another round of a series without --count: its dumps numbered
+ * one more (%n, and a directory's SEQ). */
+void plan_repeat(struct plan *p);
 
 #endif

@@ -38,6 +38,13 @@ struct rctl_value {
 
 /* Look a control up in the table. "arena.4096.purge" matches "arena.<i>.purge". */
 int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access);
+/* Every control of the table, in its order, as a name rctl_lookup takes:
+ * an index given as 4096 (MALLCTL_ARENAS_ALL) where jemalloc(3) gives
+ * that index a meaning for the control (arena.<i>.purge and .decay: all
+ * arenas; stats.arenas.<i>.*: merged), else as 0 (arena 0 always exists). */
+void rctl_foreach(void (*fn)(const char *name, enum rctl_type type, enum rctl_access access,
+			     void *arg),
+		  void *arg);
 /* The calling thread's own controls (thread.prof.active, thread.prof.name),
  * kept out of rctl_lookup's table: --get and --set would act on whichever
  * thread was borrowed. Only the per-thread pass uses them. */

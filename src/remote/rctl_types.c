@@ -149,6 +149,27 @@ int rctl_lookup(const char *name, enum rctl_type *type, enum rctl_access *access
 	return -ENOENT;
 }
 
+void rctl_foreach(void (*fn)(const char *name, enum rctl_type type, enum rctl_access access,
+			     void *arg),
+		  void *arg)
+{
+	/* Where jemalloc(3) says what MALLCTL_ARENAS_ALL (4096) does. */
+	static const char *const all[] = { "arena.#.purge", "arena.#.decay", "stats.arenas.#." };
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const char *p = table[i].pattern, *hash = strchr(p, '#');
+		char name[128];
+		int every = 0;
+		for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+			every |= !strncmp(p, all[k], strlen(all[k]));
+		if (hash)
+			snprintf(name, sizeof(name), "%.*s%s%s", (int)(hash - p), p, every ? "4096" : "0",
+				 hash + 1);
+		else
+			snprintf(name, sizeof(name), "%s", p);
+		fn(name, table[i].type, table[i].access, arg);
+	}
+}
+
 int rctl_lookup_thread(const char *name, enum rctl_type *type)
 {
 	static const struct rctl_entry thread_table[] = {

@@ -40,6 +40,26 @@ touch "$WORK/a.heap" "$WORK/b.txt" "$WORK/c.prom"
 out=$(complete_words "$C/jeattach" _jeattach jeattach -p 1 --prometheus "$WORK/")
 echo "$out" | grep -q 'c.prom$' || fail "--prometheus files: $out"
 echo "$out" | grep -qE '(a.heap|b.txt)$' && fail "--prometheus offers a non-.prom file: $out"
+# Controls: jeattach's own table (--list-controls), each one offered, and
+# an index given as 4096 where it means all arenas.
+out=$(complete_words "$C/jeattach" _jeattach jeattach -p 1 --get "")
+[ "$out" = "$(jeattach --list-controls)" ] || fail "--get offers other than --list-controls: $out"
+complete_words "$C/jeattach" _jeattach jeattach -p 1 --get opt.prof_leak_e | grep -qx opt.prof_leak_error ||
+	fail "--get opt.prof_leak_e"
+complete_words "$C/jeattach" _jeattach jeattach -p 1 --set arena.4 | grep -qx arena.4096.purge ||
+	fail "--set arena.4"
+jeattach --list-controls | grep -qx prof.dump && fail "prof.dump listed (--set refuses it)"
+jeattach --list-controls | grep -qx arenas.create && fail "arenas.create listed (--get refuses it)"
+for n in $(jeattach --list-controls); do
+	jeattach -p 2147483647 --get "$n" >/dev/null 2>"$WORK/get.err"
+	g=$?
+	jeattach -p 2147483647 --set "$n=0" >/dev/null 2>"$WORK/set.err"
+	s=$?
+	# exit 2 from both: neither takes the name (else 3: the pid, past
+	# pid_max, names no process; nothing is ever attached)
+	[ "$g" = 2 ] && [ "$s" = 2 ] && ! grep -q "is not a valid" "$WORK/set.err" &&
+		fail "$n is listed but neither --get nor --set takes it: $(cat "$WORK/get.err" "$WORK/set.err")"
+done
 out=$(complete_words "$C/jeheap" _jeheap jeheap top "$WORK/")
 echo "$out" | grep -q 'a.heap$' || fail "jeheap files: $out"
 echo "$out" | grep -q 'b.txt$' && fail "non-profile offered: $out"

@@ -147,6 +147,8 @@ checks() {
 	tab "jeattach --all nosuch,victim_d"
 	line | grep -qE -- '^jeattach --all nosuch,victim_dyn,?$' ||
 		fail "$SH: '--all nosuch,victim_d' Tab gave '$(line)': $(cat "$WORK/screen")"
+	# a name only jeattach's table has (--list-controls), no script
+	completes "jeattach --get opt.prof_leak_e" "jeattach --get opt.prof_leak_error"
 	pass "$SH: jeattach's values: jemalloc pids, .prom and .heap files, controls, --all's names"
 	completes "jeheap co" "jeheap collapsed"
 	completes "jeheap pp" "jeheap pprof"

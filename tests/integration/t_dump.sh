@@ -227,8 +227,9 @@ ls -a / | grep -q "^\.$slash\." && fail "a profile was written into /"
 mkdir -p "$WORK/d$slash"
 expect_rc 0 "$JEATTACH" -p "$slash" --dump "$WORK/d%p/x%%y.heap"
 [ -f "$WORK/d$slash/x%y.heap" ] || fail "%p directory / %%: $(ls "$WORK/d$slash")"
-# A directory as --dump: said before attaching.
-expect_rc 8 "$JEATTACH" -p "$slash" --dump "$WORK"
+# A pattern that makes a directory's name: said before attaching (a
+# directory named as itself is a directory of dumps, t_every_keep.sh).
+expect_rc 8 "$JEATTACH" -p "$slash" --dump "$WORK/d%p"
 echo "$ERR" | grep -q 'is a directory: give a file name' || fail "directory: $ERR"
 finish_victim slash
 pass "automatic name under prof_prefix:/, %p directories, %%, a directory refused"

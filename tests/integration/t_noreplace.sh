@@ -3,7 +3,8 @@
 # A dump never replaces a file unless --force says so: an existing file is
 # refused before any thread is held (exit 8, the target untouched), a file
 # that appears while jeattach works is not replaced either (the publishing
-# rename is RENAME_NOREPLACE), a directory gets "is a directory", and a
+# rename is RENAME_NOREPLACE), a directory is a directory of dumps named by
+# jeattach (t_every_keep.sh has the rest), and a
 # --every pattern that would reuse one name is refused at parse time.
 # --force replaces regular files only: a device node, a FIFO, a socket or
 # a symbolic link (even one to a regular file) is refused before the hold
@@ -71,10 +72,10 @@ echo "$stamp" | grep -qE '^[0-9]{8}T[0-9]{6}Z$' || fail "%t gave '$stamp'"
 	fail "%t is not now: $stamp"
 pass "%t is a UTC stamp ($stamp)"
 
-# A directory.
+# A directory: the dump goes in it, under a name of jeattach's.
 mkdir "$WORK/dir"
-expect_rc 8 "$JEATTACH" -p "$v" --dump "$WORK/dir"
-echo "$ERR" | grep -q 'is a directory: give a file name' || fail "$ERR"
+expect_rc 0 "$JEATTACH" -p "$v" --dump "$WORK/dir" -q
+ls "$WORK/dir" | grep -qxE "[0-9]{8}T[0-9]{6}Z\.victim_dyn\.$v\.0\.heap" || fail "in dir: $(ls -A "$WORK/dir")"
 
 # --force onto what is not a regular file: a device node (made here, as
 # root; never in /dev), a FIFO, a socket, a symbolic link to a regular
@@ -146,4 +147,4 @@ pass "a FIFO or a link made while jeattach worked is not replaced by --force"
 expect_rc 0 "$JEATTACH" -p "$v" --every 200ms --count 2 --dump "$WORK/latest.heap" --force
 head -1 "$WORK/latest.heap" | grep -q '^heap_v2/' || fail "no latest profile"
 finish_victim v
-pass "a directory refused; --every --force keeps the latest"
+pass "a directory takes a named dump; --every --force keeps the latest"
