@@ -392,6 +392,14 @@ int act_temp_beside(const char *file, char *tmp, size_t len);
 /* Why a file could not be published at file (e: -errno), in one line;
  * what: "the profile", "the record"... */
 enum ja_exit act_publish_error(struct act_result *r, const char *file, int e, const char *what);
+/* Write file through a temporary beside it, fsync'd, then published
+ * (act_publish; an existing file only with force): fn fills it through
+ * out or fd (flushing out before it writes to fd), 0 or -errno. The
+ * result gets "file" and "bytes"; what names it in a failure ("the
+ * profile"). */
+typedef int (*act_writer_fn)(FILE *out, int fd, void *arg);
+enum ja_exit act_write_file(struct act_result *r, const char *file, int force, const char *what,
+			    act_writer_fn fn, void *arg);
 /* --dump DIR/ (act_keep.c). The directory's descriptor, opened as
  * itself: never through a symbolic link at its name (O_NOFOLLOW), only a
  * directory (O_DIRECTORY). 0 and *fd, or -errno (-ELOOP: a link). */

@@ -11,6 +11,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "act.h"
@@ -140,4 +141,35 @@ int act_temp_beside(const char *file, char *tmp, size_t len)
 	umask(um);
 	fchmod(fd, 0666 & ~um);
 	return fd;
+}
+
+enum ja_exit act_write_file(struct act_result *r, const char *file, int force, const char *what,
+			    act_writer_fn fn, void *arg)
+{
+	char tmp[4300];
+	int fd = act_temp_beside(file, tmp, sizeof(tmp));
+	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!out) {
+		int e = fd < 0 ? -fd : errno;
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
+				file, strerror(e));
+	}
+	int e = fn(out, fd, arg);
+	if (!e && (fflush(out) || fsync(fd) < 0))
+		e = -errno;
+	struct stat st;
+	uint64_t bytes = !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
+	if (fclose(out) && !e)
+		e = -errno;
+	if (!e)
+		e = act_publish(tmp, file, force);
+	if (e) {
+		unlink(tmp);
+		return act_publish_error(r, file, e, what);
+	}
+	act_field_str(r, "file", file);
+	act_field_u64(r, "bytes", bytes);
+	return JA_EXIT_OK;
 }

@@ -99,9 +99,21 @@ static int write_record(const struct target *t, const struct act_result *r, FILE
 	return ferror(out) ? -EIO : 0;
 }
 
+struct record_job {
+	struct target *t;
+	struct act_result *r;
+};
+
+static int write_job(FILE *out, int fd, void *arg)
+{
+	(void)fd;
+	struct record_job *j = arg;
+	return write_record(j->t, j->r, out);
+}
+
 enum ja_exit act_recent_finish(struct target *t, const struct act *a, struct act_result *r)
 {
-	char file[4200], tmp[4300];
+	char file[4200];
 	if (a->arg) {
 		if (act_expand_pattern(a->arg, t->pid, 0, file, sizeof(file)))
 			return act_fail(r, JA_EXIT_USAGE,
@@ -109,29 +121,6 @@ enum ja_exit act_recent_finish(struct target *t, const struct act *a, struct act
 	} else {
 		automatic_name(t->pid, file, sizeof(file));
 	}
-	int fd = act_temp_beside(file, tmp, sizeof(tmp));
-	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!out) {
-		int e = fd < 0 ? -fd : errno;
-		if (fd >= 0)
-			close(fd), unlink(tmp);
-		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
-				file, strerror(e));
-	}
-	int e = write_record(t, r, out);
-	if (!e && (fflush(out) || fsync(fd) < 0))
-		e = -errno;
-	struct stat st;
-	uint64_t bytes = !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
-	if (fclose(out) && !e)
-		e = -errno;
-	if (!e)
-		e = act_publish(tmp, file, a->force);
-	if (e) {
-		unlink(tmp);
-		return act_publish_error(r, file, e, "the record");
-	}
-	act_field_str(r, "file", file);
-	act_field_u64(r, "bytes", bytes);
-	return JA_EXIT_OK;
+	struct record_job job = { t, r };
+	return act_write_file(r, file, a->force, "the record", write_job, &job);
 }

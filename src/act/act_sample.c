@@ -645,31 +645,21 @@ enum ja_exit act_sample_snapshot(struct target *t, struct act_session *s, struct
 	return JA_EXIT_OK;
 }
 
-/* After the release: the profile to the --dump file, with the target's
- * maps and jeattach's stamps, as a prof.dump's. */
-enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r)
+/* The profile, the target's maps, jeattach's stamps and the sampler's
+ * mark, as a prof.dump's file with jeattach's stamps. */
+struct profile_job {
+	struct target *t;
+	struct act_sample_out *so;
+};
+
+static int write_profile(FILE *out, int fd, void *arg)
 {
-	char file[4200], tmp[4300], path[64];
-	if (!a->arg)
-		return act_fail(r, JA_EXIT_USAGE, "--sample needs --dump FILE");
-	if (act_expand_pattern(a->arg, target_pid(t), a->seq, file, sizeof(file)))
-		return act_fail(r, JA_EXIT_USAGE, "bad file pattern %s: %%p, %%t and %%%% are known",
-				a->arg);
-	int fd = act_temp_beside(file, tmp, sizeof(tmp));
-	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!out) {
-		int e = fd < 0 ? -fd : errno;
-		if (fd >= 0)
-			close(fd), unlink(tmp);
-		return act_fail(r, JA_EXIT_OUTPUT, "cannot write %s: %s; choose a writable directory",
-				file, strerror(e));
-	}
-	struct act_sample_out *so = &r->out.sample;
-	int e = sampler_profile_write(out, so->v, so->n, so->mean);
-	char *maps = NULL;
+	struct profile_job *j = arg;
+	char path[64], *maps = NULL;
 	size_t mlen = 0;
 	int mapped = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)target_pid(t));
+	int e = sampler_profile_write(out, j->so->v, j->so->n, j->so->mean);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)target_pid(j->t));
 	if (!e && !core_read_file(path, 64 << 20, &maps, &mlen)) {
 		fprintf(out, "\nMAPPED_LIBRARIES:\n%s", maps);
 		mapped = 1;
@@ -680,24 +670,24 @@ enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act
 	if (!e && fflush(out))
 		e = -errno;
 	if (!e)
-		e = act_stamp(t, fd, &now);
+		e = act_stamp(j->t, fd, &now);
 	/* Marked as the sampler's, inside the block a reader believes
 	 * (core_stamp.h): jeheap tells its empties apart. */
 	if (!e && mapped)
-		e = core_write_all(fd, CORE_STAMP_SOURCE "sampler\n", sizeof(CORE_STAMP_SOURCE "sampler\n") - 1);
-	if (!e && fsync(fd) < 0)
-		e = -errno;
-	struct stat st;
-	uint64_t bytes = !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
-	if (fclose(out) && !e)
-		e = -errno;
-	if (!e)
-		e = act_publish(tmp, file, a->force);
-	if (e) {
-		unlink(tmp);
-		return act_publish_error(r, file, e, "the profile");
-	}
-	act_field_str(r, "file", file);
-	act_field_u64(r, "bytes", bytes);
-	return JA_EXIT_OK;
+		e = core_write_all(fd, CORE_STAMP_SOURCE "sampler\n",
+				   sizeof(CORE_STAMP_SOURCE "sampler\n") - 1);
+	return e;
+}
+
+/* After the release: the profile to the --dump file. */
+enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r)
+{
+	char file[4200];
+	if (!a->arg)
+		return act_fail(r, JA_EXIT_USAGE, "--sample needs --dump FILE");
+	if (act_expand_pattern(a->arg, target_pid(t), a->seq, file, sizeof(file)))
+		return act_fail(r, JA_EXIT_USAGE, "bad file pattern %s: %%p, %%t and %%%% are known",
+				a->arg);
+	struct profile_job job = { t, &r->out.sample };
+	return act_write_file(r, file, a->force, "the profile", write_profile, &job);
 }
