@@ -274,6 +274,7 @@ if command -v unshare >/dev/null && unshare -p -f --mount-proc true 2>/dev/null;
 		[ $i -gt 100 ] && fail "the namespaced victim did not start: $(cat "$WORK/ns.out")"
 		sleep 0.05
 	done
+	track "$ns"
 	expect_rc 0 "$JEATTACH" -p "$ns" --sample --for 2s --sample-rate 16384 --dump "$WORK/ns.heap" --json
 	printf '%s\n' "$OUT" | tail -1 | python3 -c '
 import json, sys
@@ -282,7 +283,9 @@ assert e["samples"] > 0 and e["no_stack"] == 0 and e["live"] > 0, e
 ' || fail "pid namespace: $OUT"
 	expect_rc 0 "$JEHEAP" top "$WORK/ns.heap"
 	printf '%s\n' "$OUT" | grep -q tr_leak_site || fail "pid namespace: $OUT"
-	kill "$ns"
+	# The init of its namespace: only SIGKILL ends it from outside
+	# (pid_namespaces(7): signals it has no handler for are ignored).
+	kill -9 "$ns"
 	pass "a process in its own pid namespace: stacks copied, the leaking site"
 else
 	echo "skipped: unshare -p cannot make a pid namespace here"
