@@ -101,7 +101,8 @@ class Bench:
                                         stderr=subprocess.PIPE, text=True)
                 time.sleep(5)  # its probes compiled and attached
                 if tool.poll() is not None:
-                    self.not_run[cond] = "memleak-bpfcc: " + tool.stderr.read().strip()[-300:]
+                    err = tool.stderr.read().strip().splitlines() or ["exited"]
+                    self.not_run[cond] = "memleak-bpfcc: " + err[-1][-200:]
                     return
             elif cond == "heaptrack":
                 exe = shutil.which("heaptrack")
