@@ -143,7 +143,8 @@ static const struct options_row rows[] = {
 	  .help = "with --for: also dump before, to FILE.base" },
 	{ .name = "every", .id = O_EVERY, .section = OVER_TIME, .take = take_timing,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "INTERVAL",
-	  .help = "N dumps (--dump PATTERN with %n), INTERVAL apart\n"
+	  .help = "dumps INTERVAL apart (--dump DIR/, or a PATTERN\n"
+		  "with %n): N, or until stopped without --count\n"
 		  "DURATION, INTERVAL: 500ms, 30s, 5m, 1h" },
 	{ .name = "count", .id = O_COUNT, .section = OVER_TIME, .take = take_timing,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "N", .line = OPTIONS_LINE_WITH },
@@ -155,10 +156,10 @@ static const struct options_row rows[] = {
 	{ .name = "recent-out", .id = O_RECENT_OUT, .section = OVER_TIME, .take = take_recent,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "FILE", .line = OPTIONS_LINE_WITH },
 	{ .name = "sample", .id = O_SAMPLE, .section = OVER_TIME, .take = take_sample,
-	  .help = "with --for D --dump FILE: a profile of a process\n"
-		  "started without prof:true (jemalloc 5.2-5.3):\n"
-		  "a sampler put in for the window; BYTES: mean\n"
-		  "between samples (524288)" },
+	  .help = "a heap profile of a process started without\n"
+		  "prof:true (jemalloc 5.2-5.3): a sampler put in for\n"
+		  "--for D, or --every I --count N; with --dump FILE;\n"
+		  "BYTES: mean between samples (524288)" },
 	{ .name = "sample-rate", .id = O_SAMPLE_RATE, .section = OVER_TIME, .take = take_sample,
 	  .arg = OPTIONS_ARG_REQUIRED, .metavar = "BYTES", .line = OPTIONS_LINE_WITH },
 	{ .name = "top", .id = O_TOP, .section = OVER_TIME, .take = take_top,
