@@ -37,7 +37,9 @@ start_victim_env v "$NOPROF" "$TARGETS/victim_leak" "$WORK/truth.log"
 expect_rc 0 "$JEATTACH" -p "$v" --status --json
 printf '%s' "$OUT" | grep -q '"opt.prof": *false\|"opt_prof": *false\|"prof": *false' ||
 	fail "the victim has profiling on: $OUT"
-expect_rc 0 "$JEATTACH" -p "$v" --sample --for 3s --dump "$WORK/s.heap" --json
+# A mean of 64 KiB between samples: the leak's 1.9 MB in the window give
+# about 30 samples (at the default 512 KiB, 4: none at all 2% of the time).
+expect_rc 0 "$JEATTACH" -p "$v" --sample --sample-rate 65536 --for 3s --dump "$WORK/s.heap" --json
 printf '%s\n' "$OUT" | tail -1 >"$WORK/run.json"
 python3 - "$WORK/run.json" <<'PY' || fail "sample run: $OUT"
 import json, sys
@@ -48,7 +50,7 @@ assert end["samples"] > 0 and 0 < end["live"] <= end["samples"], end
 assert end["dropped_ring_full"] == 0 and end["refused"] == 0, end
 assert end["left_in_target_bytes"] <= 3 * 4096, end
 PY
-head -1 "$WORK/s.heap" | grep -qx 'heap_v2/524288' || fail "not a heap_v2 profile: $(head -2 "$WORK/s.heap")"
+head -1 "$WORK/s.heap" | grep -qx 'heap_v2/65536' || fail "not a heap_v2 profile: $(head -2 "$WORK/s.heap")"
 grep -q '^MAPPED_LIBRARIES:' "$WORK/s.heap" || fail "no MAPPED_LIBRARIES"
 grep -q '^# jeattach build-id ' "$WORK/s.heap" || fail "no build-id stamps"
 [ "$(tail -1 "$WORK/s.heap")" = "# jeattach source sampler" ] || fail "not marked as the sampler's"
@@ -188,7 +190,7 @@ if [ $rc = 0 ]; then
 	start_victim_env o "LD_PRELOAD=$LIB52 $NOPROF" "$TARGETS/victim_leak" "$WORK/truth52.log"
 	expect_rc 0 "$JEATTACH" -p "$o" --status --json
 	printf '%s\n' "$OUT" | grep -q '"version":"5\.2\.1' || fail "not 5.2.1: $OUT"
-	expect_rc 0 "$JEATTACH" -p "$o" --sample --for 2s --dump "$WORK/o.heap"
+	expect_rc 0 "$JEATTACH" -p "$o" --sample --sample-rate 16384 --for 2s --dump "$WORK/o.heap"
 	expect_rc 0 "$JEHEAP" top "$WORK/o.heap"
 	printf '%s\n' "$OUT" | grep -q 'tr_leak_site' || fail "5.2.1: the leaking site is not in the profile: $OUT"
 	finish_victim o
