@@ -531,7 +531,8 @@ static size_t keep_live(struct target *t, struct act_sampler *sm, struct act_res
 		free(live);
 		return 0;
 	}
-	qsort(sm->got, sm->ngot, sizeof(*sm->got), by_seq);
+	if (sm->ngot) /* qsort and bsearch take no NULL, even for none */
+		qsort(sm->got, sm->ngot, sizeof(*sm->got), by_seq);
 	for (size_t i = 0; i < sm->ngot; i++)
 		sm->got[i].live = 0; /* a snapshot before this one marked its own */
 	size_t kept = 0;
@@ -539,7 +540,8 @@ static size_t keep_live(struct target *t, struct act_sampler *sm, struct act_res
 		if (live[i].ptr <= 1)
 			continue;
 		struct sampled key = { .seq = live[i].rec };
-		struct sampled *g = bsearch(&key, sm->got, sm->ngot, sizeof(*sm->got), by_seq);
+		struct sampled *g =
+			sm->ngot ? bsearch(&key, sm->got, sm->ngot, sizeof(*sm->got), by_seq) : NULL;
 		if (!g || g->live || g->ptr != live[i].ptr)
 			continue; /* a forged or repeated entry counts nothing */
 		/* An in-place expansion changed its size: the bytes it holds

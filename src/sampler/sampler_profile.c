@@ -33,7 +33,8 @@ static int by_bytes(const void *a, const void *b)
 
 int sampler_profile_write(FILE *f, struct sampler_sample *v, size_t n, uint64_t mean)
 {
-	qsort(v, n, sizeof(*v), by_stack);
+	if (n)
+		qsort(v, n, sizeof(*v), by_stack);
 	struct group *g = calloc(n ? n : 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;

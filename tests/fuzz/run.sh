@@ -24,7 +24,7 @@ for d in cli errors analysis arch ptrace sym target rcall remote act; do INC="$I
 # shellcheck disable=SC2086
 clang $CF $INC -o "$out/fuzz_heap" "$here/fuzz_heap.c" "$top"/lib/jh_*.c "$top"/libcore/core_*.c $(pkg-config --cflags --libs $LIBS) -lm
 # shellcheck disable=SC2086
-clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/cli/options.c" "$top/src/cli/plan.c" \
+clang $CF $INC -o "$out/fuzz_text" "$here/fuzz_text.c" "$top/src/cli/options.c" "$top/src/cli/plan.c" "$top/src/cli/cli_find.c" \
 	"$top/src/act/act_pattern.c" "$top/src/act/act_rows.c" "$top/src/remote/rctl_types.c" "$top/src/sym/sym_maps.c" \
 	"$top"/libcore/core_*.c $(pkg-config --cflags --libs libelf)
 # shellcheck disable=SC2086
