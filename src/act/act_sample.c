@@ -94,7 +94,6 @@ struct act_sampler {
 static const char hooks_install[] = "experimental.hooks.install";
 static const char hooks_remove[] = "experimental.hooks.remove";
 
-
 /* The target's CLOCK_MONOTONIC minus ours: 0 unless it lives in another
  * time namespace (/proc/PID/timens_offsets, Linux 5.6). */
 static int64_t monotonic_offset(pid_t pid)
@@ -502,19 +501,6 @@ void act_sample_tick(struct target *t, struct act_session *s)
 			  8);
 }
 
-/* Every slot of the gate empty: no thread is inside a hook, and none
- * will go past the switch, now off. */
-static int gate_clear(struct target *t, const struct act_sampler *sm)
-{
-	uint64_t busy[SAMPLER_NBUSY];
-	if (rcall_read(t, sm->base + offsetof(struct sampler_keep, busy), busy, sizeof(busy)))
-		return 0;
-	for (int i = 0; i < SAMPLER_NBUSY; i++)
-		if (busy[i])
-			return 0;
-	return 1;
-}
-
 static int by_seq(const void *a, const void *b)
 {
 	const struct sampled *x = a, *y = b;
@@ -593,8 +579,11 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 		return act_mallctl_error(t, r, doing, hooks_remove, merr);
 	}
 	int clear = 0;
-	for (int waited = 0; waited < SAMPLE_GATE_US && !(clear = gate_clear(t, sm)); waited += 1000)
+	for (int waited = 0; waited < SAMPLE_GATE_US; waited += 1000) {
+		if ((clear = act_sample_gate_shut(t, sm->base)))
+			break;
 		usleep(1000);
+	}
 	e = drain(t, sm);
 	struct sampler_ctl ctl;
 	if (!e)

@@ -27,4 +27,8 @@
 enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act_result *r,
 			     uint64_t *reuse);
 
+/* Every slot of the gate in page 0 at base empty: no thread is inside a
+ * hook, and, with the switch off, none will go past it. */
+int act_sample_gate_shut(struct target *t, uint64_t base);
+
 #endif

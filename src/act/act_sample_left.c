@@ -65,8 +65,7 @@ static void unmap_if(struct target *t, struct act_result *r, const struct sym_ma
 		act_field_u64(r, "left_unmapped_bytes", len);
 }
 
-/* Is no thread inside one of its hooks (page 0's gate)? */
-static int gate_shut(struct target *t, uint64_t base)
+int act_sample_gate_shut(struct target *t, uint64_t base)
 {
 	uint64_t busy[SAMPLER_NBUSY];
 	if (rcall_read(t, base + offsetof(struct sampler_keep, busy), busy, sizeof(busy)))
@@ -100,7 +99,7 @@ static enum ja_exit clean(struct target *t, struct act_session *s, struct act_re
 	/* Its rest, where page 0 says (apart from it when that run reused
 	 * kept pages): the gate is long shut (off since the deadline),
 	 * checked once more. */
-	if (gate_shut(t, base))
+	if (act_sample_gate_shut(t, base))
 		unmap_if(t, r, m, base + k->ctl_off, l->rest_len, SAMPLER_CTL_MAGIC);
 	act_field_u64(r, "left_removed_at", base);
 	return JA_EXIT_OK;
@@ -145,7 +144,7 @@ enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act
 				     (unsigned long long)a->start);
 		else if (!k.removing && k.handle)
 			c = clean(t, s, r, &m, a->start, &k, &l);
-		else if (!k.removing && gate_shut(t, a->start)) {
+		else if (!k.removing && act_sample_gate_shut(t, a->start)) {
 			/* Never installed (its jeattach died before): no thread
 			 * can run that code; all of it goes. */
 			uint64_t code_head;

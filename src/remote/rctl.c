@@ -168,44 +168,22 @@ int rctl_write(struct target *t, const char *name, const struct rctl_value *newv
 int rctl_write_bytes(struct target *t, const char *name, const void *data, size_t len,
 		     int *merr)
 {
-	return rctl_exchange_bytes(t, name, data, len, NULL, 0, merr);
-}
-
-int rctl_exchange_bytes(struct target *t, const char *name, const void *data, size_t len,
-			void *old, size_t oldlen, int *merr)
-{
-	/* One push: the name, the new value, the old value's room and its
-	 * length (mallctl's oldlenp), each 8-aligned. */
 	size_t nlen = strlen(name) + 1, o_new = (nlen + 7) & ~(size_t)7;
-	size_t o_old = o_new + ((len + 7) & ~(size_t)7), o_len = o_old + ((oldlen + 7) & ~(size_t)7);
 	unsigned char blob[512];
-	if (nlen > 256 || o_len + 8 > sizeof(blob))
+	if (nlen > 256 || o_new + len > sizeof(blob))
 		return -ENOSPC;
-	memset(blob, 0, sizeof(blob));
+	memset(blob, 0, o_new);
 	memcpy(blob, name, nlen);
 	memcpy(blob + o_new, data, len);
-	uint64_t want = oldlen;
-	memcpy(blob + o_len, &want, 8);
 	uint64_t base, ret;
 	rcall_scratch_reset(t);
-	int e = rcall_push(t, blob, o_len + 8, &base);
+	int e = rcall_push(t, blob, o_new + len, &base);
 	if (e)
 		return e;
-	uint64_t args[5] = { base, old ? base + o_old : 0, old ? base + o_len : 0, base + o_new, len };
+	uint64_t args[5] = { base, 0, 0, base + o_new, len };
 	if ((e = rcall(t, t->je.mallctl, args, 5, &ret)))
 		return e;
 	*merr = (int)(uint32_t)ret;
-	if (old && !*merr) {
-		uint64_t got = 0;
-		/* The length jemalloc wrote back is the target's word: only
-		 * the length asked for is read, and a different one refused. */
-		if ((e = rcall_read(t, base + o_len, &got, 8)))
-			return e;
-		if (got != oldlen)
-			return -EPROTO;
-		if ((e = rcall_read(t, base + o_old, old, oldlen)))
-			return e;
-	}
 	return 0;
 }
 

@@ -73,10 +73,6 @@ int rctl_write(struct target *t, const char *name, const struct rctl_value *newv
  * control; kept out of rctl_lookup's table, so --set cannot reach it. */
 int rctl_write_bytes(struct target *t, const char *name, const void *data, size_t len,
 		     int *merr);
-/* Write len raw bytes and read oldlen back in the same mallctl (the
- * install of experimental.hooks.install: a hooks_t in, a handle out). */
-int rctl_exchange_bytes(struct target *t, const char *name, const void *data, size_t len,
-			void *old, size_t oldlen, int *merr);
 /* A control with no value (RCTL_VOID). */
 int rctl_exec(struct target *t, const char *name, int *merr);
 
