@@ -301,20 +301,20 @@ fi
 start_victim_env k "$NOPROF" "$TARGETS/victim_leak" "$WORK/truth3.log"
 "$JEATTACH" -p "$k" --sample --for 2s --timeout 1 --dump "$WORK/k.heap" >/dev/null 2>&1 &
 j=$!
-i=0
-until [ "$(sampler_state "$k")" = "1 0" ]; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "the sampler was never on: $(sampler_state "$k")"
-	sleep 0.1
-done
+# await_state PID STATE TENTHS WHAT: sampler_state reads STATE within
+# TENTHS tenths of a second, else the test fails with WHAT.
+await_state() {
+	i=0
+	until [ "$(sampler_state "$1")" = "$2" ]; do
+		i=$((i + 1))
+		[ $i -gt "$3" ] && fail "$4: $(sampler_state "$1")"
+		sleep 0.1
+	done
+}
+await_state "$k" "1 0" 100 "the sampler was never on"
 kill -9 "$j"
 wait "$j" 2>/dev/null
-i=0
-until [ "$(sampler_state "$k")" = "0 0" ]; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && fail "the hooks did not switch themselves off: $(sampler_state "$k")"
-	sleep 0.1
-done
+await_state "$k" "0 0" 300 "the hooks did not switch themselves off"
 pass "jeattach killed in the window: the hooks switched themselves off at its deadline"
 expect_rc 0 "$JEATTACH" -p "$k" --sample --for 200ms --dump "$WORK/k2.heap" --json
 printf '%s\n' "$OUT" | tail -1 | grep -q '"left_removed_at":[0-9]' || fail "not cleaned: $OUT"
