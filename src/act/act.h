@@ -462,6 +462,7 @@ enum ja_exit act_for_end(struct target *t, struct act_session *s, struct act_res
  * (each tick of a wait, no thread stopped), taken out, written. */
 enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const struct act *a,
 			      struct act_result *r);
+void act_sample_before(struct target *t, struct act_result *r);
 void act_sample_tick(struct target *t, struct act_session *s);
 enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_result *r);
 enum ja_exit act_sample_snapshot(struct target *t, struct act_session *s, struct act_result *r);

@@ -89,7 +89,7 @@ static const struct act_ops ops[] = {
 	[ACT_RECENT_BEGIN] = { act_recent_begin, NULL },
 	[ACT_RECENT_DUMP] = { run_recent_dump, act_recent_finish },
 	[ACT_RECENT_END] = { run_recent_end, NULL },
-	[ACT_SAMPLE_BEGIN] = { act_sample_begin, NULL },
+	[ACT_SAMPLE_BEGIN] = { act_sample_begin, NULL, act_sample_before },
 	[ACT_SAMPLE_END] = { run_sample_end, act_sample_finish },
 	[ACT_SAMPLE_SNAPSHOT] = { run_sample_snapshot, act_sample_finish },
 };

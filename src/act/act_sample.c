@@ -121,16 +121,16 @@ static int64_t monotonic_offset(pid_t pid)
  * filter that kills on one would kill the target from inside a malloc. */
 /* Seccomp filters are each thread's own, and the hooks run in every
  * thread, while only the held thread's filter can be read: every thread
- * must show the same "Seccomp:" and "Seccomp_filters:" lines as it does
+ * must show the same "Seccomp:" and "Seccomp_filters:" lines
  * (/proc/PID/task/TID/status), else the filter read is not theirs. */
 static int same_filters(struct target *t)
 {
 	char path[96], *text = NULL, want[160] = "", got[160];
-	pid_t pid = target_io_pid(t), held = rcall_held_tid(t), tids[4096];
-	int n = target_threads(target_pid(t), tids, 4096);
-	for (int i = -1; i < n; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
-			 (int)(i < 0 ? held : tids[i]));
+	static pid_t tids[4096];
+	pid_t pid = target_io_pid(t);
+	int n = target_threads(target_pid(t), tids, 4096), seen = 0;
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tids[i]);
 		if (core_read_file(path, 1 << 16, &text, NULL))
 			continue; /* gone meanwhile */
 		got[0] = 0;
@@ -143,17 +143,26 @@ static int same_filters(struct target *t)
 			l = l ? l + 1 : NULL;
 		}
 		free(text);
-		if (i < 0)
+		if (!seen++)
 			snprintf(want, sizeof(want), "%s", got);
 		else if (strcmp(want, got))
 			return 0;
 	}
-	return n > 0;
+	return seen > 0;
+}
+
+/* Before the hold: one read of /proc per thread, which with a thousand
+ * threads would lengthen the stop by as many. The held thread is one of
+ * them. */
+void act_sample_before(struct target *t, struct act_result *r)
+{
+	act_field_bool(r, "seccomp_same_in_threads", same_filters(t));
 }
 
 static enum ja_exit check_seccomp(struct target *t, struct act_result *r, const char *doing)
 {
-	if (!same_filters(t))
+	const struct rctl_value *same = act_field_find(r, "seccomp_same_in_threads");
+	if (!same || !same->u)
 		return act_fail(r, JA_EXIT_UNSAFE,
 				"%s: the process's threads do not all have the same seccomp "
 				"filters, and jeattach can read only the held thread's, while the "
