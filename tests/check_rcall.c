@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include "rcall.h"
 #include "arch_check.h"
 #include "kernel_restart.h"
@@ -678,6 +680,144 @@ START_TEST(late_waits_named_all)
 }
 END_TEST
 
+/* Labelled scratch mappings found at attach (rcall_label.c): taken only
+ * when their jeattach is gone and no call can run on them; the first of
+ * them becomes the kept mapping, the others go at the first release. */
+#define LBL_LEN RCALL_SCRATCH_MAP_LEN
+static struct {
+	uint64_t at[8];
+	struct rcall_label l[8];
+	int n;
+	const char *syscall; /* the held thread's /proc syscall line */
+} lbl;
+
+static int label_memory(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	(void)pid;
+	for (int i = 0; i < lbl.n; i++)
+		if (addr == lbl.at[i] && len == sizeof(lbl.l[i])) {
+			memcpy(buf, &lbl.l[i], len);
+			return 0;
+		}
+	memset(buf, 0, len); /* memory that is no label */
+	return 0;
+}
+
+static char *label_file(pid_t pid, pid_t tid, const char *name)
+{
+	(void)pid;
+	return tid == 77 && !strcmp(name, "syscall") ? strdup(lbl.syscall) : NULL;
+}
+
+static void add_label(uint64_t end, int state, pid_t owner, uint64_t pidns, uint64_t token)
+{
+	struct rcall_label *l = &lbl.l[lbl.n];
+	memset(l, 0, sizeof(*l));
+	memcpy(l->magic, "jeattach", 8);
+	l->owner_pid = owner;
+	l->owner_pidns = pidns;
+	l->state = state;
+	l->held_tid = 77;
+	l->token = token;
+	lbl.at[lbl.n++] = rcall_label_addr(end);
+}
+
+START_TEST(leftover_scratch_judged)
+{
+	struct rcall_label me = { .owner_pidns = 5, .owner_pid = 100 }, l = me;
+	l.state = RCALL_LABEL_KEPT;
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_UNKNOWN), RCALL_LEFTOVER_STALE);
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 1, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_OWNED);
+	l.owner_pidns = 6; /* its pid means nothing here */
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_ELSEWHERE);
+	l.owner_pidns = 5;
+	l.state = RCALL_LABEL_IN_HOLD; /* killed in a hold: its call may run on */
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_ON), RCALL_LEFTOVER_BUSY);
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_UNKNOWN), RCALL_LEFTOVER_BUSY);
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_STALE);
+	l.state = 9; /* never written by jeattach */
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_OWNED);
+
+	/* The maps of a process: A one left between holds; B two merged into
+	 * one area, the upper with a call maybe on it (its thread blocked
+	 * with sp inside), the lower kept; C this process's own (alive); D
+	 * jemalloc's (no label); E from another pid namespace. */
+	struct stat st;
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
+	const pid_t dead = 4194305; /* above PID_MAX_LIMIT: never a process */
+	const uint64_t a = 0x7f0000000000, b = 0x7f1000000000, c = 0x7f2000000000,
+		       d = 0x7f3000000000, e = 0x7f4000000000;
+	lbl.n = 0;
+	add_label(a + LBL_LEN, RCALL_LABEL_KEPT, dead, st.st_ino, 11);
+	add_label(b + 2 * LBL_LEN, RCALL_LABEL_IN_HOLD, dead, st.st_ino, 12);
+	add_label(b + LBL_LEN, RCALL_LABEL_KEPT, dead, st.st_ino, 13);
+	add_label(c + LBL_LEN, RCALL_LABEL_KEPT, getpid(), st.st_ino, 14);
+	add_label(e + LBL_LEN, RCALL_LABEL_KEPT, dead, st.st_ino + 1, 15);
+	/* its own start time, so that it reads as alive */
+	unsigned long long start;
+	ck_assert_int_eq(target_thread_stat(getpid(), getpid(), NULL, 0, &start), 0);
+	lbl.l[3].owner_start = start;
+	static char line[160];
+	snprintf(line, sizeof(line), "7 0 0 0 0 0 0 %llx 1000", (unsigned long long)(b + LBL_LEN + 4096));
+	lbl.syscall = line;
+	struct sym_map v[] = {
+		stack_map(a, a + LBL_LEN, 1, 1, ""),
+		stack_map(b, b + 2 * LBL_LEN, 1, 1, ""),
+		stack_map(c, c + LBL_LEN, 1, 1, ""),
+		stack_map(d, d + 4 * LBL_LEN, 1, 1, ""),
+		stack_map(e, e + LBL_LEN, 1, 1, ""),
+	};
+	struct rcall_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.maps = (struct sym_maps){ v, 5 };
+	t.rc = &ctx;
+	struct rcall_reads real = rcall_reads;
+	rcall_reads.memory = label_memory;
+	rcall_reads.task_file = label_file;
+	rcall_scratch_adopt(&t);
+	ck_assert_uint_eq(ctx.kept_addr, a);
+	ck_assert_uint_eq(ctx.kept_token, 11);
+	ck_assert_int_eq(ctx.kept_foreign, 1);
+	ck_assert_int_eq(ctx.nstale, 1);
+	ck_assert_uint_eq(ctx.stale[0].lo, b);
+	ck_assert_uint_eq(ctx.stale[0].end, b + LBL_LEN);
+	ck_assert_int_eq(ctx.nstale_found, 2);
+	ck_assert_int_eq(ctx.nstale_left, 3); /* B's upper, C, E */
+	/* The thread seen outside it: the upper one goes too. */
+	snprintf(line, sizeof(line), "7 0 0 0 0 0 0 %llx 1000", (unsigned long long)(d + 64));
+	memset(&ctx, 0, sizeof(ctx));
+	rcall_scratch_adopt(&t);
+	ck_assert_int_eq(ctx.nstale_found, 3);
+	ck_assert_int_eq(ctx.nstale_left, 2);
+	rcall_reads = real;
+}
+END_TEST
+
+/* An unwind table found once is used again only while the maps show the
+ * same file mapped the same way at the address: an object unloaded during
+ * a long run and another loaded in its range gets its own. */
+START_TEST(unwind_table_still_current)
+{
+	struct sym_map v[] = { stack_map(0x7f0000000000, 0x7f0000100000, 1, 0, "/usr/lib/libx.so") };
+	v[0].x = 1;
+	v[0].inode = 42;
+	v[0].offset = 0x1000;
+	struct sym_maps maps = { v, 1 };
+	const uint64_t ip = 0x7f0000000500, bias = 0x7f0000000000 - 0x1000;
+	ck_assert_int_eq(rcall_table_current(42, bias, &maps, ip), 1);
+	ck_assert_int_eq(rcall_table_current(42, bias, NULL, ip), 1); /* no round: as found */
+	v[0].inode = 43; /* another file there now */
+	ck_assert_int_eq(rcall_table_current(42, bias, &maps, ip), 0);
+	v[0].inode = 42;
+	v[0].offset = 0; /* the same file, mapped otherwise */
+	ck_assert_int_eq(rcall_table_current(42, bias, &maps, ip), 0);
+	maps.n = 0; /* unloaded */
+	ck_assert_int_eq(rcall_table_current(42, bias, &maps, ip), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rcall");
@@ -685,6 +825,8 @@ int main(void)
 	tcase_add_test(tc, memory_without_a_hold);
 	tcase_add_test(tc, stack_room);
 	tcase_add_test(tc, kept_scratch_taken_only_as_made);
+	tcase_add_test(tc, leftover_scratch_judged);
+	tcase_add_test(tc, unwind_table_still_current);
 	tcase_add_test(tc, waits_on_itself);
 	tcase_add_test(tc, remade_call_caught_again);
 	tcase_add_test(tc, wait_kinds);

@@ -262,7 +262,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	rcall_keep_scratch(run->t, 1);
 	for (int i = 0; y.us && i < n; i++) {
 		if (i == n - 1)
-			rcall_keep_scratch(run->t, 0);
+			rcall_keep_scratch(run->t, run->keep_scratch);
 		if (cli_pending_signal()) {
 			missed(&y, tids[i], "interrupted: not tried");
 			continue;
@@ -285,7 +285,8 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	}
 	if (!y.us)
 		missed(&y, run->pid, n < 0 ? ja_err_text(-n) : "out of memory");
-	drop_scratch(run, o, r);
+	if (!run->keep_scratch) /* else the next hold takes it over */
+		drop_scratch(run, o, r);
 	report(r, s, &y, core_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
 	char fate[300];

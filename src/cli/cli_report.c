@@ -214,10 +214,17 @@ void cli_report_json(FILE *out, const struct cli_run *run)
 			rcall_cost_name(h->cost), h->rank, h->candidates);
 	}
 	struct rcall_timing tm = { 0 };
-	if (run->t)
+	int found = 0, removed = 0, left = 0;
+	if (run->t) {
 		rcall_timing(run->t, &tm);
+		rcall_scratch_leftovers(run->t, &found, &removed, &left);
+	}
+	fputc(']', out);
+	if (found)
+		fprintf(out, ",\"scratch_leftovers\":{\"found\":%d,\"removed\":%d,\"left\":%d}",
+			found, removed, left);
 	fprintf(out,
-		"],\"crash_safe\":%s,\"holds\":%d,\"hold_us_max\":%" PRId64
+		",\"crash_safe\":%s,\"holds\":%d,\"hold_us_max\":%" PRId64
 		",\"hold_us_total\":%" PRId64 ",\"wall_us\":%" PRId64 "}\n",
 		tm.crash_safe_holds == tm.holds && tm.holds ? "true" : "false", tm.holds, tm.us_max,
 		tm.us_total, run->wall_us);

@@ -373,6 +373,36 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 	}
 }
 
+/* -v: what killed jeattach runs had left in the process, once, after the
+ * first release (which removed what it could). */
+static void narrate_leftovers(struct cli_run *run, const struct options *o)
+{
+	int found, removed, left;
+	rcall_scratch_leftovers(run->t, &found, &removed, &left);
+	if (!found || run->said_leftovers)
+		return;
+	run->said_leftovers = 1;
+	narrate(o, run->pid, "%d scratch mapping(s) of jeattach runs killed earlier found: %d removed%s",
+		found, removed,
+		left ? "; the others left (their jeattach still runs, a call may still run on them, "
+		       "or made from another pid namespace)" : "");
+}
+
+/* Does another hold follow seg soon (a wait of at most
+ * RCALL_KEEP_ACROSS_US, then a hold; a series' next round)? Then the
+ * scratch mapping stays for it (rcall_keep_scratch). */
+static int hold_follows_soon(const struct plan *p, const struct plan_seg *seg)
+{
+	const struct plan_seg *end = p->segs + p->nsegs;
+	const struct plan_seg *next = seg + 1 < end ? seg + 1 : p->repeat ? p->segs + p->repeat_seg : NULL;
+	if (next && next->kind == PLAN_WAIT) {
+		if (next->wait_us > RCALL_KEEP_ACROSS_US)
+			return 0;
+		next = next + 1 < end ? next + 1 : p->repeat ? p->segs + p->repeat_seg : NULL;
+	}
+	return next && next->kind == PLAN_HOLD;
+}
+
 enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 			     const struct plan_seg *seg)
 {
@@ -382,13 +412,16 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	/* --timeout bounds each hold, the waits between them are the user's. */
 	rcall_set_deadline(t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
 	run_held(run, o, seg);
-	/* A per-thread pass follows at once: its holds take this one's
-	 * scratch mapping over (cli_each.c removes it). */
-	rcall_keep_scratch(t, run->code == JA_EXIT_OK && run->sess.pass_step >= 0 &&
-				      act_session_pass_wanted(&run->sess));
+	/* A per-thread pass follows at once, or another hold soon: it takes
+	 * this one's scratch mapping over (the last removes it, or
+	 * rcall_free). */
+	run->keep_scratch = run->code == JA_EXIT_OK && hold_follows_soon(run->plan, seg);
+	rcall_keep_scratch(t, run->keep_scratch || (run->code == JA_EXIT_OK && run->sess.pass_step >= 0 &&
+						    act_session_pass_wanted(&run->sess)));
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
-	rcall_keep_scratch(t, 0); /* the pass turns it on for its own holds */
+	rcall_keep_scratch(t, run->keep_scratch); /* the pass turns it on for its own holds */
+	narrate_leftovers(run, o);
 	if (e && run->code == JA_EXIT_OK)
 		stage_error(run, o, JA_AT_RELEASE, e);
 	narrate(o, run->pid, "released");

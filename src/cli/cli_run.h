@@ -38,6 +38,8 @@ struct cli_run {
 	int told;                 /* steps already reported (cli_report_steps) */
 	long rounds_dumped;       /* dumps made in the rounds rewound (cli_run_rewind) */
 	pid_t said_unsafe;        /* the thread whose calls were said not crash-safe */
+	int keep_scratch;         /* the scratch mapping stays for a hold soon after */
+	int said_leftovers;       /* what killed jeattach runs left was told */
 	/* The thread each hold borrowed, in order (--json's "held"). */
 	struct rcall_hold_info *held;
 	int nheld, held_cap;

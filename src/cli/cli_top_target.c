@@ -62,6 +62,10 @@ int cli_top_target_open(struct top_target *x, const struct options *o, pid_t pid
 		e = rcall_prepare(x->t, &ro);
 	if (!e) /* a Ctrl-C ends a search for a thread at once */
 		rcall_set_quit(x->t, quit, NULL);
+	/* Refreshes that come often share one scratch mapping, removed at
+	 * the end (rcall_free); the exporter's, seconds apart, make their own. */
+	if (!e)
+		rcall_keep_scratch(x->t, interval_us <= RCALL_KEEP_ACROSS_US);
 	if (e)
 		return fail(x, JA_EXIT_NOJEMALLOC, e, JA_AT_LOCATE);
 	x->prepared = 1;

@@ -171,14 +171,23 @@ int rcall_syscall(struct target *t, long nr, const uint64_t *args, int nargs, lo
  * unmapped at rcall_release (rcall_scratch.c); never the thread's stack. */
 int rcall_push(struct target *t, const void *data, size_t len, uint64_t *addr);
 int rcall_push_string(struct target *t, const char *s, uint64_t *addr);
-/* The holds that follow this one at once (the per-thread pass: one short
- * hold per thread, back to back) use one scratch mapping: while on, a
- * release leaves it in the target and the next hold takes it over (three
- * calls fewer each: mmap, madvise, munmap). Turn it off before the last
- * hold's release, which then removes it, or call rcall_scratch_drop after.
- * Never across a wait: a jeattach killed then would leave it behind for as
- * long as the process lives. */
+/* The holds that follow this one soon (the per-thread pass: one short
+ * hold per thread, back to back; --every and --top at short intervals) use
+ * one scratch mapping: while on, a release leaves it in the target and the
+ * next hold takes it over (three calls fewer each: mmap, madvise, munmap).
+ * Turn it off before the last hold's release, which then removes it, or
+ * call rcall_scratch_drop after (rcall_free does). A jeattach killed
+ * meanwhile leaves it, labelled, until the next attach removes it
+ * (rcall_label.c). Kept across a wait only when the wait is at most
+ * RCALL_KEEP_ACROSS_US: its touched pages (tens of KiB) are the target's
+ * memory meanwhile, worth it only for holds that come often. */
+#define RCALL_KEEP_ACROSS_US 2000000
 void rcall_keep_scratch(struct target *t, int on);
+/* Mappings killed jeattach runs had left, found at rcall_prepare: how
+ * many, how many were removed (by the first release), how many were left
+ * alone (their jeattach still runs, a call may still run on them, or made
+ * from another pid namespace). */
+void rcall_scratch_leftovers(const struct target *t, int *found, int *removed, int *left);
 /* A mapping left by a release with keep on and no hold after: hold a
  * thread to remove it (0), or -errno / -ETIMEDOUT if none could be held
  * (the mapping stays; *addr says where, for the message). 0 when none is

@@ -366,8 +366,8 @@ int rcall_hold(struct target *t)
 	 * an execve the new one's memory may lie exactly there (ASLR off, the
 	 * same binary), and is never taken for it. */
 	char fate[300];
-	if (c->kept_addr && target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
-		c->kept_addr = 0;
+	if ((c->kept_addr || c->nstale) && target_fate(t, fate, sizeof(fate)) == TARGET_EXECED)
+		c->kept_addr = 0, c->nstale = 0;
 	char frozen[300];
 	if (target_frozen(t, frozen, sizeof(frozen))) {
 		target_reason_text(t, JA_WHY_FROZEN, "%s", frozen);

@@ -128,6 +128,32 @@ struct rcall_late {
 	int64_t longest_us;
 };
 
+/* The label at the top of every scratch mapping (rcall_label.c). */
+#define RCALL_LABEL_LEN 64
+enum { RCALL_LABEL_IN_HOLD = 1, RCALL_LABEL_KEPT = 2 };
+struct rcall_label {
+	char magic[8];        /* "jeattach" */
+	uint64_t token;       /* drawn by the owner; a new one at each keep */
+	uint64_t owner_start; /* the owner's start time (/proc stat field 22) */
+	uint64_t owner_pidns; /* the inode of the owner's pid namespace */
+	int32_t owner_pid;
+	int32_t state;        /* RCALL_LABEL_IN_HOLD: calls may run on it */
+	int32_t held_tid;     /* whose calls, while RCALL_LABEL_IN_HOLD */
+	int32_t grows;        /* made MAP_GROWSDOWN: may begin lower */
+};
+struct rcall_label_state {
+	uint64_t token;
+	int32_t state, held_tid, grows;
+};
+/* Mappings found labelled by a jeattach that is gone: [lo, end). */
+#define RCALL_STALE_MAX 64
+struct rcall_stale {
+	uint64_t lo, end, token;
+	int grows;
+};
+/* How long a stop for a labelled mapping's thread may take. */
+#define RCALL_LABEL_PEEK_US 200000
+
 struct rcall_ctx {
 	uint64_t syscall_insn;   /* a `syscall` instruction in the target's text */
 	uint64_t errno_location; /* libc's __errno_location, 0 if none */
@@ -173,8 +199,14 @@ struct rcall_ctx {
 	int keep_scratch;
 	uint64_t kept_addr;
 	int kept_grows;
-	pid_t kept_tid; /* the thread whose release kept it */
-	uint64_t kept_token; /* written at its top, checked before it is taken */
+	pid_t kept_tid; /* the thread whose release kept it; 0 any */
+	uint64_t kept_token; /* in its label (rcall_label.c), checked before it is taken */
+	int kept_foreign;    /* a killed jeattach's, adopted (rcall_scratch_adopt) */
+	/* Other mappings killed jeattach runs left (rcall_label.c): unmapped
+	 * by the first hold's release; how many were found, how many are
+	 * left alone (their owner alive, a call maybe on them). */
+	struct rcall_stale stale[RCALL_STALE_MAX];
+	int nstale, nstale_found, nstale_left, nstale_removed;
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
@@ -270,6 +302,33 @@ enum rcall_frame rcall_frame_verdict(const struct sym_jemalloc *je, uint64_t ip,
  * down may begin lower)? A kept mapping is taken over by the next hold
  * only then (rcall_scratch.c). */
 int rcall_scratch_still_made(const struct sym_maps *maps, uint64_t addr);
+/* The label (rcall_label.c): where it lies in a mapping ending at map_end;
+ * written by the owner (0 or -errno); read (0, -ENOENT not a label, or
+ * -errno); is it this process's? */
+uint64_t rcall_label_addr(uint64_t map_end);
+int rcall_label_write(pid_t tid, uint64_t map_addr, const struct rcall_label_state *s);
+int rcall_label_read(pid_t pid, uint64_t map_end, struct rcall_label *l);
+int rcall_label_mine(const struct rcall_label *l);
+/* What a labelled mapping found at attach is, given whether its owner
+ * runs and where its held thread is (a seam for check_rcall). */
+enum rcall_label_thread { RCALL_LABEL_THREAD_OFF, RCALL_LABEL_THREAD_ON, RCALL_LABEL_THREAD_UNKNOWN };
+enum rcall_leftover {
+	RCALL_LEFTOVER_STALE,     /* its jeattach is gone, nothing runs on it: removed */
+	RCALL_LEFTOVER_BUSY,      /* its jeattach is gone, a call may still run on it */
+	RCALL_LEFTOVER_OWNED,     /* its jeattach runs (or a state never written) */
+	RCALL_LEFTOVER_ELSEWHERE, /* made from another pid namespace: not known */
+};
+enum rcall_leftover rcall_label_judge(const struct rcall_label *l, const struct rcall_label *me,
+				      int owner_alive, enum rcall_label_thread on_it);
+/* At prepare: find what killed jeattach runs left; the first becomes the
+ * kept mapping, the others go at the first release. */
+void rcall_scratch_adopt(struct target *t);
+/* Is an unwind table found for the file with inode ino mapped with bias
+ * (start - offset) still the one for ip in maps (NULL: nothing to check
+ * against)? (rcall_safepoint.c) */
+int rcall_table_current(uint64_t ino, uint64_t bias, const struct sym_maps *maps, uint64_t ip);
+/* rcall_peek with the registers (rcall_peek.c). */
+int rcall_peek_regs(struct target *t, pid_t tid, core_usec_t deadline, arch_gpregs_t *r);
 #define RCALL_SCRATCH_MAP_LEN (1024 * 1024 + 64 * 1024) /* why: rcall_scratch.c */
 /* Has the held thread's stack room, by that rule, for the calls made before
  * the mapping exists (a signal frame and a little more)? */

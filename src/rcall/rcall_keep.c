@@ -31,12 +31,25 @@ int rcall_scratch_drop(struct target *t, uint64_t *addr)
 	 * point a moment ago: a search ranks every thread (the pass's 206
 	 * threads: 2 ms). */
 	const core_usec_t first = core_now_us() + KEPT_TID_BUDGET_US;
-	int e = c->hold ? -EBUSY
-			: rcall_hold_tid(t, c->kept_tid, first < c->deadline ? first : c->deadline);
+	int e;
+	if (c->hold)
+		e = -EBUSY;
+	else if (!c->kept_tid)
+		e = -ESRCH; /* adopted from a killed jeattach: any thread */
+	else
+		e = rcall_hold_tid(t, c->kept_tid, first < c->deadline ? first : c->deadline);
 	if (e && e != -EBUSY && c->kept_addr)
 		e = rcall_hold(t);
 	if (!e)
 		e = rcall_release(t);
 	*addr = c->kept_addr; /* still there only if no thread was held */
 	return e;
+}
+
+void rcall_scratch_leftovers(const struct target *t, int *found, int *removed, int *left)
+{
+	const struct rcall_ctx *c = t->rc;
+	*found = c ? c->nstale_found + c->nstale_left : 0;
+	*removed = c ? c->nstale_removed : 0;
+	*left = c ? c->nstale_left : 0;
 }

@@ -26,7 +26,7 @@
 #include <errno.h>
 #include "rcall_internal.h"
 
-int rcall_peek(struct target *t, pid_t tid, core_usec_t deadline, uint64_t *tp)
+int rcall_peek_regs(struct target *t, pid_t tid, core_usec_t deadline, arch_gpregs_t *r)
 {
 	struct rcall_ctx *c = t->rc;
 	if (!c)
@@ -65,14 +65,20 @@ int rcall_peek(struct target *t, pid_t tid, core_usec_t deadline, uint64_t *tp)
 	/* Its first stop undid our EINTR (rcall_stop.c): the registers read
 	 * now are the thread's own, and letting go restarts what it was in.
 	 * Forked just before its stop: let go at once, unread. */
-	arch_gpregs_t r;
 	if (rcall_has_children(t, tid, alone, reason, sizeof(reason)))
 		return pt_detach(tid, 0) ?: 1;
-	e = pt_get_gpregs(tid, &r);
+	e = pt_get_gpregs(tid, r);
 	int d = pt_detach(tid, 0);
+	return e ? e : d;
+}
+
+int rcall_peek(struct target *t, pid_t tid, core_usec_t deadline, uint64_t *tp)
+{
+	arch_gpregs_t r;
+	int e = rcall_peek_regs(t, tid, deadline, &r);
 	if (!e)
 		*tp = arch_thread_pointer(&r);
-	return e ? e : d;
+	return e;
 }
 
 int rcall_held_tp(const struct target *t, uint64_t *tp)

@@ -83,7 +83,11 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 	/* What the holds' stops would otherwise ask first, asked now while
 	 * every thread runs. */
 	arch_frame_prepare();
-	return rcall_unwind_prepare(t);
+	int u = rcall_unwind_prepare(t);
+	/* What killed jeattach runs left in it (rcall_label.c). */
+	if (!u)
+		rcall_scratch_adopt(t);
+	return u;
 }
 
 void rcall_set_deadline(struct target *t, core_usec_t deadline)

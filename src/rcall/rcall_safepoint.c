@@ -84,6 +84,9 @@ struct unwind_table {
 	struct sym_unwind_table loc;
 	int usable;
 	unw_dyn_info_t di;
+	/* The file mapped at ip when it was found: its inode and where its
+	 * offset 0 lay (start - offset). */
+	uint64_t ino, bias;
 };
 
 struct unwind_tables {
@@ -217,21 +220,47 @@ static int decode_table(pid_t pid, struct unwind_table *tab)
 	return 1;
 }
 
+/* Is tab still the table of what maps show at ip? An object unloaded
+ * during a long run (--every, --top) and another loaded in its range
+ * would otherwise be walked with the first one's table. */
+int rcall_table_current(uint64_t ino, uint64_t bias, const struct sym_maps *maps, uint64_t ip)
+{
+	const struct sym_map *m = maps ? sym_maps_find(maps, ip) : NULL;
+	return !maps || (m && m->inode == ino && m->start - m->offset == bias);
+}
+
 static struct unwind_table *table_for(struct target *t, uint64_t ip)
 {
 	struct unwind_tables *tabs = t->rc->unwind_tables;
 	if (!tabs && !(tabs = t->rc->unwind_tables = calloc(1, sizeof(*tabs))))
 		return NULL;
-	for (int i = 0; i < tabs->n; i++)
-		if (ip >= tabs->v[i].loc.text_start && ip < tabs->v[i].loc.text_end)
-			return tabs->v[i].usable ? &tabs->v[i] : NULL;
-	if (tabs->n == MAX_TABLES)
+	/* This round's maps (read before its stops) where a search runs:
+	 * an object loaded since target_open is found, and a cached table
+	 * is checked against them. */
+	const struct sym_maps *now = round_maps(t);
+	struct unwind_table *tab = NULL;
+	for (int i = 0; i < tabs->n && !tab; i++)
+		if (ip >= tabs->v[i].loc.text_start && ip < tabs->v[i].loc.text_end) {
+			if (rcall_table_current(tabs->v[i].ino, tabs->v[i].bias, now, ip))
+				return tabs->v[i].usable ? &tabs->v[i] : NULL;
+			tab = &tabs->v[i]; /* replaced in place */
+		}
+	if (!tab && tabs->n == MAX_TABLES)
 		return NULL;
-	struct unwind_table *tab = &tabs->v[tabs->n];
-	if (sym_unwind_table(t->io_pid, &t->maps, ip, &tab->loc))
+	const struct sym_maps *maps = now ? now : &t->maps;
+	struct unwind_table fresh = { 0 };
+	if (sym_unwind_table(t->io_pid, maps, ip, &fresh.loc)) {
+		if (tab) /* what is there now has no table: forget the old */
+			*tab = tabs->v[--tabs->n];
 		return NULL;
-	tab->usable = decode_table(t->io_pid, tab);
-	tabs->n++;
+	}
+	const struct sym_map *m = sym_maps_find(maps, ip);
+	fresh.ino = m ? m->inode : 0;
+	fresh.bias = m ? m->start - m->offset : 0;
+	fresh.usable = decode_table(t->io_pid, &fresh);
+	if (!tab)
+		tab = &tabs->v[tabs->n++];
+	*tab = fresh;
 	return tab->usable ? tab : NULL;
 }
 

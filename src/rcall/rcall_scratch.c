@@ -199,18 +199,35 @@ int rcall_scratch_still_made(const struct sym_maps *maps, uint64_t addr)
 	return m->end >= addr + SCRATCH_MAP_LEN;
 }
 
-/* The last 8 bytes of a kept mapping: a value this run drew, written
- * when it is kept and read back before it is taken over. The maps alone
- * cannot tell the mapping from one the program made in its place after
- * unmapping it (same flags, same range). */
+/* The label's token (rcall_label.c): a value this run drew, written when
+ * the mapping is made and again when it is kept, read back before it is
+ * taken over. The maps alone cannot tell the mapping from one the program
+ * made in its place after unmapping it (same flags, same range). */
 static uint64_t draw_token(uint64_t addr)
 {
 	return ((uint64_t)core_now_us() * 0x9e3779b97f4a7c15ULL) ^ addr;
 }
 
-/* The mapping an earlier hold left for this one (rcall_keep_scratch), if
- * the mappings read before this hold's stop still show it as made and its
- * token is in place: 1 taken over. 0 when it is gone or replaced (an
+/* Pushes go below the label. */
+static void use_mapping(struct rcall_held *h)
+{
+	h->scratch_hi = h->scratch_cur = rcall_label_addr(h->map_addr + SCRATCH_MAP_LEN);
+	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
+	h->scratch_on_stack = 0;
+}
+
+/* The label says which thread's calls run on the mapping now. */
+static int label_in_hold(struct rcall_held *h)
+{
+	const struct rcall_label_state st = { draw_token(h->map_addr), RCALL_LABEL_IN_HOLD, h->tid,
+					      h->map_grows };
+	return rcall_label_write(h->tid, h->map_addr, &st);
+}
+
+/* The mapping an earlier hold left for this one (rcall_keep_scratch), or
+ * one a killed jeattach left (rcall_scratch_adopt), if the mappings read
+ * before this hold's stop still show it as made and its label and token
+ * are in place: 1 taken over. 0 when it is gone or replaced (an
  * execve, a program that unmapped what it never mapped): forgotten, never
  * touched. -1 when that cannot be told now (the maps unreadable): it stays
  * kept for rcall_scratch_drop, and this hold makes its own. */
@@ -227,19 +244,26 @@ static int take_kept(struct target *t, struct rcall_held *h)
 			return -1;
 		maps = &now;
 	}
-	uint64_t token = 0;
+	struct rcall_label l;
 	const int same = rcall_scratch_still_made(maps, addr) &&
-			 !pt_read(h->tid, addr + SCRATCH_MAP_LEN - 8, &token, 8) &&
-			 token == c->kept_token;
+			 !rcall_label_read(h->tid, addr + SCRATCH_MAP_LEN, &l) &&
+			 l.token == c->kept_token && (c->kept_foreign || rcall_label_mine(&l));
 	sym_maps_free(&now);
+	const int foreign = c->kept_foreign;
 	c->kept_addr = 0;
+	c->kept_foreign = 0;
 	if (!same)
 		return 0;
+	c->nstale_removed += foreign; /* ours now, it goes with ours */
 	h->map_addr = addr;
 	h->map_grows = c->kept_grows;
-	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
-	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
-	h->scratch_on_stack = 0;
+	/* Ours now, this thread's calls on it: what a later jeattach reads
+	 * if this one is killed in the hold. */
+	if (label_in_hold(h)) {
+		h->map_addr = 0;
+		return 0;
+	}
+	use_mapping(h);
 	return 1;
 }
 
@@ -284,11 +308,13 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
 	} else if (e != -JA_ERR_LEFT && e != -ESRCH) {
 		return no_mapping(t, h, e);
 	}
+	/* Labelled before anything else is written in it. Unlabelled, a
+	 * mapping no later jeattach could recognise: not used. */
+	if (!e)
+		e = label_in_hold(h); /* on failure, release unmaps it */
 	if (e)
 		return e;
-	h->scratch_hi = h->scratch_cur = h->map_addr + SCRATCH_MAP_LEN;
-	h->scratch_lo = h->scratch_hi - RCALL_SCRATCH_SIZE;
-	h->scratch_on_stack = 0;
+	use_mapping(h);
 	return 0;
 }
 
@@ -296,44 +322,75 @@ int rcall_scratch_map(struct target *t, struct rcall_held *h)
  * callee deeper than it: the kernel expands a VM_GROWSDOWN area on a fault
  * below it, mm/mmap.c expand_stack, instead of faulting), and all of it
  * goes. */
-static uint64_t map_start(struct target *t, const struct rcall_held *h)
+static uint64_t map_start(struct target *t, uint64_t addr, int grows)
 {
-	uint64_t start = h->map_addr;
+	uint64_t start = addr;
 	struct sym_maps maps = { 0 };
-	if (h->map_grows && !rcall_reads.maps(t->io_pid, &maps)) {
-		const struct sym_map *m = sym_maps_find(&maps, h->map_addr);
-		if (m && m->end == h->map_addr + SCRATCH_MAP_LEN && !m->path[0] &&
-		    m->start < h->map_addr)
+	if (grows && !rcall_reads.maps(t->io_pid, &maps)) {
+		const struct sym_map *m = sym_maps_find(&maps, addr);
+		if (m && m->end == addr + SCRATCH_MAP_LEN && !m->path[0] && m->start < addr)
 			start = m->start;
 	}
 	sym_maps_free(&maps);
 	return start;
 }
 
+/* munmap of [start, end) from below the red zone (not from the mapping
+ * itself: rt_sigreturn reads its frame after munmap has run). */
+static int unmap_range(struct target *t, struct rcall_held *h, uint64_t start, uint64_t end)
+{
+	long ret = 0;
+	const uint64_t args[2] = { start, end - start };
+	use_dead_stack(h);
+	int e = rcall_syscall_allowed(t, SYS_munmap, args, 2, &ret);
+	return !e && ret ? (int)ret : e;
+}
+
+static int unmap(struct target *t, struct rcall_held *h, uint64_t addr)
+{
+	return unmap_range(t, h, map_start(t, addr, h->map_grows), addr + SCRATCH_MAP_LEN);
+}
+
+/* What killed jeattach runs left (rcall_label.c), each still labelled as
+ * found at attach: unmapped, on this hold's scratch. */
+static void unmap_stale(struct target *t, struct rcall_held *h)
+{
+	struct rcall_ctx *c = t->rc;
+	const uint64_t lo = h->scratch_lo, hi = h->scratch_hi, cur = h->scratch_cur;
+	const int on_stack = h->scratch_on_stack;
+	for (int i = 0; i < c->nstale; i++) {
+		const struct rcall_stale *s = &c->stale[i];
+		struct rcall_label l;
+		if (rcall_label_read(h->tid, s->end, &l) || l.token != s->token)
+			continue; /* gone or changed since attach: not ours to take */
+		const uint64_t start = s->grows ? map_start(t, s->end - SCRATCH_MAP_LEN, 1) : s->lo;
+		if (!unmap_range(t, h, start, s->end))
+			c->nstale_removed++;
+		h->scratch_lo = lo, h->scratch_hi = hi, h->scratch_cur = cur;
+		h->scratch_on_stack = on_stack;
+	}
+	c->nstale = 0;
+}
+
 int rcall_scratch_close(struct target *t, struct rcall_held *h)
 {
 	int e = 0;
 	struct rcall_ctx *c = t->rc;
-	const uint64_t token = draw_token(h->map_addr);
+	if (c->nstale)
+		unmap_stale(t, h);
+	const struct rcall_label_state kept = { draw_token(h->map_addr), RCALL_LABEL_KEPT, 0,
+						h->map_grows };
 	if (h->map_addr && c->keep_scratch && !c->kept_addr &&
-	    !pt_write(h->tid, h->map_addr + SCRATCH_MAP_LEN - 8, &token, 8)) {
+	    !rcall_label_write(h->tid, h->map_addr, &kept)) {
 		/* For the next hold, which follows at once (one kept at a
 		 * time: a hold that could not tell whether the kept one is
 		 * still there made its own, which goes now). */
 		c->kept_addr = h->map_addr;
 		c->kept_grows = h->map_grows;
 		c->kept_tid = h->tid;
-		c->kept_token = token;
+		c->kept_token = kept.token;
 	} else if (h->map_addr) {
-		/* Not from the mapping itself: rt_sigreturn reads its frame
-		 * after munmap has run. */
-		long ret = 0;
-		const uint64_t start = map_start(t, h);
-		const uint64_t args[2] = { start, h->map_addr + SCRATCH_MAP_LEN - start };
-		use_dead_stack(h);
-		e = rcall_syscall_allowed(t, SYS_munmap, args, 2, &ret);
-		if (!e && ret)
-			e = (int)ret;
+		e = unmap(t, h, h->map_addr);
 	}
 	h->map_addr = 0;
 	h->map_grows = 0;

@@ -25,18 +25,28 @@ python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$v" "$TRIALS"
 # between creating the dump's pipe and closing it leaves its read end (and
 # its write end, before jemalloc took it) behind, at most two per kill:
 # counted, documented in doc/robustness.md. (A memfd, before the pipe.)
-expect_rc 0 "$JEATTACH" -p "$v" --status --dump "$WORK/after.heap"
+maps_killed=$(scratch_maps "$v" | wc -l)
+expect_rc 0 "$JEATTACH" -p "$v" --status --dump "$WORK/after.heap" --json
 leaked=$(($(ls -l /proc/"$v"/fd | grep -c 'pipe:') - pipes_before + $(ls -l /proc/"$v"/fd | grep -c 'memfd:jeattach')))
 [ "$leaked" -le $((2 * TRIALS)) ] || fail "$leaked pipe ends for $TRIALS kills"
-# So does one killed while it held a thread: that hold's scratch mapping.
+# One killed while it held a thread left that hold's scratch mapping: the
+# next attach finds it by its label and removes it (rcall_label.c), all
+# but one on which a killed run's call may still run (its thread running,
+# not seen off it), which the attach after that removes.
 maps_left=$(scratch_maps "$v" | wc -l)
-[ "$maps_left" -le "$TRIALS" ] || fail "$maps_left scratch mappings for $TRIALS kills"
+found=$(json_get "$OUT" "j.get('scratch_leftovers', {}).get('found', 0)")
+left=$(json_get "$OUT" "j.get('scratch_leftovers', {}).get('left', 0)")
+[ "$found" -ge "$maps_killed" ] || fail "$maps_killed scratch mappings left by the kills, $found found: $OUT"
+[ "$maps_left" -le "$left" ] || fail "$maps_left scratch mappings after the next attach, $left said left: $OUT"
+sleep 1
+expect_rc 0 "$JEATTACH" -p "$v" --status
+[ -z "$(scratch_maps "$v")" ] || fail "scratch mappings stay after two attaches: $(scratch_maps "$v")"
 fds_after=$(ls /proc/"$v"/fd | wc -l)
 [ $((fds_after - fds_before)) -le "$leaked" ] || fail "descriptors grew by $((fds_after - fds_before)), $leaked of them pipe ends"
 # errno of the borrowed thread is restored by jeattach at release: a killed
 # jeattach cannot, so that one counter may be off.
 finish_victim v errno_errors
-pass "$TRIALS kills (dump takes ${dump_us} us): victim unharmed, $leaked pipe end(s) and $maps_left scratch mapping(s) left"
+pass "$TRIALS kills (dump takes ${dump_us} us): victim unharmed, $leaked pipe end(s) left; $maps_killed scratch mapping(s) left by the kills, removed by the next attaches"
 
 # The same storm against a victim whose threads come and go all the time
 # (-c): a kill may land while the thread jeattach chose is being created or
@@ -49,3 +59,32 @@ python3 "$top_srcdir/tests/integration/kill_storm.py" "$JEATTACH" "$c" "$TRIALS"
 expect_rc 0 "$JEATTACH" -p "$c" --status --dump "$WORK/after2.heap"
 finish_victim c errno_errors
 pass "$TRIALS kills with thread churn: victim unharmed"
+
+# A series at a short interval keeps its scratch mapping across its waits
+# (rcall_keep_scratch). While that jeattach runs, another attach leaves the
+# mapping alone (its owner is alive) and the series goes on using it;
+# killed in a wait, it leaves the mapping, labelled, and the next attach
+# removes it (rcall_label.c). Before the label, a kill left it for good.
+start_victim_env s "MALLOC_CONF=prof:true,prof_active:true" "$TARGETS/victim_dyn" -b 1
+"$JEATTACH" -p "$s" --stats --every 0.3s --count 12 --json >"$WORK/series.json" 2>"$WORK/series.err" &
+series=$!
+sleep 1.2
+[ "$(scratch_maps "$s" | wc -l)" = 1 ] || fail "a series 0.3 s apart keeps one scratch mapping: $(scratch_maps "$s")"
+expect_rc 0 "$JEATTACH" -p "$s" --status --json
+[ "$(json_get "$OUT" "j['scratch_leftovers']['left']")" = 1 ] || fail "a live jeattach's mapping is not to be touched: $OUT"
+wait "$series" || fail "the series failed beside another attach: $(cat "$WORK/series.err")"
+[ "$(json_get "$(cat "$WORK/series.json")" "j['holds']")" = 12 ] || fail "$(cat "$WORK/series.json")"
+[ -z "$(scratch_maps "$s")" ] || fail "the series left its mapping: $(scratch_maps "$s")"
+"$JEATTACH" -p "$s" --stats --every 0.3s --count 100 >/dev/null 2>&1 &
+series=$!
+sleep 1.2
+kill -KILL "$series"
+wait "$series" 2>/dev/null
+[ "$(scratch_maps "$s" | wc -l)" = 1 ] || fail "a series killed in a wait: $(scratch_maps "$s")"
+expect_rc 0 "$JEATTACH" -p "$s" --status --json -v
+[ "$(json_get "$OUT" "(j['scratch_leftovers']['found'], j['scratch_leftovers']['removed'])")" = "(1, 1)" ] ||
+	fail "the killed series' mapping: $OUT"
+echo "$ERR" | grep -q "jeattach runs killed earlier found: 1 removed" || fail "-v says nothing of it: $ERR"
+[ -z "$(scratch_maps "$s")" ] || fail "left after the next attach: $(scratch_maps "$s")"
+finish_victim s errno_errors
+pass "a series' kept scratch mapping: untouched by another attach while it runs, removed by the next after a kill"

@@ -98,16 +98,19 @@ pass "threads that never allocated: not borrowed, jemalloc's metadata unchanged"
 # thread was not held. Counted in the victim by the kernel's syscall
 # tracepoints (perf stat, which traces nothing: jeattach stays the only
 # tracer), counters enabled before jeattach starts (--control).
-# scratch_calls PID: --name-threads on PID (its output in OUT); calls gets
-# "MMAPS MUNMAPS" of the scratch length the victim made meanwhile, or ""
-# where perf cannot count.
+# scratch_calls PID [ARGS...]: jeattach ARGS (--name-threads --json by
+# default) on PID (its output in OUT); calls gets "MMAPS MUNMAPS" of the
+# scratch length the victim made meanwhile, or "" where perf cannot count.
 scratch_calls() {
+	sc_pid=$1
+	shift
+	[ $# -gt 0 ] || set -- --name-threads --json
 	calls=""
 	rm -f "$WORK/ctl" "$WORK/ack"
 	mkfifo "$WORK/ctl" "$WORK/ack"
 	perf stat -x, -o "$WORK/perf.out" --control "fifo:$WORK/ctl,$WORK/ack" -D -1 \
 		-e syscalls:sys_enter_mmap --filter "len == 1114112" \
-		-e syscalls:sys_enter_munmap --filter "len == 1114112" -p "$1" 2>"$WORK/perf.err" &
+		-e syscalls:sys_enter_munmap --filter "len == 1114112" -p "$sc_pid" 2>"$WORK/perf.err" &
 	perf_pid=$!
 	exec 8>"$WORK/ctl" 9<"$WORK/ack"
 	echo enable >&8
@@ -117,7 +120,7 @@ scratch_calls() {
 		echo "note: perf stat cannot count syscalls here: $(cat "$WORK/perf.err")"
 		return
 	fi
-	expect_rc 0 "$JEATTACH" -p "$1" --name-threads --json
+	expect_rc 0 "$JEATTACH" -p "$sc_pid" "$@"
 	echo disable >&8
 	read -r _ack <&9
 	exec 8>&- 9<&-
@@ -139,6 +142,18 @@ else
 			fail "$named holds made and removed '$calls' scratch mappings: $(cat "$WORK/perf.out")"
 		[ -z "$(scratch_maps "$k")" ] || fail "a scratch mapping stayed: $(scratch_maps "$k")"
 		pass "the pass: $named threads named in holds that shared one scratch mapping"
+	fi
+	# A series at a short interval keeps its mapping across the waits
+	# (rcall_keep_scratch: RCALL_KEEP_ACROSS_US), one at a long interval
+	# makes one per hold: neither leaves one.
+	scratch_calls "$k" --stats --every 0.2s --count 5 --json
+	if [ -n "$calls" ]; then
+		[ "$(json_get "$OUT" "j['holds']")" = 5 ] || fail "5 holds expected: $OUT"
+		[ "$calls" = "1 1" ] || fail "--every 0.2s: 5 holds made and removed '$calls' scratch mappings"
+		[ -z "$(scratch_maps "$k")" ] || fail "a scratch mapping stayed: $(scratch_maps "$k")"
+		scratch_calls "$k" --stats --every 2.5s --count 2 --json
+		[ "$calls" = "2 2" ] || fail "--every 2.5s: 2 holds made and removed '$calls' scratch mappings"
+		pass "--every: one scratch mapping for holds 0.2 s apart, one per hold 2.5 s apart"
 	fi
 	finish_victim k
 	# Beside a program that keeps making mappings just like it (MAP_NORESERVE,

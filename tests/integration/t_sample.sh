@@ -270,7 +270,9 @@ if command -v unshare >/dev/null && unshare -p -f --mount-proc true 2>/dev/null;
 		>"$WORK/ns.out" 2>&1 &
 	track $!
 	i=0
-	until ns=$(pgrep -n -f "victim_leak $WORK/truth_ns.log") && [ -n "$ns" ] &&
+	# Anchored: unshare's own command line holds the same words (and
+	# "newest" is by start time, a tie when both start in one tick).
+	until ns=$(pgrep -n -f "^$TARGETS/victim_leak $WORK/truth_ns.log") && [ -n "$ns" ] &&
 		grep -q ready "$WORK/ns.out"; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && fail "the namespaced victim did not start: $(cat "$WORK/ns.out")"
