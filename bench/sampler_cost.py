@@ -249,8 +249,9 @@ class Bench:
         for c in CONDITIONS:
             rs = self.res[c]
             if not rs:
-                why = self.not_run.get(c) or "; ".join(w for _, w in self.failed[c][:1])
-                print(f"| {c} | 0 | {len(self.failed[c])} | not run: {why} | | | | |")
+                why = f"not run: {self.not_run[c]}" if c in self.not_run else \
+                    f"failed in every round: {self.failed[c][0][1] if self.failed[c] else '?'}"
+                print(f"| {c} | 0 | {len(self.failed[c])} | {why} | | | | |")
                 continue
 
             def cell(k, fmt):
@@ -283,6 +284,8 @@ class Bench:
                 else:
                     print(f"- memleak / sampler, {what}: {ml:.1%} / {s:.1%} = {ml / s:.1f}x "
                           f"(goal: at least 5x)")
+        else:
+            print("- memleak / sampler: not measured (no counted round of one of them)")
         print()
         for c, ms in self.attach_ms.items():
             print(f"- {c}: from start to attached, median {med(ms):.0f} ms (not inside the run)")
