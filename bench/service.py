@@ -42,11 +42,13 @@ Run it alone on the machine: every figure is a latency on 2 shared cores.
 import argparse, ctypes, json, os, platform, re, shutil, signal, socket, statistics, subprocess, sys
 import tempfile, time
 
+import peers
+from peers import HANG_S, stuck
+
 KEY = "svc:key"
 PROF = "prof:true,prof_active:true,lg_prof_sample:19"
 GDB_CALL = 'call (int)mallctl("prof.dump",0,0,0,0)'
 CONDITIONS = ("none", "jeattach", "gdb", "heaptrack")
-HANG_S = 20  # a tool's call not back by then has deadlocked the service
 
 
 def resp(*args):
@@ -101,11 +103,8 @@ class Bench:
         self.build, self.a = build, a
         self.work = tempfile.mkdtemp(prefix="bench-service-")
         self.procs = []  # every process started, for the finally
-        self.gdb_opts = []  # ["-iex", "set tdesc filename ..."] where needed
-        self.gdb_note = None
-        # gdb would ask debuginfod servers for every library (heaptrack's
-        # script unsets it too): no network, no such wait in a window.
-        self.tool_env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+        self.tool_env = peers.tool_env()  # gdb's and heaptrack's
+        self.gdbx = peers.Gdb(self.work, self.tool_env)
         self.results = {c: [] for c in CONDITIONS}  # per window: svc_client's JSON + load
         self.hung = {c: [] for c in CONDITIONS}  # per window the service did not survive: why
         self.probed = False
@@ -174,56 +173,13 @@ class Bench:
         return {f for f in os.listdir(cwd) if re.match(r"jeprof\..*\.heap$", f)}
 
     # -- gdb: find the form that works here -------------------------------
-    def gdb(self, pid, opts):
-        t0 = time.perf_counter()
-        r = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx"] + opts + ["-ex", GDB_CALL],
-                           capture_output=True, text=True, timeout=HANG_S, env=self.tool_env)
-        return r.stdout + r.stderr, (time.perf_counter() - t0) * 1e6
-
     def gdb_setup(self, pid, cwd):
-        if not shutil.which("gdb"):
-            return "gdb not installed"
+        before = self.heaps(cwd)  # a failed first call makes no profile
         try:
-            return self.gdb_form(pid, cwd)
+            return self.gdbx.setup(pid, GDB_CALL,
+                                   lambda out: "$1 = 0" in out and self.heaps(cwd) - before)
         except subprocess.TimeoutExpired:
             raise SystemExit(f"gdb's first call did not return in {HANG_S} s; {stuck(pid)}")
-
-    def gdb_form(self, pid, cwd):
-        before = self.heaps(cwd)
-        out, _ = self.gdb(pid, [])
-        if "$1 = 0" in out and self.heaps(cwd) - before:
-            return None
-        err = re.search(r"Couldn't write extended state status: [^\n]*", out)
-        if not err:
-            return "gdb's call failed: " + " | ".join(out.strip().splitlines()[-3:])
-        # gdb 13 sends PTRACE_SETREGSET a fixed-size XSAVE area; with AMX the
-        # kernel wants its own, larger size and says EFAULT. Without the AVX
-        # parts in its target description gdb uses the x87/SSE requests.
-        # It then no longer restores the upper halves of the vector
-        # registers: a risk to the target that gdb as shipped does not take
-        # (elsewhere), accepted here to time gdb's stop, which it leaves alike.
-        r = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "maint print xml-tdesc"],
-                           capture_output=True, text=True, timeout=HANG_S, env=self.tool_env)
-        xml = r.stdout[r.stdout.find("<?xml"):r.stdout.find("</target>") + len("</target>")]
-        xml = re.sub(r'\s*<feature name="org\.gnu\.gdb\.i386\.(avx|avx512|pkeys)">.*?</feature>',
-                     "", xml, flags=re.S)
-        path = os.path.join(self.work, "gdb-sse.xml")
-        with open(path, "w") as f:
-            f.write(xml + "\n")
-        before = self.heaps(cwd)
-        out, _ = self.gdb(pid, ["-iex", f"set tdesc filename {path}"])
-        if "$1 = 0" not in out or not self.heaps(cwd) - before:
-            return f"gdb: {err.group(0)}; without AVX in its description: " + \
-                " | ".join(out.strip().splitlines()[-3:])
-        self.gdb_opts = ["-iex", f"set tdesc filename {path}"]
-        self.gdb_note = err.group(0)
-        os.mkdir(os.path.join(self.work, "bin"))
-        wrapper = os.path.join(self.work, "bin", "gdb")
-        with open(wrapper, "w") as f:
-            f.write(f'#!/bin/sh\nexec {shutil.which("gdb")} -iex "set tdesc filename {path}" "$@"\n')
-        os.chmod(wrapper, 0o755)
-        self.tool_env["PATH"] = os.path.join(self.work, "bin") + ":" + os.environ["PATH"]
-        return None
 
     # -- the conditions: each runs while the client's window is open --------
     # Each returns None, or ("hung", why) when the tool left the service
@@ -255,7 +211,7 @@ class Bench:
         time.sleep(1)
         before = self.heaps(cwd)
         try:
-            out, wall = self.gdb(pid, self.gdb_opts)
+            out, wall = self.gdbx.run(pid, GDB_CALL)
         except subprocess.TimeoutExpired:  # run() has killed gdb
             client.wait()
             return "hung", f"gdb's call did not return in {HANG_S} s; {stuck(pid)}"
@@ -266,46 +222,23 @@ class Bench:
 
     def cond_heaptrack(self, pid, cwd, client):
         time.sleep(0.5)
-        log = os.path.join(self.work, "heaptrack.log")
-        t0 = time.perf_counter()
-        # bash, not /bin/sh: heaptrack stops at SIGINT through its script's
-        # EXIT trap (gdb calls heaptrack_stop), and dash, Debian's sh, exits on
-        # SIGINT without running that trap (the hooks would stay, writing into
-        # a pipe no one reads).
-        with open(log, "w") as f:
-            ht = self.start(["bash", shutil.which("heaptrack"), "-o", os.path.join(cwd, "ht"),
-                             "-p", str(pid)], cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
-                            env=self.tool_env, start_new_session=True)
-        ht.own_group = True
+        ht = peers.Heaptrack(pid, os.path.join(cwd, "ht"), os.path.join(self.work, "heaptrack.log"),
+                             self.tool_env, self.start)
 
         def end(status, why):  # heaptrack, its gdb and its interpreter go
-            try:
-                os.killpg(ht.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            ht.wait()
+            ht.kill()
             client.wait()
             return status, why
 
-        while "injection finished" not in open(log).read() and ht.poll() is None:
-            if time.perf_counter() - t0 > HANG_S:
-                return end("hung", f"heaptrack's injection did not end in {HANG_S} s; {stuck(pid)}")
-            time.sleep(0.01)
-        attach = (time.perf_counter() - t0) * 1e6
-        if "libheaptrack_inject" not in open(f"/proc/{pid}/maps").read():
-            return end("not run", "heaptrack did not attach: " +
-                       " | ".join(open(log).read().strip().splitlines()[-3:]))
-        time.sleep(max(0.0, self.a.seconds - 2.0 - (time.perf_counter() - t0) - 0.5))
-        t1 = time.perf_counter()
-        os.killpg(ht.pid, signal.SIGINT)  # ^C, as in its terminal
-        try:
-            ht.wait(timeout=HANG_S)
-        except subprocess.TimeoutExpired:
-            return end("hung", f"heaptrack's stop did not end in {HANG_S} s; {stuck(pid)}")
-        stop = (time.perf_counter() - t1) * 1e6
+        bad = ht.attach()
+        if bad:
+            return end(*bad)
+        time.sleep(max(0.0, self.a.seconds - 2.0 - (time.perf_counter() - ht.t0) - 0.5))
+        bad = ht.stop()
+        if bad:
+            return end(*bad)
         inside = client.poll() is None
-        size = sum(os.path.getsize(os.path.join(cwd, f)) for f in os.listdir(cwd) if f.startswith("ht"))
-        self.ht.append((attach, stop, size, inside))
+        self.ht.append((ht.attach_us, ht.stop_us, ht.size(), inside))
         client.wait()
 
     # -- the run -------------------------------------------------------------
@@ -421,8 +354,8 @@ class Bench:
             w = self.gdb_walls
             print(f"- gdb: {len(w)} calls, wall median {med(w) / 1000:.0f} ms "
                   f"(min {min(w) / 1000:.0f}, max {max(w) / 1000:.0f})")
-        if self.gdb_note:
-            print(f"- gdb as installed failed here (\"{self.gdb_note}\"); gdb and heaptrack's "
+        if self.gdbx.note:
+            print(f"- gdb as installed failed here (\"{self.gdbx.note}\"); gdb and heaptrack's "
                   f"gdb ran with a target description without AVX, AVX-512 and PKRU")
         if self.ht:
             print(f"- heaptrack -p: attach median {med([x[0] for x in self.ht]) / 1000:.0f} ms, "
@@ -434,25 +367,6 @@ class Bench:
                 print(f"- {cond}: the service hung: {why}")
         for cond, why in self.not_run.items():
             print(f"- {cond}: not run: {why}")
-
-
-def stuck(pid):
-    """Where redis's main thread waits, from /proc (no debugger: the
-    thread may still be traced): the futex's mapping names whose lock."""
-    try:
-        sc = open(f"/proc/{pid}/task/{pid}/syscall").read().split()
-        if sc[0] != "202":
-            return f"redis's main thread: /proc syscall line {' '.join(sc[:2])}"
-        addr = int(sc[1], 16)
-        for line in open(f"/proc/{pid}/maps"):
-            f = line.split()
-            lo, hi = (int(x, 16) for x in f[0].split("-"))
-            if lo <= addr < hi:
-                where = os.path.basename(f[5]) if len(f) > 5 else "anonymous memory"
-                return f"redis's main thread waits on a futex at {addr:#x}, in {where}"
-        return f"redis's main thread waits on a futex at {addr:#x}"
-    except OSError as e:
-        return f"redis: {e}"
 
 
 def machine():

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Install the Debian 12 packages jeattach needs to build and test. Idempotent:
 # when every package is already installed it changes nothing and exits 0.
+# With --bench, also the benchmarks' peers (below).
 set -eu
 # prometheus, prometheus-node-exporter, iproute2 (ss) and systemd
 # (systemd-analyze verify): tests/integration/t_exporter.sh runs the real
@@ -22,6 +23,13 @@ PKGS="build-essential autoconf automake libtool pkg-config
 # build as a user, lintian on the result, debootstrap and wget (the fresh
 # root and the archive's reachability), git (the tree's files to build from).
 PKGS="$PKGS debhelper dh-autoreconf dpkg-dev fakeroot lintian debootstrap wget git"
+# --bench: also the peers that bench/service.py and bench/sampler_cost.py
+# measure (not for CI: .ci/run runs no benchmark): heaptrack, bcc's
+# memleak-bpfcc (bpfcc-tools) and kernel headers for bcc to compile it
+# against (about 60 MB; bench/peers.py says why any version serves).
+if [ "${1:-}" = --bench ]; then
+	PKGS="$PKGS heaptrack bpfcc-tools linux-headers-cloud-amd64"
+fi
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then
