@@ -145,6 +145,27 @@ for k in ("sample_begin", "sample_end"):
 done
 pass "threads that exit right after the window: jemalloc's thread list intact"
 
+# 1,000 threads: each is held once after the install and once after the
+# removal (the settle pass), and all of them exit at the report right
+# after, without allocating: jemalloc's thread list stays intact at that
+# scale, and the pass's figures are reported.
+start_victim_env th "$NOPROF" "$TARGETS/victim_dyn" -b 2 -i 1000
+expect_rc 0 "$JEATTACH" -p "$th" --sample --for 1s --dump "$WORK/th.heap" --json
+printf '%s\n' "$OUT" | tail -1 | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+acts = {a["action"]: a for a in j["actions"]}
+for k in ("sample_begin", "sample_end"):
+    a = acts[k]
+    assert a["threads_settled"] + a["threads_missed"] >= 1002, a
+    assert a["threads_settled"] >= 990, a
+    print(k, "settled", a["threads_settled"], "missed", a["threads_missed"],
+          "pass_us", a["pass_us"], "hold median/max us", a["pass_hold_us_median"], a["pass_hold_us_max"])
+print("wall_us", j["wall_us"])
+' >"$WORK/th.out" || fail "1,000 threads: $OUT"
+finish_victim th
+pass "1,000 threads settled twice, all exiting after: $(tr '\n' ';' <"$WORK/th.out")"
+
 # --every: one sampler for the series, a snapshot of the live samples at
 # each interval read with no thread stopped (the install and the removal
 # are the only holds). jeheap trend finds the leak, its slope within 10%
