@@ -303,6 +303,35 @@ START_TEST(fork_child_removes_its_hooks)
 }
 END_TEST
 
+/* A child forked while the install or a removal call ran (in_call 1 in
+ * its copy of page 0): jemalloc's hook mutex may be held there by a
+ * thread it does not have, so its hooks do not remove themselves (the
+ * removal would wait for ever); they record nothing either. */
+START_TEST(fork_inside_a_call_leaves_hooks_alone)
+{
+	NEED_JEMALLOC_MALLOC();
+	struct here h;
+	if (!wipeonfork_works()) {
+		fprintf(stderr, "check_sampler: fork_inside_a_call_leaves_hooks_alone skipped: a fork "
+				"child here does not get MADV_WIPEONFORK's zeros (qemu-user ignores it)\n");
+		return;
+	}
+	install(&h, 64, 4096, 0);
+	__atomic_store_n(&h.k->in_call, 1, __ATOMIC_SEQ_CST); /* as inside sampler_remove's mallctl */
+	pid_t pid = fork();
+	if (!pid) {
+		for (int i = 0; i < 100; i++)
+			free(site(8192));
+		_exit(h.k->removing == 0 && h.c->magic == 0 && h.c->taken == 0 ? 0 : 1);
+	}
+	__atomic_store_n(&h.k->in_call, 0, __ATOMIC_SEQ_CST);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+	uninstall(&h);
+}
+END_TEST
+
 /* Past its deadline (jeattach gone), the first sample due switches the
  * hooks off: nothing more is recorded. */
 START_TEST(deadline_removes_hooks)
@@ -361,6 +390,7 @@ int main(void)
 	tcase_add_test(tc, samples_by_bytes_and_tracks_frees);
 	tcase_add_test(tc, full_ring_drops);
 	tcase_add_test(tc, fork_child_removes_its_hooks);
+	tcase_add_test(tc, fork_inside_a_call_leaves_hooks_alone);
 	tcase_add_test(tc, deadline_removes_hooks);
 	tcase_add_test(tc, profile_reads_back);
 	suite_add_tcase(s, tc);

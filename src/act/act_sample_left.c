@@ -135,7 +135,17 @@ enum ja_exit act_sample_left(struct target *t, struct act_session *s, struct act
 			act_field_u64(r, "left_foreign_at", a->start);
 			continue;
 		}
-		if (k.on)
+		if (k.in_call) {
+			/* A fork child's copy of a page whose install or removal
+			 * was running at the fork (in the parent each ends, even
+			 * with jeattach dead: crash-safe calls): jemalloc's hook
+			 * mutex may be held for good, and hooks may be installed
+			 * that its handle does not show. Nothing is touched: no
+			 * removal (it would wait on that mutex for ever), no
+			 * unmap (a hook may point into the code). */
+			act_field_u64(r, "left_forked_at", a->start);
+			kept++;
+		} else if (k.on)
 			c = act_fail(r, JA_EXIT_UNSAFE,
 				     "cannot start the sampler: another jeattach's sampler is in this "
 				     "process (at %#llx) and switched on; wait for its window to end "

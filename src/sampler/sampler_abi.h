@@ -22,9 +22,9 @@
 
 #include <stdint.h>
 
-#define SAMPLER_MAGIC 0x314c504d4153454aULL     /* "JESAMPL1": page 0 */
+#define SAMPLER_MAGIC 0x324c504d4153454aULL     /* "JESAMPL2": page 0 (2: in_call) */
 #define SAMPLER_CTL_MAGIC 0x3154434d4153454aULL /* "JESAMCT1": struct sampler_ctl */
-#define SAMPLER_VERSION 1
+#define SAMPLER_VERSION 2
 
 /* Bytes of stack copied above the hook's entry for each sample: perf's
  * --call-graph=dwarf default is 8 KiB; a server's allocation sites are
@@ -58,6 +58,13 @@ struct sampler_keep {
 	uint64_t magic;
 	uint32_t on;           /* 0: every hook returns at once */
 	uint32_t removing;     /* 0; 1 a removal begun (CAS, once); 2 removed */
+	/* 1 while sampler_install or sampler_remove runs, jemalloc's hook
+	 * mutex maybe taken: in a fork child's copy (a fork during that call)
+	 * it stays 1 for good, and that mutex (hook.c hooks_mu, no fork
+	 * handler in jemalloc 5.2-5.3) may stay taken, by a thread the child
+	 * does not have: such a page is never touched (act_sample_left). */
+	uint32_t in_call;
+	uint32_t spare;
 	uint64_t mallctl;      /* jemalloc's mallctl in the target */
 	uint64_t handle;       /* experimental.hooks.install's answer */
 	uint64_t ctl_off;      /* where struct sampler_ctl is, from page 0 */

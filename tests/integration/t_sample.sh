@@ -13,7 +13,7 @@ require_ptrace
 NOPROF="MALLOC_CONF="
 # sampler_state PID: "on removing" of each sampler's page 0 in the victim,
 # a line each
-# (found by its magic, "JESAMPL1"), read through /proc/PID/mem.
+# (found by its magic, "JESAMPL2"), read through /proc/PID/mem.
 sampler_state() {
 	python3 - "$1" <<'PY'
 import struct, sys
@@ -28,7 +28,7 @@ with open(f"/proc/{pid}/maps") as m, open(f"/proc/{pid}/mem", "rb", 0) as mem:
             head = mem.read(16)
         except OSError:
             continue
-        if head[:8] == b"JESAMPL1":
+        if head[:8] == b"JESAMPL2":
             on, removing = struct.unpack("<II", head[8:16])
             print(on, removing)
 PY
@@ -94,7 +94,7 @@ with open(sys.argv[3], "rb", 0) as mem:
         try:
             mem.seek(lo)
             head = mem.read(8)
-            starts += head == b"JESAMPL1"
+            starts += head == b"JESAMPL2"
             ctls += head == b"JESAMCT1"
         except OSError:
             pass

@@ -79,7 +79,9 @@ static uint64_t remove_once(struct sampler_keep *k)
 		return SAMPLER_NOT_CLAIMED;
 	mallctl_fn mallctl = (mallctl_fn)(uintptr_t)k->mallctl;
 	uint64_t handle = k->handle;
+	__atomic_store_n(&k->in_call, 1, __ATOMIC_SEQ_CST);
 	int e = mallctl(k->remove_name, NULL, NULL, &handle, sizeof(handle));
+	__atomic_store_n(&k->in_call, 0, __ATOMIC_SEQ_CST);
 	if (!e)
 		__atomic_store_n(&k->removing, 2, __ATOMIC_SEQ_CST);
 	return (uint64_t)(uint32_t)e;
@@ -95,7 +97,9 @@ static uint64_t remove_once(struct sampler_keep *k)
  * again), and hook_remove takes only the hooks' own mutex. */
 static void remove_self(struct sampler_keep *k)
 {
-	if (k->handle)
+	/* Forked during the install or a removal: the hook mutex may be
+	 * held by a thread this child does not have; the hooks stay, off. */
+	if (k->handle && !__atomic_load_n(&k->in_call, __ATOMIC_SEQ_CST))
 		(void)remove_once(k);
 }
 
@@ -110,12 +114,15 @@ HIDDEN uint64_t sampler_install(struct sampler_keep *k, void *hooks)
 	mallctl_fn mallctl = (mallctl_fn)(uintptr_t)k->mallctl;
 	uint64_t handle = 0;
 	size_t len = sizeof(handle);
+	__atomic_store_n(&k->in_call, 1, __ATOMIC_SEQ_CST);
 	int e = mallctl(k->install_name, &handle, &len, hooks, 4 * sizeof(uint64_t));
+	if (!e && handle)
+		k->handle = handle;
+	__atomic_store_n(&k->in_call, 0, __ATOMIC_SEQ_CST);
 	if (e)
 		return (uint64_t)(uint32_t)e;
 	if (!handle)
 		return 11; /* EAGAIN: no slot, as hook_install says it */
-	k->handle = handle;
 	__atomic_store_n(&k->on, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
