@@ -66,17 +66,19 @@ printf '%s\n' "$OUT" >"$WORK/j.json"
 python3 - "$WORK/run.json" "$WORK/truth" "$WORK/s.json" "$WORK/j.json" >"$WORK/cmp.out" 2>&1 <<'PY' || fail "the sampler's profile against jemalloc's own: $(cat "$WORK/cmp.out")"
 import json, sys
 end = [a for a in json.load(open(sys.argv[1]))["actions"] if a["action"] == "sample_end"][0]
+bad = []
 # A sample not taken or not unwound is missing from the sampler's bytes.
-assert end["dropped_ring_full"] == 0, \
-    "the ring was full %d times: samples came faster than jeattach read them (a loaded machine?)" % end["dropped_ring_full"]
+if end["dropped_ring_full"]:
+    bad.append("the ring was full %d times: samples came faster than jeattach read them"
+               " (a loaded machine?)" % end["dropped_ring_full"])
 for k in ("dropped_set_full", "dropped_threads", "no_stack", "not_unwound", "refused", "expired"):
-    assert end[k] == 0, (k, end)
+    if end[k]:
+        bad.append("sample_end's %s is %d" % (k, end[k]))
 truth = {k: int(v) for k, v in (kv.split("=") for kv in open(sys.argv[2]).read().split()[1:])}
 live = sorted((s for s in truth if truth[s]), key=lambda s: -truth[s])
 def flat(path):
     return {f["name"]: f["flat"] for f in json.load(open(path))["functions"]}
 sam, own = flat(sys.argv[3]), flat(sys.argv[4])
-bad = []
 for site in live:
     t, s, j = truth[site], sam.get(site, 0), own.get(site, 0)
     print("%s: sampler %.2f MiB, jemalloc %.2f MiB, truth %.2f MiB (sampler/jemalloc %+.1f%%)"
