@@ -714,8 +714,10 @@ static void add_label(uint64_t end, int state, pid_t owner, uint64_t pidns, uint
 	struct rcall_label *l = &lbl.l[lbl.n];
 	memset(l, 0, sizeof(*l));
 	memcpy(l->magic, "jeattach", 8);
+	struct stat tns;
 	l->owner_pid = owner;
 	l->owner_pidns = pidns;
+	l->owner_timens = stat("/proc/self/ns/time", &tns) ? 0 : tns.st_ino;
 	l->state = state;
 	l->held_tid = 77;
 	l->token = token;
@@ -724,13 +726,16 @@ static void add_label(uint64_t end, int state, pid_t owner, uint64_t pidns, uint
 
 START_TEST(leftover_scratch_judged)
 {
-	struct rcall_label me = { .owner_pidns = 5, .owner_pid = 100 }, l = me;
+	struct rcall_label me = { .owner_pidns = 5, .owner_timens = 9, .owner_pid = 100 }, l = me;
 	l.state = RCALL_LABEL_KEPT;
 	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_UNKNOWN), RCALL_LEFTOVER_STALE);
 	ck_assert_int_eq(rcall_label_judge(&l, &me, 1, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_OWNED);
 	l.owner_pidns = 6; /* its pid means nothing here */
 	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_ELSEWHERE);
 	l.owner_pidns = 5;
+	l.owner_timens = 10; /* another clock's start times */
+	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_OFF), RCALL_LEFTOVER_ELSEWHERE);
+	l.owner_timens = 9;
 	l.state = RCALL_LABEL_IN_HOLD; /* killed in a hold: its call may run on */
 	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_ON), RCALL_LEFTOVER_BUSY);
 	ck_assert_int_eq(rcall_label_judge(&l, &me, 0, RCALL_LABEL_THREAD_UNKNOWN), RCALL_LEFTOVER_BUSY);
@@ -769,8 +774,10 @@ START_TEST(leftover_scratch_judged)
 	};
 	struct rcall_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.claim_fd = -1;
 	struct target t;
 	memset(&t, 0, sizeof(t));
+	t.pid = getpid(); /* its lock file names this process */
 	t.maps = (struct sym_maps){ v, 5 };
 	t.rc = &ctx;
 	struct rcall_reads real = rcall_reads;
@@ -785,12 +792,45 @@ START_TEST(leftover_scratch_judged)
 	ck_assert_uint_eq(ctx.stale[0].end, b + LBL_LEN);
 	ck_assert_int_eq(ctx.nstale_found, 2);
 	ck_assert_int_eq(ctx.nstale_left, 3); /* B's upper, C, E */
+	/* Found: the lock stays until the first release; another look now
+	 * finds it taken and looks at nothing. */
+	ck_assert_int_ge(ctx.claim_fd, 0);
+	struct rcall_ctx other;
+	memset(&other, 0, sizeof(other));
+	other.claim_fd = -1;
+	t.rc = &other;
+	rcall_scratch_adopt(&t);
+	ck_assert_int_eq(other.nstale_found + other.nstale_left, 0);
+	ck_assert_int_eq(other.claim_fd, -1);
+	t.rc = &ctx;
+	rcall_label_unlock(&ctx);
+	ck_assert_int_eq(ctx.claim_fd, -1);
 	/* The thread seen outside it: the upper one goes too. */
 	snprintf(line, sizeof(line), "7 0 0 0 0 0 0 %llx 1000", (unsigned long long)(d + 64));
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.claim_fd = -1;
 	rcall_scratch_adopt(&t);
 	ck_assert_int_eq(ctx.nstale_found, 3);
 	ck_assert_int_eq(ctx.nstale_left, 2);
+	rcall_label_unlock(&ctx);
+	/* A's owner is pid 1 as it started: alive, left. With another start
+	 * time, pid 1 is a reused pid: gone. */
+	unsigned long long init_start;
+	ck_assert_int_eq(target_thread_stat(1, 1, NULL, 0, &init_start), 0);
+	lbl.l[0].owner_pid = 1;
+	lbl.l[0].owner_start = init_start;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.claim_fd = -1;
+	rcall_scratch_adopt(&t);
+	ck_assert_int_eq(ctx.nstale_found, 2);
+	ck_assert_int_eq(ctx.nstale_left, 3);
+	rcall_label_unlock(&ctx);
+	lbl.l[0].owner_start = init_start + 1;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.claim_fd = -1;
+	rcall_scratch_adopt(&t);
+	ck_assert_int_eq(ctx.nstale_found, 3);
+	rcall_label_unlock(&ctx);
 	rcall_reads = real;
 }
 END_TEST

@@ -464,6 +464,10 @@ enum ja_exit act_sample_begin(struct target *t, struct act_session *s, const str
 			      struct act_result *r);
 void act_sample_before(struct target *t, struct act_result *r);
 void act_sample_tick(struct target *t, struct act_session *s);
+/* How often a wait reads the sampler's ring while one is in: its 64
+ * records between two reads then hold 1,280 samples a second (at the
+ * default rate, 640 MiB a second of allocation) before any is dropped. */
+#define ACT_SAMPLE_TICK_US 50000
 enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_result *r);
 enum ja_exit act_sample_snapshot(struct target *t, struct act_session *s, struct act_result *r);
 enum ja_exit act_sample_finish(struct target *t, const struct act *a, struct act_result *r);

@@ -615,6 +615,15 @@ enum ja_exit act_sample_end(struct target *t, struct act_session *s, struct act_
 				 "the sampler switched itself off before the window ended (jeattach "
 				 "was late by more than --timeout and 10 s): objects freed after "
 				 "that may show as live");
+		/* The ring filled between two reads: the profile lacks those
+		 * samples and reads low by about their share. */
+		else if (ctl.dropped_ring)
+			snprintf(r->warning, sizeof(r->warning),
+				 "%llu of %llu samples were dropped (the process allocated faster "
+				 "than jeattach read the sampler's ring): the profile reads low by "
+				 "about that share; a larger --sample-rate takes fewer",
+				 (unsigned long long)ctl.dropped_ring,
+				 (unsigned long long)(ctl.taken + ctl.dropped_ring));
 		act_field_u64(r, "not_unwound", sm->unwound_none);
 		act_field_u64(r, "refused", sm->forged);
 		act_field_u64(r, "live", live);

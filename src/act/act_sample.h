@@ -8,7 +8,7 @@
 
 /* Table sizes: threads (4096: ample for a 1,000-thread server, probed 16
  * deep), sampled objects alive at once or freed during the window, and
- * ring records between two reads (a read every tick, 250 ms). Every run
+ * ring records between two reads (a read every ACT_SAMPLE_TICK_US). Every run
  * uses these, so a later run knows an earlier one's layout. */
 #define SAMPLE_THREADS 4096
 #define SAMPLE_LIVE 65536

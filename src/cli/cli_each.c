@@ -214,24 +214,6 @@ static void report(struct act_result *r, const struct act_session *s, struct eac
 	act_field_u64(r, "pass_wait_us_max", (uint64_t)y->wait_max);
 }
 
-/* The last thread was not held (idle, missed): the pass's scratch mapping
- * is still in the target, and one more hold removes it. If none can be
- * had, it stays, and the warning says where. */
-static void drop_scratch(struct cli_run *run, const struct options *o, struct act_result *r)
-{
-	uint64_t addr;
-	rcall_keep_scratch(run->t, 0);
-	rcall_set_deadline(run->t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
-	int e = rcall_scratch_drop(run->t, &addr);
-	if (!e || !addr)
-		return;
-	size_t len = strlen(r->warning);
-	snprintf(r->warning + len, sizeof(r->warning) - len,
-		 "%sjeattach's scratch mapping at %#llx stays in the process: no thread could be held "
-		 "to remove it (%s)",
-		 len ? "; " : "", (unsigned long long)addr, ja_err_text(-e));
-}
-
 void cli_each_pass(struct cli_run *run, const struct options *o)
 {
 	struct act_session *s = &run->sess;
@@ -259,7 +241,7 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	 * asked for it made, removed by the pass's last hold
 	 * (rcall_keep_scratch): a hold without its mmap, madvise and munmap
 	 * is three calls shorter. */
-	rcall_keep_scratch(run->t, 1);
+	rcall_keep_scratch(run->t, RCALL_KEEP_NEXT);
 	for (int i = 0; y.us && i < n; i++) {
 		if (i == n - 1)
 			rcall_keep_scratch(run->t, run->keep_scratch);
@@ -285,8 +267,10 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 	}
 	if (!y.us)
 		missed(&y, run->pid, n < 0 ? ja_err_text(-n) : "out of memory");
-	if (!run->keep_scratch) /* else the next hold takes it over */
-		drop_scratch(run, o, r);
+	/* The last thread was not held (idle, missed): one more hold
+	 * removes the mapping, unless the next hold takes it over. */
+	if (!run->keep_scratch)
+		cli_run_drop_scratch(run, o, r);
 	report(r, s, &y, core_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
 	char fate[300];

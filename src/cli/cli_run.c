@@ -373,6 +373,29 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 	}
 }
 
+void cli_run_drop_scratch(struct cli_run *run, const struct options *o, struct act_result *r)
+{
+	uint64_t addr;
+	rcall_keep_scratch(run->t, 0);
+	rcall_set_deadline(run->t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
+	int e = rcall_scratch_drop(run->t, &addr);
+	if (!e || !addr)
+		return;
+	size_t len = strlen(r->warning);
+	snprintf(r->warning + len, sizeof(r->warning) - len,
+		 "%sjeattach's scratch mapping at %#llx stays in the process: no thread could be held "
+		 "to remove it (%s); the next attach removes it",
+		 len ? "; " : "", (unsigned long long)addr, ja_err_text(-e));
+}
+
+void cli_run_end(struct cli_run *run, const struct options *o)
+{
+	if (!run->t || !run->nsteps)
+		return;
+	run->keep_scratch = 0;
+	cli_run_drop_scratch(run, o, &run->res[run->nsteps - 1]);
+}
+
 /* -v: what killed jeattach runs had left in the process, once, after the
  * first release (which removed what it could). */
 static void narrate_leftovers(struct cli_run *run, const struct options *o)
@@ -415,9 +438,12 @@ enum ja_exit cli_run_segment(struct cli_run *run, const struct options *o,
 	/* A per-thread pass follows at once, or another hold soon: it takes
 	 * this one's scratch mapping over (the last removes it, or
 	 * rcall_free). */
-	run->keep_scratch = run->code == JA_EXIT_OK && hold_follows_soon(run->plan, seg);
-	rcall_keep_scratch(t, run->keep_scratch || (run->code == JA_EXIT_OK && run->sess.pass_step >= 0 &&
-						    act_session_pass_wanted(&run->sess)));
+	run->keep_scratch = run->code == JA_EXIT_OK && hold_follows_soon(run->plan, seg) ?
+				    RCALL_KEEP_ACROSS :
+				    0;
+	const int pass = run->code == JA_EXIT_OK && run->sess.pass_step >= 0 &&
+			 act_session_pass_wanted(&run->sess);
+	rcall_keep_scratch(t, pass ? RCALL_KEEP_NEXT : run->keep_scratch);
 	/* Restore the target before anything is reported. */
 	int e = rcall_release(t);
 	rcall_keep_scratch(t, run->keep_scratch); /* the pass turns it on for its own holds */

@@ -63,9 +63,12 @@ int cli_top_target_open(struct top_target *x, const struct options *o, pid_t pid
 	if (!e) /* a Ctrl-C ends a search for a thread at once */
 		rcall_set_quit(x->t, quit, NULL);
 	/* Refreshes that come often share one scratch mapping, removed at
-	 * the end (rcall_free); the exporter's, seconds apart, make their own. */
+	 * the end (cli_top_target_close); those seconds apart (the
+	 * exporter's), and a single one, make their own. */
 	if (!e)
-		rcall_keep_scratch(x->t, interval_us <= RCALL_KEEP_ACROSS_US);
+		rcall_keep_scratch(x->t, interval_us <= RCALL_KEEP_ACROSS_US && o->count != 1 ?
+						 RCALL_KEEP_ACROSS :
+						 0);
 	if (e)
 		return fail(x, JA_EXIT_NOJEMALLOC, e, JA_AT_LOCATE);
 	x->prepared = 1;
@@ -171,8 +174,18 @@ void cli_top_target_sweep(struct top_target *x)
 void cli_top_target_close(struct top_target *x)
 {
 	cli_top_threads_free(&x->th);
-	if (x->prepared)
+	uint64_t addr;
+	if (x->prepared) {
+		rcall_keep_scratch(x->t, 0);
+		rcall_set_deadline(x->t, core_now_us() + (core_usec_t)(x->o->timeout_s * 1e6));
+		int e = rcall_scratch_drop(x->t, &addr);
+		if (e && addr)
+			fprintf(stderr,
+				"jeattach: %d: jeattach's scratch mapping at %#llx stays in the process: "
+				"no thread could be held to remove it (%s); the next attach removes it\n",
+				(int)x->v.pid, (unsigned long long)addr, ja_err_text(-e));
 		rcall_free(x->t);
+	}
 	if (x->opened)
 		target_close(x->t);
 	target_delete(x->t);

@@ -252,8 +252,14 @@ static int wait_interruptibly(struct invocation *in, int64_t us, const char *the
 		struct cli_event e = { .kind = CLI_EV_WAIT, .remaining_us = left, .total_us = us,
 				       .then = then };
 		cli_progress_event(&in->progress, &e);
-		if (left > RCALL_TICK_US)
-			left = RCALL_TICK_US;
+		/* The sampler's ring is read at every tick: more often while
+		 * one is in (act_sample_tick). */
+		int64_t tick = RCALL_TICK_US;
+		for (int k = 0; k < in->o.npids; k++)
+			if (in->runs[k].sess.sampler)
+				tick = ACT_SAMPLE_TICK_US;
+		if (left > tick)
+			left = tick;
 		struct timespec ts = { (time_t)(left / 1000000), (long)(left % 1000000) * 1000 };
 		int sig = sigtimedwait(&in->fatal, NULL, &ts);
 		if (sig > 0 && sig != SIGPIPE)
@@ -391,6 +397,10 @@ static int run_plan(struct invocation *in)
 		if (s == in->plan.nsegs - 1 && another_round(in))
 			s = in->plan.repeat_seg - 1;
 	}
+	/* A scratch mapping kept for holds that did not come (a series cut
+	 * short): removed before the report, which says if it could not be. */
+	for (int k = 0; k < in->o.npids; k++)
+		cli_run_end(&in->runs[k], &in->o);
 	/* One that came during the last hold (it may have made jeattach leave
 	 * a running call) still decides the exit code. */
 	if (!in->interrupted)

@@ -182,7 +182,8 @@ int rcall_push_string(struct target *t, const char *s, uint64_t *addr);
  * RCALL_KEEP_ACROSS_US: its touched pages (tens of KiB) are the target's
  * memory meanwhile, worth it only for holds that come often. */
 #define RCALL_KEEP_ACROSS_US 2000000
-void rcall_keep_scratch(struct target *t, int on);
+enum { RCALL_KEEP_NEXT = 1, RCALL_KEEP_ACROSS = 2 };
+void rcall_keep_scratch(struct target *t, int how);
 /* Mappings killed jeattach runs had left, found at rcall_prepare: how
  * many, how many were removed (by the first release), how many were left
  * alone (their jeattach still runs, a call may still run on them, or made

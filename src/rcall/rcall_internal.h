@@ -136,6 +136,7 @@ struct rcall_label {
 	uint64_t token;       /* drawn by the owner; a new one at each keep */
 	uint64_t owner_start; /* the owner's start time (/proc stat field 22) */
 	uint64_t owner_pidns; /* the inode of the owner's pid namespace */
+	uint64_t owner_timens; /* and of its time namespace (start times are per one) */
 	int32_t owner_pid;
 	int32_t state;        /* RCALL_LABEL_IN_HOLD: calls may run on it */
 	int32_t held_tid;     /* whose calls, while RCALL_LABEL_IN_HOLD */
@@ -148,9 +149,14 @@ struct rcall_label_state {
 /* Mappings found labelled by a jeattach that is gone: [lo, end). */
 #define RCALL_STALE_MAX 64
 struct rcall_stale {
-	uint64_t lo, end, token;
-	int grows;
+	uint64_t lo, end;
+	struct rcall_label label; /* as read at attach: unmapped only if still so */
 };
+/* At most this many labels read, and threads stopped to see whether a
+ * call still runs on their mapping, per attach: forged labels by the
+ * thousand do not make an attach long. */
+#define RCALL_LABELS_MAX 256
+#define RCALL_LABEL_PEEKS_MAX 8
 /* How long a stop for a labelled mapping's thread may take. */
 #define RCALL_LABEL_PEEK_US 200000
 
@@ -202,11 +208,18 @@ struct rcall_ctx {
 	pid_t kept_tid; /* the thread whose release kept it; 0 any */
 	uint64_t kept_token; /* in its label (rcall_label.c), checked before it is taken */
 	int kept_foreign;    /* a killed jeattach's, adopted (rcall_scratch_adopt) */
+	struct rcall_label kept_label; /* its label as read then: taken only if still so */
+	/* The lock that makes one attach at a time look for, take over and
+	 * remove what killed runs left in this process (rcall_label.c), held
+	 * from the look to the first release; -1 none. */
+	int claim_fd;
+	char claim_path[96];
 	/* Other mappings killed jeattach runs left (rcall_label.c): unmapped
 	 * by the first hold's release; how many were found, how many are
 	 * left alone (their owner alive, a call maybe on them). */
 	struct rcall_stale stale[RCALL_STALE_MAX];
 	int nstale, nstale_found, nstale_left, nstale_removed;
+	int labels_read, label_peeks;
 	core_usec_t deadline;      /* CLOCK_MONOTONIC instant; bounds finding a thread */
 	rcall_progress_fn progress;
 	void *progress_arg;
@@ -321,8 +334,13 @@ enum rcall_leftover {
 enum rcall_leftover rcall_label_judge(const struct rcall_label *l, const struct rcall_label *me,
 				      int owner_alive, enum rcall_label_thread on_it);
 /* At prepare: find what killed jeattach runs left; the first becomes the
- * kept mapping, the others go at the first release. */
+ * kept mapping, the others go at the first release. Under a lock file
+ * (one per target process), held until rcall_label_unlock: two attaches
+ * never both take or unmap one mapping. */
 void rcall_scratch_adopt(struct target *t);
+void rcall_label_unlock(struct rcall_ctx *c);
+/* Was l, as read at attach, still there, unchanged (every field)? */
+int rcall_label_same(pid_t tid, uint64_t map_end, const struct rcall_label *was);
 /* Is an unwind table found for the file with inode ino mapped with bias
  * (start - offset) still the one for ip in maps (NULL: nothing to check
  * against)? (rcall_safepoint.c) */

@@ -13,10 +13,10 @@
  * left of the deadline. */
 #define KEPT_TID_BUDGET_US 100000
 
-void rcall_keep_scratch(struct target *t, int on)
+void rcall_keep_scratch(struct target *t, int how)
 {
 	if (t->rc)
-		t->rc->keep_scratch = on;
+		t->rc->keep_scratch = how;
 }
 
 int rcall_scratch_drop(struct target *t, uint64_t *addr)

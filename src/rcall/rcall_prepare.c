@@ -54,6 +54,7 @@ int rcall_prepare(struct target *t, const struct rcall_opts *o)
 	if (!c)
 		return -ENOMEM;
 	c->only_tid = o ? o->only_tid : 0;
+	c->claim_fd = -1;
 	c->deadline = INT64_MAX;
 	int e = sym_find_syscall_insn(t->io_pid, &t->maps, &c->syscall_insn);
 	if (e) {
@@ -143,6 +144,7 @@ void rcall_free(struct target *t)
 		rcall_scratch_drop(t, &left);
 	}
 	rcall_sweep_wait(t, 2000000);
+	rcall_label_unlock(t->rc);
 	free(t->rc->stragglers);
 	free(t->rc->ranked);
 	rcall_unwind_free(t->rc);

@@ -245,9 +245,11 @@ static int take_kept(struct target *t, struct rcall_held *h)
 		maps = &now;
 	}
 	struct rcall_label l;
+	/* A killed run's: every field of its label as read at attach. */
 	const int same = rcall_scratch_still_made(maps, addr) &&
-			 !rcall_label_read(h->tid, addr + SCRATCH_MAP_LEN, &l) &&
-			 l.token == c->kept_token && (c->kept_foreign || rcall_label_mine(&l));
+			 (c->kept_foreign ? rcall_label_same(h->tid, addr + SCRATCH_MAP_LEN, &c->kept_label)
+					  : !rcall_label_read(h->tid, addr + SCRATCH_MAP_LEN, &l) &&
+						    l.token == c->kept_token && rcall_label_mine(&l));
 	sym_maps_free(&now);
 	const int foreign = c->kept_foreign;
 	c->kept_addr = 0;
@@ -360,10 +362,9 @@ static void unmap_stale(struct target *t, struct rcall_held *h)
 	const int on_stack = h->scratch_on_stack;
 	for (int i = 0; i < c->nstale; i++) {
 		const struct rcall_stale *s = &c->stale[i];
-		struct rcall_label l;
-		if (rcall_label_read(h->tid, s->end, &l) || l.token != s->token)
+		if (!rcall_label_same(h->tid, s->end, &s->label))
 			continue; /* gone or changed since attach: not ours to take */
-		const uint64_t start = s->grows ? map_start(t, s->end - SCRATCH_MAP_LEN, 1) : s->lo;
+		const uint64_t start = s->label.grows ? map_start(t, s->end - SCRATCH_MAP_LEN, 1) : s->lo;
 		if (!unmap_range(t, h, start, s->end))
 			c->nstale_removed++;
 		h->scratch_lo = lo, h->scratch_hi = hi, h->scratch_cur = cur;
@@ -380,8 +381,15 @@ int rcall_scratch_close(struct target *t, struct rcall_held *h)
 		unmap_stale(t, h);
 	const struct rcall_label_state kept = { draw_token(h->map_addr), RCALL_LABEL_KEPT, 0,
 						h->map_grows };
-	if (h->map_addr && c->keep_scratch && !c->kept_addr &&
-	    !rcall_label_write(h->tid, h->map_addr, &kept)) {
+	/* What killed runs left is taken over or gone: the next attach may
+	 * look. */
+	if (!c->kept_foreign)
+		rcall_label_unlock(c);
+	/* One that grows down only for the next hold at once: kept across a
+	 * wait, the gap the kernel keeps below it (vm_start_gap) would stay
+	 * where the program's own mappings or stack would go. */
+	const int keep = c->keep_scratch == RCALL_KEEP_ACROSS ? !h->map_grows : c->keep_scratch;
+	if (h->map_addr && keep && !c->kept_addr && !rcall_label_write(h->tid, h->map_addr, &kept)) {
 		/* For the next hold, which follows at once (one kept at a
 		 * time: a hold that could not tell whether the kept one is
 		 * still there made its own, which goes now). */

@@ -86,5 +86,29 @@ expect_rc 0 "$JEATTACH" -p "$s" --status --json -v
 	fail "the killed series' mapping: $OUT"
 echo "$ERR" | grep -q "jeattach runs killed earlier found: 1 removed" || fail "-v says nothing of it: $ERR"
 [ -z "$(scratch_maps "$s")" ] || fail "left after the next attach: $(scratch_maps "$s")"
+# Two attaches at once after such a kill: one of them (the lock file's
+# holder) takes the mapping over, the other leaves it alone; never both
+# (an adversarial review made both take it, with gdb holding them at the
+# same point: the target died of SIGSEGV).
+for round in 1 2 3; do
+	"$JEATTACH" -p "$s" --stats --every 0.3s --count 100 >/dev/null 2>&1 &
+	series=$!
+	sleep 1
+	kill -KILL "$series"
+	wait "$series" 2>/dev/null
+	"$JEATTACH" -p "$s" --stats=full --json >"$WORK/a.json" 2>"$WORK/a.err" &
+	one=$!
+	"$JEATTACH" -p "$s" --stats=full --json >"$WORK/b.json" 2>"$WORK/b.err" &
+	two=$!
+	wait "$one" || fail "round $round, first attach: $(cat "$WORK/a.err")"
+	wait "$two" || fail "round $round, second attach: $(cat "$WORK/b.err")"
+	removed=0
+	for f in a b; do
+		n=$(json_get "$(cat "$WORK/$f.json")" "j.get('scratch_leftovers', {}).get('removed', 0)")
+		removed=$((removed + n))
+	done
+	[ "$removed" = 1 ] || fail "round $round: the killed series' mapping removed $removed times"
+	[ -z "$(scratch_maps "$s")" ] || fail "round $round: left: $(scratch_maps "$s")"
+done
 finish_victim s errno_errors
-pass "a series' kept scratch mapping: untouched by another attach while it runs, removed by the next after a kill"
+pass "a series' kept scratch mapping: untouched by another attach while it runs, removed once by the next after a kill, also by two at once"

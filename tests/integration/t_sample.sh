@@ -109,6 +109,21 @@ printf '%s\n' "$ERR" | grep -q 'no object the sampler sampled .* smaller --sampl
 	fail "the empty profile's note: $ERR"
 pass "an empty sampler profile: the note names --sample-rate"
 
+# A process that allocates faster than the ring is read (a sample every
+# KiB from two busy threads): the samples dropped are counted and the
+# profile is said to read low, with what to do.
+start_victim_env fr "$NOPROF" "$TARGETS/victim_dyn" -b 2
+expect_rc 0 "$JEATTACH" -p "$fr" --sample --sample-rate 1024 --for 1s --dump "$WORK/fr.heap" --json
+printf '%s\n' "$OUT" | tail -1 | python3 -c '
+import json, sys
+e = [a for a in json.load(sys.stdin)["actions"] if a["action"] == "sample_end"][0]
+assert e["dropped_ring_full"] > 0, e
+w = " ".join(e.get("warnings", []))
+assert "samples were dropped" in w and "--sample-rate" in w, e
+' || fail "a full ring, not said: $OUT"
+finish_victim fr
+pass "a ring that filled between reads: the drop is counted and said"
+
 # Taken out each time: jemalloc installs at most four hooks (HOOK_MAX).
 for i in 1 2 3 4 5; do
 	expect_rc 0 "$JEATTACH" -p "$v" --sample --for 200ms --dump "$WORK/r$i.heap" --json
