@@ -22,6 +22,17 @@ def tool_env():
     return {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
 
 
+def end(p, timeout):
+    """SIGTERM, then SIGKILL after timeout seconds: a hung redis cannot
+    act on SIGTERM."""
+    p.terminate()
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
 def stuck(pid, who="redis"):
     """Where who's main thread waits, from /proc (no debugger: the thread
     may still be traced): the futex's mapping names whose lock."""

@@ -130,12 +130,7 @@ class Bench:
         try:
             getattr(self, "cond_" + cond)(p.pid, port, rnd)
         finally:
-            p.terminate()
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:  # a hung redis cannot act on SIGTERM
-                p.kill()
-                p.wait()
+            peers.end(p, 30)
 
     def measure(self, cond, port):
         self.res[cond].append(self.load(port))

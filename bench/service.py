@@ -301,12 +301,7 @@ class Bench:
     def stop(self, svc):
         redis, _, _, load = svc
         for p in (load, redis):
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # a hung redis cannot act on SIGTERM
-                p.kill()
-                p.wait()
+            peers.end(p, 10)
 
     def report(self):
         print(f"\nRun: {machine()}, {time.strftime('%Y-%m-%d %H:%M')}, "
