@@ -354,7 +354,8 @@ static int unmap(struct target *t, struct rcall_held *h, uint64_t addr)
 }
 
 /* What killed jeattach runs left (rcall_label.c), each still labelled as
- * found at attach: unmapped, on this hold's scratch. */
+ * found at attach: unmapped, from below the red zone as this hold's own
+ * munmap is, the hold's scratch put back after each. */
 static void unmap_stale(struct target *t, struct rcall_held *h)
 {
 	struct rcall_ctx *c = t->rc;
