@@ -1,29 +1,55 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# jemalloc-noprof.sh OUTDIR: jemalloc as Rust's tikv-jemalloc-sys builds it
-# by default: static, every symbol prefixed _rjem_, profiling not built in
-# (--disable-prof: its "profiling" feature off), from Debian 12's source
-# package 5.3.0-1 (tests/debian-archive.sh). OUTDIR gets libjemalloc.a and
-# include/jemalloc/jemalloc.h (the _rjem_ names). For t_sample: --sample
-# on a jemalloc that has no prof.* at all. Built once (OUTDIR kept).
-# Exit 0 built (or already there), 77 with the reason when it cannot be.
+# jemalloc-noprof.sh OUTDIR [VERSION PREFIX]: a static jemalloc with every
+# symbol prefixed and profiling not built in (--disable-prof), for
+# t_sample: --sample on a jemalloc that has no prof.* at all.
+#
+#   5.3.0 _rjem_ (the default) as Rust's tikv-jemalloc-sys links it by
+#         default (its "profiling" feature off), from Debian 12's source
+#         package 5.3.0-1 (tests/debian-archive.sh)
+#   5.2.1 je_    a C program's static je_ build of Debian 11's version,
+#         from a jemalloc git directory named by $JEATTACH_JEMALLOC_GIT
+#         (Debian's archive no longer serves bullseye's source)
+#
+# OUTDIR gets lib/libjemalloc.a and include/jemalloc/jemalloc.h (the
+# prefixed names). Built once (OUTDIR kept). Exit 0 built (or already
+# there), 77 with the reason when it cannot be.
 set -u
-out=${1:?usage: jemalloc-noprof.sh OUTDIR}
+out=${1:?usage: jemalloc-noprof.sh OUTDIR [VERSION PREFIX]}
+version=${2:-5.3.0}
+prefix=${3:-_rjem_}
 [ -f "$out/lib/libjemalloc.a" ] && exit 0
 here=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
-command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
-src=$(sh "$here/debian-archive.sh" bookworm source jemalloc 5.3.0-1) || skip "$src"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jemalloc-noprof.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-dpkg-source -q -x "$src/jemalloc_5.3.0-1.dsc" "$tmp/jemalloc" >"$tmp/log" 2>&1 ||
-	skip "dpkg-source -x failed: $(tail -1 "$tmp/log")"
-cd "$tmp/jemalloc" || exit 1
+case $version in
+5.3.0)
+	command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
+	src=$(sh "$here/debian-archive.sh" bookworm source jemalloc 5.3.0-1) || skip "$src"
+	dpkg-source -q -x "$src/jemalloc_5.3.0-1.dsc" "$tmp/jemalloc" >"$tmp/log" 2>&1 ||
+		skip "dpkg-source -x failed: $(tail -1 "$tmp/log")"
+	cd "$tmp/jemalloc" || exit 1
+	full=$(cat VERSION)
+	;;
+5.2.1)
+	git=${JEATTACH_JEMALLOC_GIT:-}
+	[ -n "$git" ] || skip "5.2.1's source is not in Debian's archive any more: set JEATTACH_JEMALLOC_GIT to a jemalloc git directory (a clone of github.com/jemalloc/jemalloc) to build it"
+	command -v autoconf >/dev/null || skip "no autoconf"
+	commit=$(git --git-dir="$git" rev-parse --verify -q "5.2.1^{commit}") ||
+		skip "$git has no 5.2.1 tag"
+	mkdir "$tmp/jemalloc" && git --git-dir="$git" archive "$commit" | tar -x -C "$tmp/jemalloc" ||
+		skip "git archive 5.2.1 from $git failed"
+	cd "$tmp/jemalloc" && autoconf >"$tmp/log" 2>&1 || skip "autoconf failed: $(tail -1 "$tmp/log")"
+	full=5.2.1-0-g$commit
+	;;
+*) echo "jemalloc-noprof.sh: VERSION is 5.3.0 or 5.2.1, not $version" >&2; exit 1 ;;
+esac
 # tikv-jemalloc-sys's build.rs: --with-jemalloc-prefix=_rjem_,
 # --with-private-namespace=_rjem_, --disable-cxx; profiling only with its
-# "profiling" feature (off by default).
-./configure -q --with-version="$(cat VERSION)" --with-jemalloc-prefix=_rjem_ \
-	--with-private-namespace=_rjem_ --disable-cxx --disable-prof --prefix="$out" \
+# "profiling" feature (off by default). The je_ build the same way.
+./configure -q --with-version="$full" --with-jemalloc-prefix="$prefix" \
+	--with-private-namespace="$prefix" --disable-cxx --disable-prof --prefix="$out" \
 	>"$tmp/log" 2>&1 || skip "configure failed: $(tail -3 "$tmp/log")"
 grep -q '^#define JEMALLOC_PROF ' include/jemalloc/internal/jemalloc_internal_defs.h &&
 	skip "configure enabled profiling"

@@ -305,6 +305,8 @@ void act_field_bool(struct act_result *r, const char *key, int b);
 void act_field_double(struct act_result *r, const char *key, double d);
 enum ja_exit act_fail(struct act_result *r, enum ja_exit code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* One more warning on r, after those it has ("; "-joined). */
+void act_result_warn(struct act_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* mallctl's own error (ENOENT, EPERM, EINVAL...), explained for ctl. */
 enum ja_exit act_mallctl_error(struct target *t, struct act_result *r, const char *doing,
 			       const char *ctl, int merr);

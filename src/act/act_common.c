@@ -105,6 +105,19 @@ enum ja_exit act_fail(struct act_result *r, enum ja_exit code, const char *fmt, 
 	return code;
 }
 
+void act_result_warn(struct act_result *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->warning);
+	if (n && n + 2 < sizeof(r->warning))
+		n += (size_t)snprintf(r->warning + n, sizeof(r->warning) - n, "; ");
+	if (n >= sizeof(r->warning))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->warning + n, sizeof(r->warning) - n, fmt, ap);
+	va_end(ap);
+}
+
 enum ja_exit act_transport_error(struct target *t, struct act_result *r, const char *doing, int e)
 {
 	char why[400], fate[300];

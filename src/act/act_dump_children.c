@@ -162,11 +162,9 @@ static void left_one(struct act_result *r, unsigned long long *left, pid_t pid, 
 {
 	if ((*left)++)
 		return;
-	size_t n = strlen(r->warning);
-	snprintf(r->warning + n, sizeof(r->warning) - n,
-		 "%schild %d, forked while the dump's pipe was open, keeps its ends: not closed "
-		 "there (%s)",
-		 n ? "; " : "", (int)pid, why);
+	act_result_warn(r, "child %d, forked while the dump's pipe was open, keeps its ends: not "
+			   "closed there (%s)",
+			(int)pid, why);
 }
 
 void act_dump_children(struct target *t, struct act_result *r)
@@ -224,10 +222,8 @@ void act_dump_children(struct target *t, struct act_result *r)
 		act_field_u64(r, "children_left", left);
 	if (unseen) {
 		act_field_u64(r, "children_unexamined", unseen);
-		size_t n = strlen(r->warning);
-		snprintf(r->warning + n, sizeof(r->warning) - n,
-			 "%s%llu children forked while the dump's pipe was open were not looked at "
-			 "(more than one dump looks at): they may keep its ends",
-			 n ? "; " : "", unseen);
+		act_result_warn(r, "%llu children forked while the dump's pipe was open were not "
+				   "looked at (more than one dump looks at): they may keep its ends",
+				unseen);
 	}
 }

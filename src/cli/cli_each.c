@@ -20,6 +20,7 @@
 #include <string.h>
 #include "act_tplist.h"
 #include "cli_each.h"
+#include "cli_scratch.h"
 #include "cli_signal.h"
 #include "errors.h"
 #include "rcall.h"
@@ -269,8 +270,9 @@ void cli_each_pass(struct cli_run *run, const struct options *o)
 		missed(&y, run->pid, n < 0 ? ja_err_text(-n) : "out of memory");
 	/* The last thread was not held (idle, missed): one more hold
 	 * removes the mapping, unless the next hold takes it over. */
-	if (!run->keep_scratch)
-		cli_run_drop_scratch(run, o, r);
+	char why[300];
+	if (!run->keep_scratch && cli_scratch_drop(run->t, o->timeout_s, why, sizeof(why)))
+		act_result_warn(r, "%s", why);
 	report(r, s, &y, core_now_us() - t0);
 	/* Every thread missed because the process is gone: that is the story. */
 	char fate[300];

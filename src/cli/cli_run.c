@@ -20,6 +20,7 @@
 #include "errors.h"
 #include "rcall.h"
 #include "rproc.h"
+#include "cli_scratch.h"
 
 static void narrate(const struct options *o, pid_t pid, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -373,27 +374,14 @@ static void restore_if_left_on(struct cli_run *run, const struct options *o,
 	}
 }
 
-void cli_run_drop_scratch(struct cli_run *run, const struct options *o, struct act_result *r)
-{
-	uint64_t addr;
-	rcall_keep_scratch(run->t, 0);
-	rcall_set_deadline(run->t, core_now_us() + (core_usec_t)(o->timeout_s * 1e6));
-	int e = rcall_scratch_drop(run->t, &addr);
-	if (!e || !addr)
-		return;
-	size_t len = strlen(r->warning);
-	snprintf(r->warning + len, sizeof(r->warning) - len,
-		 "%sjeattach's scratch mapping at %#llx stays in the process: no thread could be held "
-		 "to remove it (%s); the next attach removes it",
-		 len ? "; " : "", (unsigned long long)addr, ja_err_text(-e));
-}
-
 void cli_run_end(struct cli_run *run, const struct options *o)
 {
+	char why[300];
 	if (!run->t || !run->nsteps)
 		return;
 	run->keep_scratch = 0;
-	cli_run_drop_scratch(run, o, &run->res[run->nsteps - 1]);
+	if (cli_scratch_drop(run->t, o->timeout_s, why, sizeof(why)))
+		act_result_warn(&run->res[run->nsteps - 1], "%s", why);
 }
 
 /* -v: what killed jeattach runs had left in the process, once, after the

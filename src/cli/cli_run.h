@@ -47,10 +47,6 @@ struct cli_run {
 	void *event_arg;
 };
 
-/* The scratch mapping kept for holds that follow (rcall_keep_scratch),
- * removed now by a hold of its own; if none can be had, r's warning says
- * where it stays. */
-void cli_run_drop_scratch(struct cli_run *run, const struct options *o, struct act_result *r);
 /* After the run's last segment, before its report: what it kept goes. */
 void cli_run_end(struct cli_run *run, const struct options *o);
 /* Open the target and find jemalloc, for plan p (kept until cli_run_close). */

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include "cli_diag.h"
 #include "cli_signal.h"
+#include "cli_scratch.h"
 #include "cli_top.h"
 #include "errors.h"
 #include "rcall.h"
@@ -174,16 +175,10 @@ void cli_top_target_sweep(struct top_target *x)
 void cli_top_target_close(struct top_target *x)
 {
 	cli_top_threads_free(&x->th);
-	uint64_t addr;
+	char why[300];
 	if (x->prepared) {
-		rcall_keep_scratch(x->t, 0);
-		rcall_set_deadline(x->t, core_now_us() + (core_usec_t)(x->o->timeout_s * 1e6));
-		int e = rcall_scratch_drop(x->t, &addr);
-		if (e && addr)
-			fprintf(stderr,
-				"jeattach: %d: jeattach's scratch mapping at %#llx stays in the process: "
-				"no thread could be held to remove it (%s); the next attach removes it\n",
-				(int)x->v.pid, (unsigned long long)addr, ja_err_text(-e));
+		if (cli_scratch_drop(x->t, x->o->timeout_s, why, sizeof(why)))
+			fprintf(stderr, "jeattach: %d: %s\n", (int)x->v.pid, why);
 		rcall_free(x->t);
 	}
 	if (x->opened)

@@ -32,7 +32,11 @@ start_victim p "$TARGETS/victim_plain" -b 0
 out=$(complete_words "$C/jeattach" _jeattach jeattach -p "")
 echo "$out" | grep -qx "$v" || fail "no jemalloc pid $v in: $out"
 echo "$out" | grep -qx "$p" && fail "glibc-only pid $p offered"
-# --all NAME,NAME: a name after the comma, the names before kept.
+# --all NAME,NAME: a name after the comma, the names before kept; beside
+# a process whose name holds a quote and a backslash (compgen -W expanded
+# the names, and that one made the completion offer none).
+cp "$TARGETS/victim_dyn" "$WORK/q\"\\x"
+start_victim_env q "MALLOC_CONF=" "$WORK/q\"\\x" -b 0
 out=$(complete_words "$C/jeattach" _jeattach jeattach --all "nosuch,victim_d")
 echo "$out" | grep -qx "nosuch,victim_dyn" || fail "--all a,b: $out"
 echo "$out" | grep -q "victim_plain" && fail "--all offers a glibc-only process: $out"

@@ -263,6 +263,32 @@ else
 	fail "tests/jemalloc-noprof.sh failed (exit $rc): $out"
 fi
 
+# Reach: a C program's static je_ jemalloc 5.2.1 built without
+# --enable-prof (from a jemalloc git directory: JEATTACH_JEMALLOC_GIT).
+JNP52=$top_builddir/tests/.jemalloc-noprof-5.2.1
+out=$(sh "$top_srcdir/tests/jemalloc-noprof.sh" "$JNP52" 5.2.1 je_)
+rc=$?
+if [ $rc = 0 ]; then
+	cc -O1 -g -DJE_PREFIX=je_ -o "$WORK/victim_je52" "$top_srcdir/tests/targets/victim_rjem.c" \
+		-I"$JNP52/include" "$JNP52/lib/libjemalloc.a" -lpthread -lm -ldl ||
+		fail "cannot build victim_rjem against the je_ 5.2.1"
+	start_victim_env j5 "$NOPROF" "$WORK/victim_je52"
+	expect_rc 0 "$JEATTACH" -p "$j5" --status --json
+	printf '%s\n' "$OUT" | grep -q '"symbol_prefix":"je_"' || fail "not je_: $OUT"
+	printf '%s\n' "$OUT" | grep -q '"version":"5\.2\.1' || fail "not 5.2.1: $OUT"
+	printf '%s\n' "$OUT" | grep -q '"profiling":"not_built"' || fail "profiling built in: $OUT"
+	expect_rc 0 "$JEATTACH" -p "$j5" --sample --sample-rate 16384 --for 2s --dump "$WORK/j5.heap"
+	expect_rc 0 "$JEHEAP" top "$WORK/j5.heap"
+	printf '%s\n' "$OUT" | sed -n 2p | grep -q 'rjem_leak_site' ||
+		fail "static je_ 5.2.1 without profiling: the leaking site is not first: $OUT"
+	finish_victim j5
+	pass "a static je_ jemalloc 5.2.1 built without --enable-prof: the leaking site"
+elif [ $rc = 77 ]; then
+	echo "skipped: no static je_ 5.2.1 built without profiling: $out"
+else
+	fail "tests/jemalloc-noprof.sh failed (exit $rc): $out"
+fi
+
 # Children of fork during the window inherit the hooks and the sampler's
 # memory: they remove their copy themselves and come to no harm.
 start_victim_env f "$NOPROF" "$TARGETS/victim_fork"
@@ -388,3 +414,57 @@ expect_rc 2 "$JEATTACH" -p 1 --sample --dump "$WORK/x.heap"
 printf '%s\n' "$ERR" | grep -q -- '--sample takes a window' || fail "no cause: $ERR"
 expect_rc 2 "$JEATTACH" -p 1 --sample-rate 4096 --status
 pass "--sample without a window, --sample-rate without --sample: refused with the fix"
+
+# Reach: Debian's redis-server started with no MALLOC_CONF (its jemalloc
+# without prof:true), SETs coming during the window: the profile has
+# samples from redis's own code (its frames in redis-server's mapping).
+if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+	sock=$WORK/redis.sock
+	env MALLOC_CONF= redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 --save '' \
+		--appendonly no --daemonize no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+	rpid=$!
+	track "$rpid"
+	n=0
+	until redis-cli -s "$sock" ping 2>/dev/null | grep -q PONG; do
+		n=$((n + 1))
+		[ $n -gt 100 ] && fail "redis did not start: $(cat "$WORK/redis.log")"
+		sleep 0.05
+	done
+	python3 -c '
+import sys
+v = "x" * 3000
+with open(sys.argv[1], "w") as f:
+    for k in range(20000):
+        f.write("*3\r\n$3\r\nSET\r\n$%d\r\nk%d\r\n$%d\r\n%s\r\n" % (len("k%d" % k), k, len(v), v))
+' "$WORK/set.resp"
+	"$JEATTACH" -p "$rpid" --sample --sample-rate 65536 --for 2s --dump "$WORK/redis.heap" \
+		--json >"$WORK/redis.json" 2>"$WORK/redis.err" &
+	j=$!
+	sleep 0.7
+	redis-cli -s "$sock" --pipe <"$WORK/set.resp" >/dev/null || fail "redis-cli --pipe failed"
+	wait "$j" || fail "--sample on redis-server: $(cat "$WORK/redis.err")"
+	tail -1 "$WORK/redis.json" | python3 -c '
+import json, sys
+e = [a for a in json.load(sys.stdin)["actions"] if a["action"] == "sample_end"][0]
+assert e["samples"] > 0 and e["live"] > 0, e
+' || fail "redis: no live samples: $(cat "$WORK/redis.json")"
+	# Most stacks have a frame in redis's own text (Debian's redis-server
+	# is a link to redis-check-rdb: the program's own file, as mapped).
+	exe=$(readlink -f "/proc/$rpid/exe")
+	python3 - "$WORK/redis.heap" "$exe" <<'PY' || fail "redis: no stack in redis-server's own code"
+import sys
+text = open(sys.argv[1]).read()
+maps = text.split("MAPPED_LIBRARIES:")[1].splitlines()
+exe = [tuple(int(x, 16) for x in l.split()[0].split("-")) for l in maps
+       if "r-xp" in l and l.rstrip().endswith(sys.argv[2])]
+assert exe, "the program's text not in MAPPED_LIBRARIES"
+stacks = [l for l in text.splitlines() if l.startswith("@ ")]
+hits = sum(any(lo <= int(a, 16) < hi for a in s.split()[1:] for lo, hi in exe) for s in stacks)
+assert stacks and hits * 2 >= len(stacks), (hits, len(stacks))
+PY
+	redis-cli -s "$sock" shutdown nosave >/dev/null 2>&1
+	wait "$rpid" 2>/dev/null
+	pass "Debian's redis-server without MALLOC_CONF: live samples from its own code"
+else
+	echo "skipped: redis-server/redis-cli not installed (Debian packages redis-server, redis-tools)"
+fi

@@ -6,7 +6,8 @@
  * rjem_leak_site (400 KiB/s, filled with a pattern) and allocates and
  * frees some from rjem_churn. It prints "ready PID"; on SIGUSR1
  * "report heap_errors=N" (kept blocks whose pattern changed) and exits
- * 0 if N is 0. */
+ * 0 if N is 0. Built with -DJE_PREFIX=je_ it is a C program linking a
+ * static je_ jemalloc (5.2.1, tests/jemalloc-noprof.sh). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <jemalloc/jemalloc.h>
+
+#ifndef JE_PREFIX
+#define JE_PREFIX _rjem_
+#endif
+#define JE_CAT2(a, b) a##b
+#define JE_CAT(a, b) JE_CAT2(a, b)
+#define JE(f) JE_CAT(JE_PREFIX, f)
 
 #define NOINL __attribute__((noinline))
 #define MAX_KEPT 50000
@@ -33,7 +41,7 @@ NOINL static void rjem_leak_site(void)
 {
 	if (nkept == MAX_KEPT)
 		return;
-	unsigned char *p = _rjem_malloc(BLOCK);
+	unsigned char *p = JE(malloc)(BLOCK);
 	if (!p)
 		return;
 	memset(p, (unsigned char)nkept, BLOCK);
@@ -43,8 +51,8 @@ NOINL static void rjem_leak_site(void)
 NOINL static void rjem_churn(void)
 {
 	for (int i = 0; i < 8; i++) {
-		void *volatile p = _rjem_malloc(512 + 512 * (size_t)i);
-		_rjem_free(p);
+		void *volatile p = JE(malloc)(512 + 512 * (size_t)i);
+		JE(free)(p);
 	}
 }
 
