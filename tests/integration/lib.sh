@@ -283,6 +283,25 @@ scratch_maps() {
 	done <"/proc/$1/maps"; } 2>/dev/null | sort
 }
 
+# scratch_labelled PID: those of scratch_maps PID that end in jeattach's
+# label (rcall_label.c: "jeattach" 64 bytes before the end), read through
+# /proc/PID/mem. A mapping a jeattach killed between its mmap and its label
+# (tens of microseconds) has none.
+scratch_labelled() {
+	scratch_maps "$1" | python3 -c '
+import sys
+with open("/proc/%s/mem" % sys.argv[1], "rb", 0) as mem:
+    for r in sys.stdin.read().split():
+        end = int(r.split("-")[1], 16)
+        try:
+            mem.seek(end - 64)
+            if mem.read(8) == b"jeattach":
+                print(r)
+        except OSError:
+            pass
+' "$1" 2>/dev/null
+}
+
 # jeprof prunes a jemalloc backtrace at the last frame named like an
 # allocator entry (malloc, calloc, ...). Where jemalloc's malloc tail-calls
 # its internals (clang's build, tests/arm64/jemalloc-prof.sh: "b

@@ -146,12 +146,12 @@ else
 	# A series at a short interval keeps its mapping across the waits
 	# (rcall_keep_scratch: RCALL_KEEP_ACROSS_US), one at a long interval
 	# makes one per hold: neither leaves one.
-	scratch_calls "$k" --stats --every 0.2s --count 5 --json
+	scratch_calls "$k" --stats --every 0.2s --count 5 --dump "$WORK/e%n.heap" --json
 	if [ -n "$calls" ]; then
 		[ "$(json_get "$OUT" "j['holds']")" = 5 ] || fail "5 holds expected: $OUT"
 		[ "$calls" = "1 1" ] || fail "--every 0.2s: 5 holds made and removed '$calls' scratch mappings"
 		[ -z "$(scratch_maps "$k")" ] || fail "a scratch mapping stayed: $(scratch_maps "$k")"
-		scratch_calls "$k" --stats --every 2.5s --count 2 --json
+		scratch_calls "$k" --stats --every 2.5s --count 2 --dump "$WORK/f%n.heap" --json
 		[ "$calls" = "2 2" ] || fail "--every 2.5s: 2 holds made and removed '$calls' scratch mappings"
 		pass "--every: one scratch mapping for holds 0.2 s apart, one per hold 2.5 s apart"
 	fi
