@@ -300,7 +300,7 @@ static void readelf_build_id(const char *file, char *id, size_t size)
  * is not (or, in a libjeheap without libdw, as such). */
 START_TEST(objects_without_lines)
 {
-	char exe[4096], dir[] = "/tmp/check_jeheap.XXXXXX", stripped[4200], cmd[8600];
+	char exe[4096], dir[] = "/tmp/check_jeheap.XXXXXX", stripped[4200], cmd[17000];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ck_assert_int_gt(len, 0);
 	exe[len] = 0;

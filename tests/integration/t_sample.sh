@@ -181,6 +181,34 @@ print("wall_us", j["wall_us"])
 finish_victim th
 pass "1,000 threads settled twice, all exiting after: $(tr '\n' ';' <"$WORK/th.out")"
 
+# During the window: threads created and joined without pause (new
+# threads take dead ones' places in the sampler's table), and a thread
+# whose allocations are all made in a signal handler (SIGRTMIN+2 every
+# 200 us): the handler's site is in the profile, and the victim's own
+# checks are clean.
+start_victim_env ch "$NOPROF" "$TARGETS/victim_dyn" -b 1 -c -S
+expect_rc 0 "$JEATTACH" -p "$ch" --sample --sample-rate 4096 --for 2s --dump "$WORK/ch.heap" --json
+expect_rc 0 "$JEHEAP" top "$WORK/ch.heap"
+printf '%s\n' "$OUT" | grep -q 'on_sigalloc' || fail "the signal handler's allocations are not in the profile: $OUT"
+finish_victim ch
+grep -q "sigallocs=[1-9]" "$WORK/ch.out" || fail "no signal handler ran: $(cat "$WORK/ch.out")"
+pass "thread churn and allocations in a signal handler during the window: profiled, victim unharmed"
+
+# The process replaces its program during the window (execve from a
+# thread): nothing of the sampler's is written into the new program, the
+# run says what became of the process, and the new program runs on.
+start_victim_env ex "$NOPROF" "$TARGETS/victim_dyn" -b 1 -E 700
+"$JEATTACH" -p "$ex" --sample --for 2s --dump "$WORK/ex.heap" >"$WORK/ex.out" 2>"$WORK/ex.err"
+rc=$?
+[ "$rc" != 0 ] || fail "an exec during the window reported success: $(cat "$WORK/ex.err")"
+grep -q 'exec' "$WORK/ex.err" || fail "the exec is not said: exit $rc: $(cat "$WORK/ex.err")"
+[ "$(readlink "/proc/$ex/exe")" = /usr/bin/sleep ] || [ "$(readlink "/proc/$ex/exe")" = /bin/sleep ] ||
+	fail "not the new program: $(readlink "/proc/$ex/exe")"
+state=$(cut -d' ' -f3 "/proc/$ex/stat")
+[ "$state" = S ] || fail "the new program is in state $state"
+kill "$ex"
+pass "an exec during the window: said (exit $rc), the new program untouched"
+
 # --every: one sampler for the series, a snapshot of the live samples at
 # each interval read with no thread stopped (the install and the removal
 # are the only holds). jeheap trend finds the leak, its slope within 10%

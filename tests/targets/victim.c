@@ -25,6 +25,12 @@
  *             (sigsuspend inside it) for the whole run; its tid is printed
  *             as inhandler=TID
  *          -c a thread that creates and joins short-lived threads nonstop
+ *          -E MS a thread execs /bin/sleep 30 MS milliseconds after start
+ *             (another program in the same process, mid-run)
+ *          -S a thread whose only allocations are in a signal handler
+ *             (SIGRTMIN+2, sent to it every 200 us by another thread):
+ *             it keeps the last 256 blocks (16 B to 64 KiB) live; the
+ *             report ends with "sigallocs=N" (handlers run)
  *          -t a ticker thread that wakes every millisecond and keeps the
  *             longest gap between wake-ups: the pause the process felt;
  *             SIGUSR2 prints "gap max_us=N" and starts a new measurement.
@@ -419,6 +425,60 @@ static void *grower(void *arg)
 	return NULL;
 }
 
+/* -S: allocations made only inside a signal handler, on a thread that
+ * never allocates otherwise (so the handler never interrupts its own
+ * malloc: jemalloc is not async-signal-safe), while another keeps it
+ * signalled. */
+static atomic_long sigallocs;
+static _Atomic pid_t sigalloc_tid;
+static void *sig_blocks[256];
+
+static void on_sigalloc(int sig)
+{
+	(void)sig;
+	long n = atomic_fetch_add(&sigallocs, 1);
+	size_t size = (size_t)16 << (n % 13); /* 16 B .. 64 KiB */
+	void **slot = &sig_blocks[n % 256];
+	free(*slot);
+	*slot = malloc(size);
+	if (*slot)
+		memset(*slot, (int)(n & 0xff), size);
+}
+
+static void *sigalloc_target(void *arg)
+{
+	(void)arg;
+	atomic_store(&sigalloc_tid, (pid_t)syscall(SYS_gettid));
+	while (!stopping) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void *sigalloc_sender(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+	while (!stopping) {
+		pthread_kill(target, SIGRTMIN + 2);
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static long exec_after_ms;
+
+static void *execer(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { exec_after_ms / 1000, (exec_after_ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+	unlink(sock_path);
+	execl("/bin/sleep", "sleep", "30", (char *)NULL);
+	_exit(4);
+}
+
 static void *churner(void *arg)
 {
 	(void)arg;
@@ -455,8 +515,8 @@ int main(int argc, char **argv)
 {
 	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
 	char sec = 0;
-	int in_sig_handler = 0, churn = 0, grow = 0, narenas = 0;
-	while ((opt = getopt(argc, argv, "A:b:cf:GHi:s:tx:w")) != -1) {
+	int in_sig_handler = 0, churn = 0, grow = 0, narenas = 0, sigalloc = 0;
+	while ((opt = getopt(argc, argv, "A:b:cE:f:GHi:Ss:tx:w")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
@@ -475,6 +535,10 @@ int main(int argc, char **argv)
 			in_sig_handler = 1;
 		else if (opt == 'c')
 			churn = 1;
+		else if (opt == 'S')
+			sigalloc = 1;
+		else if (opt == 'E')
+			exec_after_ms = atol(optarg);
 		else if (opt == 'G')
 			grow = 1;
 		else if (opt == 'A')
@@ -544,6 +608,18 @@ int main(int argc, char **argv)
 		pthread_create(&xth, NULL, in_handler, NULL);
 	if (churn)
 		pthread_create(&xth, NULL, churner, NULL);
+	if (exec_after_ms)
+		pthread_create(&xth, NULL, execer, NULL);
+	static pthread_t sigalloc_th;
+	if (sigalloc) {
+		struct sigaction sa = { .sa_handler = on_sigalloc, .sa_flags = SA_RESTART };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGRTMIN + 2, &sa, NULL);
+		pthread_create(&sigalloc_th, NULL, sigalloc_target, NULL);
+		while (!atomic_load(&sigalloc_tid))
+			sched_yield();
+		pthread_create(&xth, NULL, sigalloc_sender, &sigalloc_th);
+	}
 	if (grow)
 		pthread_create(&xth, NULL, grower, NULL);
 	for (int i = 0; i < narenas; i++) {
@@ -616,8 +692,11 @@ int main(int argc, char **argv)
 	for (int i = 0; workload && i < 20; i++)
 		heap_errors += check_block(wl_inl_keep[i], 512, 4);
 	unlink(sock_path);
-	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d errno_errors=%d rt=%ld\n",
+	printf("report eintr=%d early=%d heap_errors=%d fp_errors=%d errno_errors=%d rt=%ld",
 	       eintr_count, early_count, heap_errors, fp_errors, errno_errors, rt_count);
+	if (sigalloc)
+		printf(" sigallocs=%ld", atomic_load(&sigallocs));
+	printf("\n");
 	fflush(stdout);
 	/* The sleeper is still in its hour-long nanosleep: exit ends it. */
 	_exit(eintr_count || early_count || heap_errors || fp_errors || errno_errors);
