@@ -211,9 +211,9 @@ struct rcall_ctx {
 	struct rcall_label kept_label; /* its label as read then: taken only if still so */
 	/* The lock that makes one attach at a time look for, take over and
 	 * remove what killed runs left in this process (rcall_label.c), held
-	 * from the look to the first release; -1 none. */
+	 * from the look to the first release: a socket bound to its name; -1
+	 * none. */
 	int claim_fd;
-	char claim_path[96];
 	/* Other mappings killed jeattach runs left (rcall_label.c): unmapped
 	 * by the first hold's release; how many were found, how many are
 	 * left alone (their owner alive, a call maybe on them). */
@@ -334,8 +334,8 @@ enum rcall_leftover {
 enum rcall_leftover rcall_label_judge(const struct rcall_label *l, const struct rcall_label *me,
 				      int owner_alive, enum rcall_label_thread on_it);
 /* At prepare: find what killed jeattach runs left; the first becomes the
- * kept mapping, the others go at the first release. Under a lock file
- * (one per target process), held until rcall_label_unlock: two attaches
+ * kept mapping, the others go at the first release. Under a lock (one
+ * per target process), held until rcall_label_unlock: two attaches
  * never both take or unmap one mapping. */
 void rcall_scratch_adopt(struct target *t);
 void rcall_label_unlock(struct rcall_ctx *c);

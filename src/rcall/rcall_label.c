@@ -17,7 +17,7 @@
  * runs on to its rt_sigreturn on that mapping's stack: rcall.c). An owner
  * that cannot be looked at (hidepid, another user's) counts as alive.
  * Looking, taking over and unmapping are one attach's at a time: a lock
- * file per target process, held from the look to the first release (two
+ * per target process, held from the look to the first release (two
  * attaches after one kill both took one mapping over, an adversarial
  * review found: the target died of SIGSEGV). A label the program forged
  * only makes jeattach unmap that program's own memory, and reading or
@@ -25,13 +25,14 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include "rcall_internal.h"
@@ -192,47 +193,43 @@ static void look_at(struct target *t, const struct sym_map *m, struct rcall_labe
 	}
 }
 
-/* The lock file of this target process (its pid and start time) in
- * /run/lock: taken within RCALL_CLAIM_WAIT_US or not at all. A file
- * someone else made there (another user's, a symlink) is not used: the
- * look is skipped. Unlinked at release; a lock taken on a file unlinked
- * meanwhile is taken again on the new one. */
+/* The lock of this target process (its pid and start time): an abstract
+ * unix socket's name, bound by one process at a time and let go by the
+ * kernel when that process dies, however it dies: no file to leave, to be
+ * planted by another user, or to lack a directory for (a lock file in
+ * /run/lock was first; the arm64 guest's run then looked at nothing, as
+ * a lock it could not have does). Abstract names are per network
+ * namespace: two jeattach
+ * runs in different ones are not kept apart. Taken within
+ * RCALL_CLAIM_WAIT_US or not at all. */
 #define RCALL_CLAIM_WAIT_US 2000000
 static int claim(struct target *t)
 {
 	struct rcall_ctx *c = t->rc;
-	snprintf(c->claim_path, sizeof(c->claim_path), "/run/lock/jeattach-scratch-%d-%llu.lock",
-		 (int)t->pid, (unsigned long long)target_get_info(t)->start);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "jeattach-scratch-%d-%llu",
+			 (int)t->pid, (unsigned long long)target_get_info(t)->start);
+	const socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	const core_usec_t until = core_now_us() + RCALL_CLAIM_WAIT_US;
-	while (core_now_us() < until) {
-		int fd = open(c->claim_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		struct stat fs, ps;
-		if (fd < 0 || fstat(fd, &fs) || fs.st_uid != geteuid() || !S_ISREG(fs.st_mode)) {
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
-		if (!flock(fd, LOCK_EX | LOCK_NB)) {
-			if (!stat(c->claim_path, &ps) && ps.st_ino == fs.st_ino && ps.st_dev == fs.st_dev) {
-				c->claim_fd = fd;
-				return 0;
-			}
-		} else if (errno != EWOULDBLOCK) {
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	while (bind(fd, (struct sockaddr *)&sa, len)) {
+		if (errno != EADDRINUSE || core_now_us() >= until) {
 			close(fd);
 			return -1;
 		}
-		close(fd);
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
-	return -1;
+	c->claim_fd = fd;
+	return 0;
 }
 
 void rcall_label_unlock(struct rcall_ctx *c)
 {
 	if (c->claim_fd < 0)
 		return;
-	unlink(c->claim_path);
 	close(c->claim_fd);
 	c->claim_fd = -1;
 }

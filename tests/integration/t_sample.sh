@@ -195,10 +195,15 @@ grep -q "sigallocs=[1-9]" "$WORK/ch.out" || fail "no signal handler ran: $(cat "
 pass "thread churn and allocations in a signal handler during the window: profiled, victim unharmed"
 
 # The process replaces its program during the window (execve from a
-# thread): nothing of the sampler's is written into the new program, the
-# run says what became of the process, and the new program runs on.
-start_victim_env ex "$NOPROF" "$TARGETS/victim_dyn" -b 1 -E 700
-"$JEATTACH" -p "$ex" --sample --for 2s --dump "$WORK/ex.heap" >"$WORK/ex.out" 2>"$WORK/ex.err"
+# thread, once the sampler is in): nothing of the sampler's is written
+# into the new program, the run says what became of the process, and the
+# new program runs on.
+start_victim_env ex "$NOPROF" "$TARGETS/victim_dyn" -b 1 -E
+"$JEATTACH" -p "$ex" --sample --for 3s --dump "$WORK/ex.heap" --json >"$WORK/ex.out" 2>"$WORK/ex.err" &
+jx=$!
+await_line "$WORK/ex.out" '"event":"wait"' "$jx" "the sampler's window"
+python3 -c "import os, signal, sys; os.kill(int(sys.argv[1]), signal.SIGRTMIN + 3)" "$ex"
+wait "$jx"
 rc=$?
 [ "$rc" != 0 ] || fail "an exec during the window reported success: $(cat "$WORK/ex.err")"
 grep -q 'exec' "$WORK/ex.err" || fail "the exec is not said: exit $rc: $(cat "$WORK/ex.err")"

@@ -25,8 +25,8 @@
  *             (sigsuspend inside it) for the whole run; its tid is printed
  *             as inhandler=TID
  *          -c a thread that creates and joins short-lived threads nonstop
- *          -E MS a thread execs /bin/sleep 30 MS milliseconds after start
- *             (another program in the same process, mid-run)
+ *          -E on SIGRTMIN+3, exec /bin/sleep 30 from the thread that
+ *             takes it (another program in the same process, mid-run)
  *          -S a thread whose only allocations are in a signal handler
  *             (SIGRTMIN+2, sent to it every 200 us by another thread):
  *             it keeps the last 256 blocks (16 B to 64 KiB) live; the
@@ -467,15 +467,13 @@ static void *sigalloc_sender(void *arg)
 	return NULL;
 }
 
-static long exec_after_ms;
-
-static void *execer(void *arg)
+/* -E: execve is async-signal-safe (signal-safety(7)). */
+static void on_exec_signal(int sig)
 {
-	(void)arg;
-	struct timespec ts = { exec_after_ms / 1000, (exec_after_ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
+	(void)sig;
+	char *argv[] = { "sleep", "30", NULL };
 	unlink(sock_path);
-	execl("/bin/sleep", "sleep", "30", (char *)NULL);
+	execve("/bin/sleep", argv, environ);
 	_exit(4);
 }
 
@@ -516,7 +514,8 @@ int main(int argc, char **argv)
 	int nbusy = 2, nidle = 0, workload = 0, tick = 0, opt;
 	char sec = 0;
 	int in_sig_handler = 0, churn = 0, grow = 0, narenas = 0, sigalloc = 0;
-	while ((opt = getopt(argc, argv, "A:b:cE:f:GHi:Ss:tx:w")) != -1) {
+	int exec_on_signal = 0;
+	while ((opt = getopt(argc, argv, "A:b:cEf:GHi:Ss:tx:w")) != -1) {
 		if (opt == 'b')
 			nbusy = atoi(optarg);
 		else if (opt == 'i')
@@ -538,7 +537,7 @@ int main(int argc, char **argv)
 		else if (opt == 'S')
 			sigalloc = 1;
 		else if (opt == 'E')
-			exec_after_ms = atol(optarg);
+			exec_on_signal = 1;
 		else if (opt == 'G')
 			grow = 1;
 		else if (opt == 'A')
@@ -608,8 +607,11 @@ int main(int argc, char **argv)
 		pthread_create(&xth, NULL, in_handler, NULL);
 	if (churn)
 		pthread_create(&xth, NULL, churner, NULL);
-	if (exec_after_ms)
-		pthread_create(&xth, NULL, execer, NULL);
+	if (exec_on_signal) {
+		struct sigaction sa = { .sa_handler = on_exec_signal };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGRTMIN + 3, &sa, NULL);
+	}
 	static pthread_t sigalloc_th;
 	if (sigalloc) {
 		struct sigaction sa = { .sa_handler = on_sigalloc, .sa_flags = SA_RESTART };
