@@ -23,28 +23,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jemalloc-noprof.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-case $version in
-5.3.0)
-	command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
-	src=$(sh "$here/debian-archive.sh" bookworm source jemalloc 5.3.0-1) || skip "$src"
-	dpkg-source -q -x "$src/jemalloc_5.3.0-1.dsc" "$tmp/jemalloc" >"$tmp/log" 2>&1 ||
-		skip "dpkg-source -x failed: $(tail -1 "$tmp/log")"
-	cd "$tmp/jemalloc" || exit 1
-	full=$(cat VERSION)
-	;;
-5.2.1)
-	git=${JEATTACH_JEMALLOC_GIT:-}
-	[ -n "$git" ] || skip "5.2.1's source is not in Debian's archive any more: set JEATTACH_JEMALLOC_GIT to a jemalloc git directory (a clone of github.com/jemalloc/jemalloc) to build it"
-	command -v autoconf >/dev/null || skip "no autoconf"
-	commit=$(git --git-dir="$git" rev-parse --verify -q "5.2.1^{commit}") ||
-		skip "$git has no 5.2.1 tag"
-	mkdir "$tmp/jemalloc" && git --git-dir="$git" archive "$commit" | tar -x -C "$tmp/jemalloc" ||
-		skip "git archive 5.2.1 from $git failed"
-	cd "$tmp/jemalloc" && autoconf >"$tmp/log" 2>&1 || skip "autoconf failed: $(tail -1 "$tmp/log")"
-	full=5.2.1-0-g$commit
-	;;
-*) echo "jemalloc-noprof.sh: VERSION is 5.3.0 or 5.2.1, not $version" >&2; exit 1 ;;
-esac
+full=$(sh "$here/jemalloc-source.sh" "$version" "$tmp/jemalloc")
+rc=$?
+[ $rc = 0 ] || { echo "$full"; exit $rc; }
+cd "$tmp/jemalloc" || exit 1
 # tikv-jemalloc-sys's build.rs: --with-jemalloc-prefix=_rjem_,
 # --with-private-namespace=_rjem_, --disable-cxx; profiling only with its
 # "profiling" feature (off by default). The je_ build the same way.
