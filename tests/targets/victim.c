@@ -471,7 +471,8 @@ static void *sigalloc_sender(void *arg)
 static void on_exec_signal(int sig)
 {
 	(void)sig;
-	char *argv[] = { "sleep", "30", NULL };
+	static char prog[] = "sleep", secs[] = "30";
+	char *argv[] = { prog, secs, NULL };
 	unlink(sock_path);
 	execve("/bin/sleep", argv, environ);
 	_exit(4);
