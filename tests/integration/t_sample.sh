@@ -184,12 +184,21 @@ pass "1,000 threads settled twice, all exiting after: $(tr '\n' ';' <"$WORK/th.o
 # During the window: threads created and joined without pause (new
 # threads take dead ones' places in the sampler's table), and a thread
 # whose allocations are all made in a signal handler (SIGRTMIN+2 every
-# 200 us): the handler's site is in the profile, and the victim's own
-# checks are clean.
-start_victim_env ch "$NOPROF" "$TARGETS/victim_dyn" -b 1 -c -S
-expect_rc 0 "$JEATTACH" -p "$ch" --sample --sample-rate 4096 --for 2s --dump "$WORK/ch.heap" --json
+# 200 us, about 40 MB/s: a mean of 64 KiB keeps the ring from
+# overflowing, which with a busy thread beside it at 4 KiB dropped 98% of
+# the samples and left the handler's out by chance): the handler's site
+# is first, unwound through the signal frame to the nanosleep it
+# interrupted, and the victim's own checks are clean.
+start_victim_env ch "$NOPROF" "$TARGETS/victim_dyn" -b 0 -c -S
+expect_rc 0 "$JEATTACH" -p "$ch" --sample --sample-rate 65536 --for 2s --dump "$WORK/ch.heap" --json
+printf '%s\n' "$OUT" | tail -1 | python3 -c '
+import json, sys
+e = [a for a in json.load(sys.stdin)["actions"] if a["action"] == "sample_end"][0]
+assert e["live"] > 0 and e["dropped_ring_full"] == 0, e
+' || fail "signal handler: $OUT"
 expect_rc 0 "$JEHEAP" top "$WORK/ch.heap"
-printf '%s\n' "$OUT" | grep -q 'on_sigalloc' || fail "the signal handler's allocations are not in the profile: $OUT"
+printf '%s\n' "$OUT" | sed -n 2p | grep -q 'on_sigalloc' || fail "the signal handler's allocations are not first: $OUT"
+printf '%s\n' "$OUT" | grep -q 'nanosleep' || fail "not unwound through the signal frame: $OUT"
 finish_victim ch
 grep -q "sigallocs=[1-9]" "$WORK/ch.out" || fail "no signal handler ran: $(cat "$WORK/ch.out")"
 pass "thread churn and allocations in a signal handler during the window: profiled, victim unharmed"
