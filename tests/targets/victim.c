@@ -609,15 +609,15 @@ int main(int argc, char **argv)
 	if (churn)
 		pthread_create(&xth, NULL, churner, NULL);
 	if (exec_on_signal) {
-		struct sigaction sa = { .sa_handler = on_exec_signal };
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGRTMIN + 3, &sa, NULL);
+		struct sigaction act = { .sa_handler = on_exec_signal };
+		sigemptyset(&act.sa_mask);
+		sigaction(SIGRTMIN + 3, &act, NULL);
 	}
 	static pthread_t sigalloc_th;
 	if (sigalloc) {
-		struct sigaction sa = { .sa_handler = on_sigalloc, .sa_flags = SA_RESTART };
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGRTMIN + 2, &sa, NULL);
+		struct sigaction act = { .sa_handler = on_sigalloc, .sa_flags = SA_RESTART };
+		sigemptyset(&act.sa_mask);
+		sigaction(SIGRTMIN + 2, &act, NULL);
 		pthread_create(&sigalloc_th, NULL, sigalloc_target, NULL);
 		while (!atomic_load(&sigalloc_tid))
 			sched_yield();
