@@ -81,9 +81,12 @@ expect_rc 0 "$JEATTACH" -p "$s" --status --json
 wait "$series" || fail "the series failed beside another attach: $(cat "$WORK/series.err")"
 [ "$(json_get "$(cat "$WORK/series.json")" "j['holds']")" = 12 ] || fail "$(cat "$WORK/series.json")"
 [ -z "$(scratch_maps "$s")" ] || fail "the series left its mapping: $(scratch_maps "$s")"
-"$JEATTACH" -p "$s" --stats --every 0.3s --count 100 --dump "$WORK/killed%n.heap" >/dev/null 2>"$WORK/k.err" &
+"$JEATTACH" -p "$s" --stats --every 0.3s --count 100 --dump "$WORK/killed%n.heap" --json \
+	>"$WORK/k.out" 2>"$WORK/k.err" &
 series=$!
-sleep 1.2
+# In a wait, after a hold (an emulated machine takes longer than 1.2 s).
+await_line "$WORK/k.out" '"event":"wait"' "$series" "the series' first wait"
+sleep 0.1
 kill -KILL "$series"
 wait "$series" 2>/dev/null
 [ "$(scratch_maps "$s" | wc -l)" = 1 ] || fail "a series killed in a wait: $(scratch_maps "$s"): $(cat "$WORK/k.err")"
