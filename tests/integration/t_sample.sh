@@ -279,57 +279,45 @@ else
 	fail "tests/jemalloc-archive.sh failed (exit $rc): $LIB52"
 fi
 
-# Reach: jemalloc as Rust's tikv-jemalloc-sys links it by default: static,
-# _rjem_-prefixed, profiling not built in (tests/jemalloc-noprof.sh builds
-# it from Debian 12's source package; tests/targets/victim_rjem.c).
-JNP=$top_builddir/tests/.jemalloc-noprof
-out=$(sh "$top_srcdir/tests/jemalloc-noprof.sh" "$JNP")
-rc=$?
-if [ $rc = 0 ]; then
-	cc -O1 -g -o "$WORK/victim_rjem" "$top_srcdir/tests/targets/victim_rjem.c" -I"$JNP/include" \
-		"$JNP/lib/libjemalloc.a" -lpthread -lm -ldl || fail "cannot build victim_rjem"
-	start_victim_env rj "$NOPROF" "$WORK/victim_rjem"
-	expect_rc 0 "$JEATTACH" -p "$rj" --status --json
-	printf '%s\n' "$OUT" | grep -q '"symbol_prefix":"_rjem_"' || fail "not _rjem_: $OUT"
+# noprof_reach NAME VERSION PREFIX WHAT: a static PREFIX jemalloc VERSION
+# built without --enable-prof (tests/jemalloc-noprof.sh), victim_rjem.c
+# linked against it: --status sees it as such, --sample's profile has the
+# leaking site first; skipped with the script's reason when it cannot be
+# built.
+noprof_reach() {
+	nr_name=$1 nr_version=$2 nr_prefix=$3 nr_what=$4
+	nr_lib=$top_builddir/tests/.jemalloc-noprof-$nr_version-$nr_prefix
+	nr_out=$(sh "$top_srcdir/tests/jemalloc-noprof.sh" "$nr_lib" "$nr_version" "$nr_prefix")
+	nr_rc=$?
+	if [ $nr_rc = 77 ]; then
+		echo "skipped: $nr_what: $nr_out"
+		return
+	fi
+	[ $nr_rc = 0 ] || fail "tests/jemalloc-noprof.sh failed (exit $nr_rc): $nr_out"
+	cc -O1 -g -DJE_PREFIX="$nr_prefix" -o "$WORK/victim_$nr_name" \
+		"$top_srcdir/tests/targets/victim_rjem.c" -I"$nr_lib/include" "$nr_lib/lib/libjemalloc.a" \
+		-lpthread -lm -ldl || fail "cannot build victim_rjem against $nr_what"
+	start_victim_env "$nr_name" "$NOPROF" "$WORK/victim_$nr_name"
+	eval "nr_pid=\$$nr_name"
+	expect_rc 0 "$JEATTACH" -p "$nr_pid" --status --json
+	printf '%s\n' "$OUT" | grep -q "\"symbol_prefix\":\"$nr_prefix\"" || fail "not $nr_prefix: $OUT"
+	printf '%s\n' "$OUT" | grep -q "\"version\":\"$nr_version" || fail "not $nr_version: $OUT"
 	printf '%s\n' "$OUT" | grep -q '"profiling":"not_built"' || fail "profiling built in: $OUT"
 	printf '%s\n' "$OUT" | grep -q '"sample_possible":true' || fail "no sample_possible: $OUT"
-	expect_rc 0 "$JEATTACH" -p "$rj" --sample --sample-rate 16384 --for 2s --dump "$WORK/rj.heap"
-	expect_rc 0 "$JEHEAP" top "$WORK/rj.heap"
+	expect_rc 0 "$JEATTACH" -p "$nr_pid" --sample --sample-rate 16384 --for 2s --dump "$WORK/$nr_name.heap"
+	expect_rc 0 "$JEHEAP" top "$WORK/$nr_name.heap"
 	printf '%s\n' "$OUT" | sed -n 2p | grep -q 'rjem_leak_site' ||
-		fail "static _rjem_ without profiling: the leaking site is not first: $OUT"
-	finish_victim rj
-	pass "a static _rjem_ jemalloc built without --enable-prof: the leaking site"
-elif [ $rc = 77 ]; then
-	echo "skipped: no jemalloc built without profiling: $out"
-else
-	fail "tests/jemalloc-noprof.sh failed (exit $rc): $out"
-fi
+		fail "$nr_what: the leaking site is not first: $OUT"
+	finish_victim "$nr_name"
+	pass "$nr_what: the leaking site"
+}
 
-# Reach: a C program's static je_ jemalloc 5.2.1 built without
-# --enable-prof (from a jemalloc git directory: JEATTACH_JEMALLOC_GIT).
-JNP52=$top_builddir/tests/.jemalloc-noprof-5.2.1
-out=$(sh "$top_srcdir/tests/jemalloc-noprof.sh" "$JNP52" 5.2.1 je_)
-rc=$?
-if [ $rc = 0 ]; then
-	cc -O1 -g -DJE_PREFIX=je_ -o "$WORK/victim_je52" "$top_srcdir/tests/targets/victim_rjem.c" \
-		-I"$JNP52/include" "$JNP52/lib/libjemalloc.a" -lpthread -lm -ldl ||
-		fail "cannot build victim_rjem against the je_ 5.2.1"
-	start_victim_env j5 "$NOPROF" "$WORK/victim_je52"
-	expect_rc 0 "$JEATTACH" -p "$j5" --status --json
-	printf '%s\n' "$OUT" | grep -q '"symbol_prefix":"je_"' || fail "not je_: $OUT"
-	printf '%s\n' "$OUT" | grep -q '"version":"5\.2\.1' || fail "not 5.2.1: $OUT"
-	printf '%s\n' "$OUT" | grep -q '"profiling":"not_built"' || fail "profiling built in: $OUT"
-	expect_rc 0 "$JEATTACH" -p "$j5" --sample --sample-rate 16384 --for 2s --dump "$WORK/j5.heap"
-	expect_rc 0 "$JEHEAP" top "$WORK/j5.heap"
-	printf '%s\n' "$OUT" | sed -n 2p | grep -q 'rjem_leak_site' ||
-		fail "static je_ 5.2.1 without profiling: the leaking site is not first: $OUT"
-	finish_victim j5
-	pass "a static je_ jemalloc 5.2.1 built without --enable-prof: the leaking site"
-elif [ $rc = 77 ]; then
-	echo "skipped: no static je_ 5.2.1 built without profiling: $out"
-else
-	fail "tests/jemalloc-noprof.sh failed (exit $rc): $out"
-fi
+# Reach: jemalloc as Rust's tikv-jemalloc-sys links it by default: static,
+# _rjem_-prefixed, profiling not built in (from Debian 12's source
+# package), and a C program's static je_ 5.2.1 built the same way (from a
+# jemalloc git directory: JEATTACH_JEMALLOC_GIT).
+noprof_reach rj 5.3.0 _rjem_ "a static _rjem_ jemalloc built without --enable-prof"
+noprof_reach j5 5.2.1 je_ "a static je_ jemalloc 5.2.1 built without --enable-prof"
 
 # Children of fork during the window inherit the hooks and the sampler's
 # memory: they remove their copy themselves and come to no harm.
