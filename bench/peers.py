@@ -11,7 +11,7 @@ Shared by bench/service.py and bench/sampler_cost.py:
              really calls, compiled against Debian's linux-headers
   stuck()    where a hung process's main thread waits
 """
-import glob, os, re, shutil, signal, subprocess, time
+import glob, os, platform, re, shutil, signal, subprocess, time
 
 HANG_S = 20  # a tool's call not back by then has deadlocked the service
 
@@ -20,6 +20,16 @@ def tool_env():
     # gdb would ask debuginfod servers for every library (heaptrack's
     # script unsets it too): no network, no such wait in a window.
     return {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+
+
+def machine():
+    """The machine and the redis-server a run measured, for its report."""
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), "?")
+    redis = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
+    v = re.search(r"v=(\S+).*malloc=(\S+)", redis)
+    return (f"{platform.node()}: {os.cpu_count()} cores, {cpu}, Linux {platform.release()}, "
+            + (f"redis-server {v.group(1)} ({v.group(2)})" if v else "redis-server ?"))
 
 
 def end(p, timeout):

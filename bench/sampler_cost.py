@@ -32,7 +32,7 @@ cost is given as a multiple of the sampler's. A peer that fails in a round
 (does not attach, sees no allocation of redis's, hangs it) is reported
 with the round and why. Run it alone on the machine.
 """
-import argparse, csv, io, json, os, platform, re, shutil, signal, socket, statistics, subprocess
+import argparse, csv, io, json, os, shutil, signal, socket, statistics, subprocess
 import sys, tempfile, time
 
 import peers
@@ -229,7 +229,7 @@ class Bench:
 
     # -- the report ------------------------------------------------------------
     def report(self):
-        print(f"\nRun: {machine()}, {time.strftime('%Y-%m-%d %H:%M')}, load average before "
+        print(f"\nRun: {peers.machine()}, {time.strftime('%Y-%m-%d %H:%M')}, load average before "
               f"{self.load_before}")
         print(f"{versions()}")
         print(f"{getattr(self, 'rounds_done', 0)} of {self.a.rounds} rounds, redis-benchmark -c 50 "
@@ -310,15 +310,6 @@ class Bench:
 
     def cleanup(self):
         shutil.rmtree(self.work, ignore_errors=True)
-
-
-def machine():
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                if l.startswith("model name")), "?")
-    redis = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
-    v = re.search(r"v=(\S+).*malloc=(\S+)", redis)
-    return (f"{platform.node()}: {os.cpu_count()} cores, {cpu}, Linux {platform.release()}, "
-            f"redis-server {v.group(1) if v else '?'}")
 
 
 def versions():

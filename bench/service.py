@@ -39,7 +39,7 @@ goes on with a fresh redis-server.
 
 Run it alone on the machine: every figure is a latency on 2 shared cores.
 """
-import argparse, ctypes, json, os, platform, re, shutil, signal, socket, statistics, subprocess, sys
+import argparse, ctypes, json, os, re, shutil, signal, socket, statistics, subprocess, sys
 import tempfile, time
 
 import peers
@@ -304,7 +304,7 @@ class Bench:
             peers.end(p, 10)
 
     def report(self):
-        print(f"\nRun: {machine()}, {time.strftime('%Y-%m-%d %H:%M')}, "
+        print(f"\nRun: {peers.machine()}, {time.strftime('%Y-%m-%d %H:%M')}, "
               f"load average before {self.load_before}")
         print(f"jemalloc: {self.jemalloc}; {versions()}")
         print(f"{self.a.rounds} rounds of {self.a.seconds} s windows; medians over the rounds "
@@ -362,15 +362,6 @@ class Bench:
                 print(f"- {cond}: the service hung: {why}")
         for cond, why in self.not_run.items():
             print(f"- {cond}: not run: {why}")
-
-
-def machine():
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                if l.startswith("model name")), "?")
-    redis = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
-    v = re.search(r"v=(\S+).*malloc=(\S+)", redis)
-    return (f"{platform.node()}: {os.cpu_count()} cores, {cpu}, Linux {platform.release()}, "
-            f"redis-server {v.group(1)} ({v.group(2)})" if v else "")
 
 
 def versions():
